@@ -1,0 +1,385 @@
+// The planar hold cone test (SPEC §4–7): one invocation per case.
+//
+// Mirrored line for line by `src/cpu.rs` (same tables, same order, same tolerances); the
+// structs are mirrored by `src/types.rs` (keep in sync: `tests/layout.rs` checks them).
+//
+// One pass shares all the work: the 120 cross products c_ij = w_i × w_j serve the pair solves,
+// the pair-plane candidates and (dotted with the need) the Cramer numerators; the 560 triple
+// products det(w_i, w_j, w_k) = c_ij·w_k serve both the triple solves and the pair-plane
+// support tests; every other support test reads running minima and maxima gathered on the way.
+
+const MAX_GENERATORS: u32 = 16u;
+const WITNESS_COUNT: u32 = 696u;
+const CANDIDATE_COUNT: u32 = 385u;
+const FIRST_PAIR: u32 = 16u;
+const FIRST_TRIPLE: u32 = 136u;
+const PAIR_COUNT: u32 = 120u;
+
+const KIND_PAIR_PLANE: u32 = 0u;
+const KIND_GENERATOR_DIRECTION: u32 = 1u;
+const KIND_PERPENDICULAR: u32 = 2u;
+const KIND_GENERATOR_PLANE: u32 = 3u;
+const KIND_APEX: u32 = 4u;
+
+const VERDICT_SUPPORTED: u32 = 0u;
+const VERDICT_UNSUPPORTED: u32 = 1u;
+const VERDICT_UNCERTAIN: u32 = 2u;
+
+const EPS: f32 = 1e-5;
+const MARGIN_CAP: f32 = 1000.0;
+const NO_BINDING: u32 = 0xffffffffu;
+const NONE_YET: f32 = 3.0e38;
+
+// One invocation per case, so private arrays are large (~4 KiB): 64 keeps a workgroup small
+// while filling a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.
+const WORKGROUP_SIZE: u32 = 64u;
+
+// Keep in sync with `Case` in src/types.rs (208 bytes).
+struct Case {
+    generators: array<f32, 48>,
+    need: array<f32, 3>,
+    active_mask: u32,
+}
+
+// Keep in sync with `Outcome` in src/types.rs (56 bytes).
+struct Outcome {
+    verdict: u32,
+    witness_len: u32,
+    witness_index: array<u32, 3>,
+    witness_weight: array<f32, 3>,
+    certificate: array<f32, 3>,
+    margin: f32,
+    capped: u32,
+    binding: u32,
+}
+
+struct Params {
+    count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> cases: array<Case>;
+@group(0) @binding(1) var<storage, read_write> outcomes: array<Outcome>;
+// (i, j, k, size), SPEC §4 order.
+@group(0) @binding(2) var<uniform> subsets: array<vec4<u32>, WITNESS_COUNT>;
+// (kind, i, j or axis, sign), SPEC §5 order.
+@group(0) @binding(3) var<uniform> candidates: array<vec4<u32>, CANDIDATE_COUNT>;
+@group(0) @binding(4) var<uniform> params: Params;
+
+fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+fn cross_axis(w: vec3<f32>, axis: u32) -> vec3<f32> {
+    if axis == 0u {
+        return vec3<f32>(0.0, w.z, -w.y);
+    } else if axis == 1u {
+        return vec3<f32>(-w.z, 0.0, w.x);
+    }
+    return vec3<f32>(w.y, -w.x, 0.0);
+}
+
+fn pair_index(i: u32, j: u32) -> u32 {
+    return i * (31u - i) / 2u + (j - i - 1u);
+}
+
+fn perpendicular(need: vec3<f32>, w: vec3<f32>, need_dot_w: f32, w_len: f32) -> vec3<f32> {
+    var t = 0.0;
+    if w_len > 0.0 {
+        t = need_dot_w / (w_len * w_len);
+    }
+    return vec3<f32>(t * w.x - need.x, t * w.y - need.y, t * w.z - need.z);
+}
+
+struct Found {
+    ok: bool,
+    len: u32,
+    index: vec3<u32>,
+    weight: vec3<f32>,
+}
+
+var<private> w: array<vec3<f32>, MAX_GENERATORS>;
+var<private> len: array<f32, MAX_GENERATORS>;
+
+fn accept_witness(need: vec3<f32>, need_len: f32, cand: Found) -> Found {
+    var size = 0.0;
+    for (var k = 0u; k < cand.len; k++) {
+        size += abs(cand.weight[k]) * len[cand.index[k]];
+    }
+    let scale = max(need_len, size);
+    var out = cand;
+    out.ok = false;
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < cand.len; k++) {
+        let i = cand.index[k];
+        if cand.weight[k] * len[i] < -EPS * scale {
+            return out;
+        }
+        out.weight[k] = max(cand.weight[k], 0.0);
+        sum = vec3<f32>(
+            sum.x + out.weight[k] * w[i].x,
+            sum.y + out.weight[k] * w[i].y,
+            sum.z + out.weight[k] * w[i].z,
+        );
+    }
+    let r = vec3<f32>(sum.x - need.x, sum.y - need.y, sum.z - need.z);
+    out.ok = sqrt(dot3(r, r)) <= EPS * scale;
+    return out;
+}
+
+fn candidate_direction(e: vec4<u32>, need: vec3<f32>, need_dot_i: f32) -> vec3<f32> {
+    let kind = e.x;
+    let i = e.y;
+    var sign = 1.0;
+    if e.w == 1u {
+        sign = -1.0;
+    }
+    var y: vec3<f32>;
+    if kind == KIND_PAIR_PLANE {
+        y = sign * cross3(w[i], w[e.z]);
+    } else if kind == KIND_GENERATOR_DIRECTION {
+        y = sign * w[i];
+    } else if kind == KIND_PERPENDICULAR {
+        y = perpendicular(need, w[i], need_dot_i, len[i]);
+    } else if kind == KIND_GENERATOR_PLANE {
+        y = sign * cross_axis(w[i], e.z);
+    } else {
+        y = -1.0 * need;
+    }
+    return (1.0 / sqrt(dot3(y, y))) * y;
+}
+
+fn cone_test(case_: Case) -> Outcome {
+    let need = vec3<f32>(case_.need[0], case_.need[1], case_.need[2]);
+    let need_len = sqrt(dot3(need, need));
+
+    // Per generator. An inactive slot reads as the zero vector: it then builds no candidate
+    // (zero length), no witness (zero determinant) and lies on every plane.
+    var inv_len: array<f32, MAX_GENERATORS>;
+    var need_dot: array<f32, MAX_GENERATORS>;
+    var dir_lo: array<f32, MAX_GENERATORS>;
+    var dir_hi: array<f32, MAX_GENERATORS>;
+    var axis_lo: array<vec3<f32>, MAX_GENERATORS>;
+    var axis_hi: array<vec3<f32>, MAX_GENERATORS>;
+    for (var i = 0u; i < MAX_GENERATORS; i++) {
+        w[i] = vec3<f32>(0.0);
+        if ((case_.active_mask >> i) & 1u) == 1u {
+            w[i] = vec3<f32>(case_.generators[3u * i], case_.generators[3u * i + 1u], case_.generators[3u * i + 2u]);
+        }
+        len[i] = sqrt(dot3(w[i], w[i]));
+        inv_len[i] = 0.0;
+        if len[i] > 0.0 {
+            inv_len[i] = 1.0 / len[i];
+        }
+        need_dot[i] = dot3(need, w[i]);
+        dir_lo[i] = len[i];
+        dir_hi[i] = len[i];
+        axis_lo[i] = vec3<f32>(0.0);
+        axis_hi[i] = vec3<f32>(0.0);
+    }
+
+    var found = Found(false, 0u, vec3<u32>(0u), vec3<f32>(0.0));
+    var have_witness = need_len == 0.0; // need = 0: the empty witness
+
+    // Singles: projection.
+    for (var t = 0u; t < FIRST_PAIR; t++) {
+        let i = subsets[t].x;
+        if !have_witness && len[i] > 0.0 {
+            let cand = Found(false, 1u, vec3<u32>(i, 0u, 0u), vec3<f32>(need_dot[i] / (len[i] * len[i]), 0.0, 0.0));
+            let f = accept_witness(need, need_len, cand);
+            if f.ok {
+                found = f;
+                have_witness = true;
+            }
+        }
+    }
+
+    // Pairs: cross products, their need numerators, 2×2 normal equations.
+    var c: array<vec3<f32>, PAIR_COUNT>;
+    var c_len: array<f32, PAIR_COUNT>;
+    var c_need: array<f32, PAIR_COUNT>;
+    var plane_lo: array<f32, PAIR_COUNT>;
+    var plane_hi: array<f32, PAIR_COUNT>;
+    for (var t = FIRST_PAIR; t < FIRST_TRIPLE; t++) {
+        let p = t - FIRST_PAIR;
+        let i = subsets[t].x;
+        let j = subsets[t].y;
+        let cp = cross3(w[i], w[j]);
+        let cl2 = dot3(cp, cp);
+        c[p] = cp;
+        c_len[p] = sqrt(cl2);
+        c_need[p] = dot3(cp, need);
+        plane_lo[p] = 0.0;
+        plane_hi[p] = 0.0;
+        let g = dot3(w[i], w[j]);
+        dir_lo[i] = min(dir_lo[i], g * inv_len[j]);
+        dir_hi[i] = max(dir_hi[i], g * inv_len[j]);
+        dir_lo[j] = min(dir_lo[j], g * inv_len[i]);
+        dir_hi[j] = max(dir_hi[j], g * inv_len[i]);
+        axis_lo[i] = min(axis_lo[i], cp * inv_len[j]);
+        axis_hi[i] = max(axis_hi[i], cp * inv_len[j]);
+        axis_lo[j] = min(axis_lo[j], -cp * inv_len[i]);
+        axis_hi[j] = max(axis_hi[j], -cp * inv_len[i]);
+        if !have_witness && c_len[p] > EPS * len[i] * len[j] {
+            let li = (len[j] * len[j] * need_dot[i] - g * need_dot[j]) / cl2;
+            let lj = (len[i] * len[i] * need_dot[j] - g * need_dot[i]) / cl2;
+            let cand = Found(false, 2u, vec3<u32>(i, j, 0u), vec3<f32>(li, lj, 0.0));
+            let f = accept_witness(need, need_len, cand);
+            if f.ok {
+                found = f;
+                have_witness = true;
+            }
+        }
+    }
+
+    // Triples: D = det(w_i, w_j, w_k) = c_ij·w_k, shared by Cramer and the pair-plane supports.
+    for (var t = FIRST_TRIPLE; t < WITNESS_COUNT; t++) {
+        let i = subsets[t].x;
+        let j = subsets[t].y;
+        let k = subsets[t].z;
+        let pij = pair_index(i, j);
+        let pik = pair_index(i, k);
+        let pjk = pair_index(j, k);
+        let d = dot3(c[pij], w[k]);
+        // c_ij·w_k = D, c_ik·w_j = −D, c_jk·w_i = D.
+        plane_lo[pij] = min(plane_lo[pij], d * inv_len[k]);
+        plane_hi[pij] = max(plane_hi[pij], d * inv_len[k]);
+        plane_lo[pik] = min(plane_lo[pik], -d * inv_len[j]);
+        plane_hi[pik] = max(plane_hi[pik], -d * inv_len[j]);
+        plane_lo[pjk] = min(plane_lo[pjk], d * inv_len[i]);
+        plane_hi[pjk] = max(plane_hi[pjk], d * inv_len[i]);
+        if !have_witness && abs(d) > EPS * len[i] * len[j] * len[k] {
+            let weight = vec3<f32>(c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d);
+            let cand = Found(false, 3u, vec3<u32>(i, j, k), weight);
+            let f = accept_witness(need, need_len, cand);
+            if f.ok {
+                found = f;
+                have_witness = true;
+            }
+        }
+    }
+
+    // Candidates: the nearest supporting one gives the margin, the binding and the certificate.
+    var best = NO_BINDING;
+    var best_dot = NONE_YET;
+    for (var index = 0u; index < CANDIDATE_COUNT; index++) {
+        let e = candidates[index];
+        let kind = e.x;
+        let i = e.y;
+        let negative = e.w == 1u;
+        var sign = 1.0;
+        if negative {
+            sign = -1.0;
+        }
+        var valid = false;
+        var supports = false;
+        var y_need = 0.0;
+        if kind == KIND_PAIR_PLANE {
+            let j = e.z;
+            let p = pair_index(i, j);
+            let cl = c_len[p];
+            valid = cl > EPS * len[i] * len[j];
+            if negative {
+                supports = plane_hi[p] <= EPS * cl;
+            } else {
+                supports = plane_lo[p] >= -EPS * cl;
+            }
+            y_need = sign * c_need[p] / cl;
+        } else if kind == KIND_GENERATOR_DIRECTION {
+            valid = len[i] > 0.0;
+            if negative {
+                supports = dir_hi[i] <= EPS * len[i];
+            } else {
+                supports = dir_lo[i] >= -EPS * len[i];
+            }
+            y_need = sign * need_dot[i] * inv_len[i];
+        } else if kind == KIND_PERPENDICULAR {
+            let y = perpendicular(need, w[i], need_dot[i], len[i]);
+            let yl = sqrt(dot3(y, y));
+            valid = len[i] > 0.0 && yl > EPS * need_len;
+            supports = true;
+            for (var k = 0u; k < MAX_GENERATORS; k++) {
+                supports = supports && dot3(y, w[k]) >= -EPS * yl * len[k];
+            }
+            y_need = dot3(y, need) / yl;
+        } else if kind == KIND_GENERATOR_PLANE {
+            let axis = e.z;
+            let u = cross_axis(w[i], axis);
+            let ul = sqrt(dot3(u, u));
+            valid = ul > EPS * len[i];
+            // (w_i × e_a)·w_k = −(w_i × w_k)_a
+            if negative {
+                supports = axis_lo[i][axis] >= -EPS * ul;
+            } else {
+                supports = axis_hi[i][axis] <= EPS * ul;
+            }
+            y_need = sign * dot3(u, need) / ul;
+        } else if kind == KIND_APEX {
+            valid = need_len > 0.0;
+            supports = true;
+            for (var k = 0u; k < MAX_GENERATORS; k++) {
+                supports = supports && need_dot[k] <= EPS * need_len * len[k];
+            }
+            y_need = -need_len;
+        }
+        if valid && supports && y_need < best_dot {
+            best = index;
+            best_dot = y_need;
+        }
+    }
+
+    var out: Outcome;
+    out.binding = best;
+    out.capped = 0u;
+    out.certificate = array<f32, 3>(0.0, 0.0, 0.0);
+    // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
+    var longest = 0.0;
+    for (var i = 0u; i < MAX_GENERATORS; i++) {
+        longest = max(longest, len[i]);
+    }
+    if best == NO_BINDING && need_len == 0.0 && longest == 0.0 {
+        out.margin = 0.0;
+    } else if best == NO_BINDING {
+        out.margin = MARGIN_CAP;
+        out.capped = 1u;
+    } else {
+        out.margin = min(best_dot, MARGIN_CAP);
+    }
+    let have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
+    if have_certificate {
+        let e = candidates[best];
+        let y = candidate_direction(e, need, need_dot[e.y]);
+        out.certificate = array<f32, 3>(y.x, y.y, y.z);
+    }
+    if have_witness && !have_certificate {
+        out.verdict = VERDICT_SUPPORTED;
+    } else if have_certificate && !have_witness {
+        out.verdict = VERDICT_UNSUPPORTED;
+    } else {
+        out.verdict = VERDICT_UNCERTAIN;
+    }
+    out.witness_len = 0u;
+    out.witness_index = array<u32, 3>(0u, 0u, 0u);
+    out.witness_weight = array<f32, 3>(0.0, 0.0, 0.0);
+    if have_witness {
+        out.witness_len = found.len;
+        out.witness_index = array<u32, 3>(found.index.x, found.index.y, found.index.z);
+        out.witness_weight = array<f32, 3>(found.weight.x, found.weight.y, found.weight.z);
+    }
+    return out;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let index = id.x;
+    if index >= params.count {
+        return;
+    }
+    outcomes[index] = cone_test(cases[index]);
+}

@@ -1,0 +1,3 @@
+pub fn run(_cases: usize) -> Result<(), super::Failure> {
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! `planar-hold info`: adapters and the limits that bound a batch.
+
+use planar_hold::gpu::{adapters, GpuEngine};
+
+use super::Failure;
+
+pub fn run() -> Result<(), Failure> {
+    let found = adapters();
+    if found.is_empty() {
+        println!(
+            "no GPU adapter found (WGPU_BACKEND={})",
+            std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "unset".into())
+        );
+    }
+    for a in &found {
+        let l = &a.limits;
+        println!(
+            "{} — {:?}, {:?}, driver {} {}",
+            a.info.name, a.info.backend, a.info.device_type, a.info.driver, a.info.driver_info
+        );
+        println!(
+            "    storage binding {} MiB, buffer {} MiB, {} workgroups per dimension, uniform binding {} KiB, timestamps {}",
+            l.max_storage_buffer_binding_size >> 20,
+            l.max_buffer_size >> 20,
+            l.max_compute_workgroups_per_dimension,
+            l.max_uniform_buffer_binding_size >> 10,
+            if a.timestamps { "yes" } else { "no" }
+        );
+    }
+    match GpuEngine::from_env() {
+        Ok(e) => println!(
+            "chosen: {} — {} cases per chunk",
+            e.describe(),
+            e.chunk_cases()
+        ),
+        Err(e) => println!("chosen: none — {e}"),
+    }
+    println!("cpu: {} threads", rayon::current_num_threads());
+    Ok(())
+}

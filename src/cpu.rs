@@ -1,0 +1,371 @@
+//! The CPU reference: `shaders/cone_test.wgsl` ported line for line, reading the same
+//! `Case` bytes and the same tables, writing the same `Outcome` bytes.
+//!
+//! One pass shares all the work (SPEC §4–6): the 120 cross products `cᵢⱼ = wᵢ × wⱼ` serve
+//! the pair solves, the plane candidates and, dotted with the need, the Cramer numerators;
+//! the 560 triple products `det(wᵢ, wⱼ, wₖ) = cᵢⱼ·wₖ` serve both the triple solves and the
+//! support tests of the pair planes; the support tests of every other candidate read running
+//! minima and maxima gathered on the way. Nothing is computed twice.
+
+use rayon::prelude::*;
+
+use crate::tables::{
+    candidates, pair_index, witness_subsets, FIRST_PAIR, FIRST_TRIPLE, KIND_APEX,
+    KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE, KIND_PERPENDICULAR,
+    PAIR_COUNT, WITNESS_COUNT,
+};
+use crate::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+
+/// Larger than any candidate's `y·need`: none found yet (`NONE_YET` in the shader).
+const NONE_YET: f32 = 3.0e38;
+
+/// Relative tolerance of SPEC §7 (same constant `EPS` in the shader).
+pub const EPS: f32 = 1e-5;
+
+type V3 = [f32; 3];
+
+/// Elementwise dot product, the fixed order of SPEC §7 (`dot3` in the shader).
+#[inline(always)]
+fn dot3(a: V3, b: V3) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[inline(always)]
+fn cross3(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[inline(always)]
+fn scale3(s: f32, a: V3) -> V3 {
+    [s * a[0], s * a[1], s * a[2]]
+}
+
+/// `w × e_axis`, spelled out so that its zero component is exact (`cross_axis` in the shader).
+#[inline(always)]
+fn cross_axis(w: V3, axis: u32) -> V3 {
+    match axis {
+        0 => [0.0, w[2], -w[1]],
+        1 => [-w[2], 0.0, w[0]],
+        _ => [w[1], -w[0], 0.0],
+    }
+}
+
+/// A witness found so far (`Found` in the shader).
+#[derive(Clone, Copy, Default)]
+struct Found {
+    len: u32,
+    index: [u32; 3],
+    weight: [f32; 3],
+}
+
+/// SPEC §7 witness test: weights ≥ 0 within `ε` (tiny negatives clamped to 0), residual
+/// `|Σλw − need| ≤ ε·scale` with scale = max(|need|, Σ|λ||w|) (`accept_witness` in the shader).
+#[inline(always)]
+fn accept_witness(
+    w: &[V3; MAX_GENERATORS],
+    len: &[f32; MAX_GENERATORS],
+    need: V3,
+    need_len: f32,
+    cand: Found,
+) -> Option<Found> {
+    let mut scale = need_len;
+    let mut size = 0.0f32;
+    for k in 0..cand.len as usize {
+        size += cand.weight[k].abs() * len[cand.index[k] as usize];
+    }
+    scale = scale.max(size);
+    let mut out = cand;
+    let mut sum = [0.0f32; 3];
+    for k in 0..cand.len as usize {
+        let i = cand.index[k] as usize;
+        if cand.weight[k] * len[i] < -EPS * scale {
+            return None;
+        }
+        out.weight[k] = cand.weight[k].max(0.0);
+        sum = [
+            sum[0] + out.weight[k] * w[i][0],
+            sum[1] + out.weight[k] * w[i][1],
+            sum[2] + out.weight[k] * w[i][2],
+        ];
+    }
+    let r = [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]];
+    (dot3(r, r).sqrt() <= EPS * scale).then_some(out)
+}
+
+/// The cone test of one case (SPEC §4–7). Mirrors `cone_test` in the shader.
+pub fn cone_test(case: &Case) -> Outcome {
+    let subsets = witness_subsets();
+    let table = candidates();
+    let need = case.need;
+    let need_len = dot3(need, need).sqrt();
+
+    // Per generator. An inactive slot reads as the zero vector: it then builds no candidate
+    // (zero length), no witness (zero determinant) and lies on every plane.
+    let mut w = [[0.0f32; 3]; MAX_GENERATORS];
+    let mut len = [0.0f32; MAX_GENERATORS];
+    let mut inv_len = [0.0f32; MAX_GENERATORS];
+    let mut need_dot = [0.0f32; MAX_GENERATORS];
+    // Running min/max over k of wᵢ·wₖ/|wₖ| (supports of ±wᵢ) and of (wᵢ×wₖ)/|wₖ| (±(wᵢ×e_a)).
+    let mut dir_lo = [0.0f32; MAX_GENERATORS];
+    let mut dir_hi = [0.0f32; MAX_GENERATORS];
+    let mut axis_lo = [[0.0f32; 3]; MAX_GENERATORS];
+    let mut axis_hi = [[0.0f32; 3]; MAX_GENERATORS];
+    for i in 0..MAX_GENERATORS {
+        if case.active_mask >> i & 1 == 1 {
+            w[i] = case.generators[i];
+        }
+        len[i] = dot3(w[i], w[i]).sqrt();
+        inv_len[i] = if len[i] > 0.0 { 1.0 / len[i] } else { 0.0 };
+        need_dot[i] = dot3(need, w[i]);
+        dir_lo[i] = len[i];
+        dir_hi[i] = len[i];
+    }
+
+    let mut found = Found::default();
+    let mut have_witness = need_len == 0.0; // need = 0: the empty witness
+
+    // Singles: projection.
+    for s in &subsets[..FIRST_PAIR] {
+        let i = s[0] as usize;
+        if !have_witness && len[i] > 0.0 {
+            let cand = Found {
+                len: 1,
+                index: [i as u32, 0, 0],
+                weight: [need_dot[i] / (len[i] * len[i]), 0.0, 0.0],
+            };
+            if let Some(f) = accept_witness(&w, &len, need, need_len, cand) {
+                found = f;
+                have_witness = true;
+            }
+        }
+    }
+
+    // Pairs: cross products, their need numerators, 2×2 normal equations.
+    let mut c = [[0.0f32; 3]; PAIR_COUNT];
+    let mut c_len = [0.0f32; PAIR_COUNT];
+    let mut c_need = [0.0f32; PAIR_COUNT];
+    let mut plane_lo = [0.0f32; PAIR_COUNT];
+    let mut plane_hi = [0.0f32; PAIR_COUNT];
+    for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
+        let (i, j) = (s[0] as usize, s[1] as usize);
+        let cp = cross3(w[i], w[j]);
+        let cl2 = dot3(cp, cp);
+        c[p] = cp;
+        c_len[p] = cl2.sqrt();
+        c_need[p] = dot3(cp, need);
+        let g = dot3(w[i], w[j]);
+        dir_lo[i] = dir_lo[i].min(g * inv_len[j]);
+        dir_hi[i] = dir_hi[i].max(g * inv_len[j]);
+        dir_lo[j] = dir_lo[j].min(g * inv_len[i]);
+        dir_hi[j] = dir_hi[j].max(g * inv_len[i]);
+        for a in 0..3 {
+            axis_lo[i][a] = axis_lo[i][a].min(cp[a] * inv_len[j]);
+            axis_hi[i][a] = axis_hi[i][a].max(cp[a] * inv_len[j]);
+            axis_lo[j][a] = axis_lo[j][a].min(-cp[a] * inv_len[i]);
+            axis_hi[j][a] = axis_hi[j][a].max(-cp[a] * inv_len[i]);
+        }
+        if !have_witness && c_len[p] > EPS * len[i] * len[j] {
+            let li = (len[j] * len[j] * need_dot[i] - g * need_dot[j]) / cl2;
+            let lj = (len[i] * len[i] * need_dot[j] - g * need_dot[i]) / cl2;
+            let cand = Found {
+                len: 2,
+                index: [i as u32, j as u32, 0],
+                weight: [li, lj, 0.0],
+            };
+            if let Some(f) = accept_witness(&w, &len, need, need_len, cand) {
+                found = f;
+                have_witness = true;
+            }
+        }
+    }
+
+    // Triples: D = det(wᵢ, wⱼ, wₖ) = cᵢⱼ·wₖ, shared by Cramer and the pair-plane supports.
+    for s in &subsets[FIRST_TRIPLE..WITNESS_COUNT] {
+        let (i, j, k) = (s[0], s[1], s[2]);
+        let (pij, pik, pjk) = (
+            pair_index(i, j) as usize,
+            pair_index(i, k) as usize,
+            pair_index(j, k) as usize,
+        );
+        let (i, j, k) = (i as usize, j as usize, k as usize);
+        let d = dot3(c[pij], w[k]);
+        // cᵢⱼ·wₖ = D, cᵢₖ·wⱼ = −D, cⱼₖ·wᵢ = D.
+        plane_lo[pij] = plane_lo[pij].min(d * inv_len[k]);
+        plane_hi[pij] = plane_hi[pij].max(d * inv_len[k]);
+        plane_lo[pik] = plane_lo[pik].min(-d * inv_len[j]);
+        plane_hi[pik] = plane_hi[pik].max(-d * inv_len[j]);
+        plane_lo[pjk] = plane_lo[pjk].min(d * inv_len[i]);
+        plane_hi[pjk] = plane_hi[pjk].max(d * inv_len[i]);
+        if !have_witness && d.abs() > EPS * len[i] * len[j] * len[k] {
+            let weight = [c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d];
+            let cand = Found {
+                len: 3,
+                index: [i as u32, j as u32, k as u32],
+                weight,
+            };
+            if let Some(f) = accept_witness(&w, &len, need, need_len, cand) {
+                found = f;
+                have_witness = true;
+            }
+        }
+    }
+
+    // Candidates: the nearest supporting one gives the margin, the binding and the certificate.
+    let mut best = NO_BINDING;
+    let mut best_dot = NONE_YET;
+    for (index, e) in table.iter().enumerate() {
+        let (kind, i, negative) = (e[0], e[1] as usize, e[3] == 1);
+        let sign = if negative { -1.0f32 } else { 1.0 };
+        let mut valid = false;
+        let mut supports = false;
+        let mut y_need = 0.0f32;
+        if kind == KIND_PAIR_PLANE {
+            let j = e[2] as usize;
+            let p = pair_index(i as u32, j as u32) as usize;
+            let cl = c_len[p];
+            valid = cl > EPS * len[i] * len[j];
+            supports = if negative {
+                plane_hi[p] <= EPS * cl
+            } else {
+                plane_lo[p] >= -EPS * cl
+            };
+            y_need = sign * c_need[p] / cl;
+        } else if kind == KIND_GENERATOR_DIRECTION {
+            valid = len[i] > 0.0;
+            supports = if negative {
+                dir_hi[i] <= EPS * len[i]
+            } else {
+                dir_lo[i] >= -EPS * len[i]
+            };
+            y_need = sign * need_dot[i] * inv_len[i];
+        } else if kind == KIND_PERPENDICULAR {
+            let y = perpendicular(need, w[i], need_dot[i], len[i]);
+            let yl = dot3(y, y).sqrt();
+            valid = len[i] > 0.0 && yl > EPS * need_len;
+            supports = true;
+            for k in 0..MAX_GENERATORS {
+                supports = supports && dot3(y, w[k]) >= -EPS * yl * len[k];
+            }
+            y_need = dot3(y, need) / yl;
+        } else if kind == KIND_GENERATOR_PLANE {
+            let axis = e[2];
+            let u = cross_axis(w[i], axis);
+            let ul = dot3(u, u).sqrt();
+            let a = axis as usize;
+            valid = ul > EPS * len[i];
+            // (wᵢ × e_a)·wₖ = −(wᵢ × wₖ)_a
+            supports = if negative {
+                axis_lo[i][a] >= -EPS * ul
+            } else {
+                axis_hi[i][a] <= EPS * ul
+            };
+            y_need = sign * dot3(u, need) / ul;
+        } else if kind == KIND_APEX {
+            valid = need_len > 0.0;
+            supports = true;
+            for k in 0..MAX_GENERATORS {
+                supports = supports && need_dot[k] <= EPS * need_len * len[k];
+            }
+            y_need = -need_len;
+        }
+        if valid && supports && y_need < best_dot {
+            best = index as u32;
+            best_dot = y_need;
+        }
+    }
+
+    // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
+    let mut longest = 0.0f32;
+    for l in len {
+        longest = longest.max(l);
+    }
+    let mut out = Outcome {
+        binding: best,
+        ..Outcome::default()
+    };
+    if best == NO_BINDING && need_len == 0.0 && longest == 0.0 {
+        out.margin = 0.0;
+    } else if best == NO_BINDING {
+        out.margin = MARGIN_CAP;
+        out.capped = 1;
+    } else {
+        out.margin = best_dot.min(MARGIN_CAP);
+    }
+    let have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
+    if have_certificate {
+        out.certificate = candidate_direction(table[best as usize], &w, need, need_dot, len);
+    }
+    let verdict = if have_witness && !have_certificate {
+        Verdict::Supported
+    } else if have_certificate && !have_witness {
+        Verdict::Unsupported
+    } else {
+        Verdict::Uncertain
+    };
+    out.verdict = verdict as u32;
+    if have_witness {
+        out.witness_len = found.len;
+        out.witness_index = found.index;
+        out.witness_weight = found.weight;
+    }
+    out
+}
+
+/// `−(need − (need·w / w·w) w)` (`perpendicular` in the shader).
+#[inline(always)]
+fn perpendicular(need: V3, w: V3, need_dot_w: f32, w_len: f32) -> V3 {
+    let t = if w_len > 0.0 {
+        need_dot_w / (w_len * w_len)
+    } else {
+        0.0
+    };
+    [t * w[0] - need[0], t * w[1] - need[1], t * w[2] - need[2]]
+}
+
+/// The unit normal of a candidate (`candidate_direction` in the shader).
+fn candidate_direction(
+    e: [u32; 4],
+    w: &[V3; MAX_GENERATORS],
+    need: V3,
+    need_dot: [f32; MAX_GENERATORS],
+    len: [f32; MAX_GENERATORS],
+) -> V3 {
+    let (kind, i) = (e[0], e[1] as usize);
+    let sign = if e[3] == 1 { -1.0f32 } else { 1.0 };
+    let y = if kind == KIND_PAIR_PLANE {
+        scale3(sign, cross3(w[i], w[e[2] as usize]))
+    } else if kind == KIND_GENERATOR_DIRECTION {
+        scale3(sign, w[i])
+    } else if kind == KIND_PERPENDICULAR {
+        perpendicular(need, w[i], need_dot[i], len[i])
+    } else if kind == KIND_GENERATOR_PLANE {
+        scale3(sign, cross_axis(w[i], e[2]))
+    } else {
+        scale3(-1.0, need)
+    };
+    scale3(1.0 / dot3(y, y).sqrt(), y)
+}
+
+/// The cone test of every case on all cores (rayon), in order.
+pub fn cone_test_batch(cases: &[Case]) -> Vec<Outcome> {
+    let mut out = vec![Outcome::default(); cases.len()];
+    cone_test_batch_into(cases, &mut out);
+    out
+}
+
+/// As `cone_test_batch`, into a caller's buffer of the same length (no allocation).
+pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
+    assert_eq!(cases.len(), out.len(), "one outcome per case");
+    const GRAIN: usize = 256;
+    out.par_chunks_mut(GRAIN)
+        .zip(cases.par_chunks(GRAIN))
+        .for_each(|(o, c)| {
+            for (o, c) in o.iter_mut().zip(c) {
+                *o = cone_test(c);
+            }
+        });
+}

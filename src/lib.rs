@@ -1,0 +1,91 @@
+//! planar-hold: can a set of planar frictional contacts hold a rigid box against gravity?
+//!
+//! The cone test of `SPEC.md` answers exactly, in large batches, on the GPU (wgpu) or the
+//! CPU: a witness (contact forces that hold), a certificate (a plane that proves nothing can)
+//! and a margin (signed distance to the boundary). The physical layer (`scene`) turns
+//! contacts, masses and edits into cone tests.
+
+pub mod cpu;
+pub mod gpu;
+pub mod jsonl;
+pub mod scene;
+pub mod tables;
+pub mod types;
+
+pub use types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+
+/// Everything that can go wrong, as a value: input, adapter, device.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("more than {max} generators: {0}", max = MAX_GENERATORS)]
+    TooManyGenerators(usize),
+    #[error("non-finite number in {0}")]
+    NonFinite(String),
+    #[error("invalid input: {0}")]
+    Input(String),
+    #[error(
+        "no GPU adapter found{0}. Install a software one (Debian: `apt-get install mesa-vulkan-drivers` \
+         for lavapipe, or Mesa's EGL/llvmpipe for WGPU_BACKEND=gl), or run with `--backend cpu`"
+    )]
+    NoAdapter(String),
+    #[error("GPU device could not be created: {0}")]
+    RequestDevice(String),
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    #[error("GPU out of memory: {0}")]
+    OutOfMemory(String),
+    #[error("GPU limits exceeded: {0}")]
+    Limits(String),
+    #[error("GPU error: {0}")]
+    Gpu(String),
+}
+
+/// Which implementation of the cone test to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The CPU reference on all cores.
+    Cpu,
+    /// The WGSL shader through wgpu, adapter chosen from the environment.
+    Gpu,
+}
+
+/// A cone-test engine of either backend, created once and reused for every batch.
+pub enum Engine {
+    Cpu,
+    Gpu(Box<gpu::GpuEngine>),
+}
+
+impl Engine {
+    pub fn new(backend: Backend) -> Result<Engine, Error> {
+        Ok(match backend {
+            Backend::Cpu => Engine::Cpu,
+            Backend::Gpu => Engine::Gpu(Box::new(gpu::GpuEngine::from_env()?)),
+        })
+    }
+
+    /// Evaluates every case, in order.
+    pub fn evaluate(&mut self, cases: &[Case]) -> Result<Vec<Outcome>, Error> {
+        let mut out = vec![Outcome::default(); cases.len()];
+        self.evaluate_into(cases, &mut out)?;
+        Ok(out)
+    }
+
+    /// Evaluates every case into `out` (same length), allocating nothing per call.
+    pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
+        match self {
+            Engine::Cpu => {
+                cpu::cone_test_batch_into(cases, out);
+                Ok(())
+            }
+            Engine::Gpu(gpu) => gpu.evaluate_into(cases, out),
+        }
+    }
+
+    /// A human-readable name of what runs: "cpu (N threads)" or the adapter.
+    pub fn describe(&self) -> String {
+        match self {
+            Engine::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
+            Engine::Gpu(gpu) => gpu.describe(),
+        }
+    }
+}

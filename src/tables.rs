@@ -1,0 +1,150 @@
+//! The two index tables of SPEC §4–5, generated in SPEC order and packed for upload.
+//!
+//! Both are uploaded once per device as uniform buffers of `vec4<u32>` entries (16-byte
+//! stride, as uniform arrays require); the CPU reference walks the very same entries.
+
+/// Witness subsets: 16 singles, 120 pairs, 560 triples (SPEC §4).
+pub const WITNESS_COUNT: usize = 696;
+/// Certificate candidates for 16 generators (SPEC §5).
+pub const CANDIDATE_COUNT: usize = 385;
+/// Pairs `i < j` of 16 generators.
+pub const PAIR_COUNT: usize = 120;
+
+/// First entry of each block of the witness table.
+pub const FIRST_PAIR: usize = 16;
+pub const FIRST_TRIPLE: usize = FIRST_PAIR + PAIR_COUNT;
+
+/// First entry of each block of the candidate table.
+pub const FIRST_GENERATOR_DIRECTION: usize = 2 * PAIR_COUNT;
+pub const FIRST_PERPENDICULAR: usize = FIRST_GENERATOR_DIRECTION + 32;
+pub const FIRST_GENERATOR_PLANE: usize = FIRST_PERPENDICULAR + 16;
+pub const APEX: usize = FIRST_GENERATOR_PLANE + 96;
+
+/// Candidate kinds, as stored in `.x` of a packed candidate (keep in sync with the shader).
+pub const KIND_PAIR_PLANE: u32 = 0;
+pub const KIND_GENERATOR_DIRECTION: u32 = 1;
+pub const KIND_PERPENDICULAR: u32 = 2;
+pub const KIND_GENERATOR_PLANE: u32 = 3;
+pub const KIND_APEX: u32 = 4;
+
+/// Index of the pair `i < j` among the 120 pairs in lexicographic order.
+/// The shader computes the same expression (`pair_index`).
+pub const fn pair_index(i: u32, j: u32) -> u32 {
+    i * (31 - i) / 2 + (j - i - 1)
+}
+
+/// A witness subset packed as `(i, j, k, size)`; unused indices are 0.
+pub type PackedSubset = [u32; 4];
+
+/// A candidate packed as `(kind, i, j or axis, sign)`; sign 0 is `+`, 1 is `−`.
+pub type PackedCandidate = [u32; 4];
+
+/// One certificate candidate of SPEC §5, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// `±(wᵢ × wⱼ)`, the plane through two generators.
+    PairPlane { i: u32, j: u32, negative: bool },
+    /// `±wᵢ`.
+    GeneratorDirection { i: u32, negative: bool },
+    /// `−(need − (need·wᵢ / wᵢ·wᵢ) wᵢ)`, the part of the need perpendicular to `wᵢ`.
+    Perpendicular { i: u32 },
+    /// `±(wᵢ × e_axis)`, a plane through one generator.
+    GeneratorPlane { i: u32, axis: u32, negative: bool },
+    /// `−need`.
+    Apex,
+}
+
+impl Candidate {
+    pub fn unpack(p: PackedCandidate) -> Candidate {
+        let negative = p[3] == 1;
+        match p[0] {
+            KIND_PAIR_PLANE => Candidate::PairPlane {
+                i: p[1],
+                j: p[2],
+                negative,
+            },
+            KIND_GENERATOR_DIRECTION => Candidate::GeneratorDirection { i: p[1], negative },
+            KIND_PERPENDICULAR => Candidate::Perpendicular { i: p[1] },
+            KIND_GENERATOR_PLANE => Candidate::GeneratorPlane {
+                i: p[1],
+                axis: p[2],
+                negative,
+            },
+            _ => Candidate::Apex,
+        }
+    }
+
+    /// The generator slots the candidate is built from.
+    pub fn generators(&self) -> Vec<u32> {
+        match *self {
+            Candidate::PairPlane { i, j, .. } => vec![i, j],
+            Candidate::GeneratorDirection { i, .. }
+            | Candidate::Perpendicular { i }
+            | Candidate::GeneratorPlane { i, .. } => vec![i],
+            Candidate::Apex => vec![],
+        }
+    }
+
+    /// The candidate at `index` of the table.
+    pub fn at(index: u32) -> Option<Candidate> {
+        candidates()
+            .get(index as usize)
+            .map(|&p| Candidate::unpack(p))
+    }
+}
+
+impl std::fmt::Display for Candidate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |negative: bool| if negative { '-' } else { '+' };
+        match *self {
+            Candidate::PairPlane { i, j, negative } => write!(f, "{}(w{i} x w{j})", s(negative)),
+            Candidate::GeneratorDirection { i, negative } => write!(f, "{}w{i}", s(negative)),
+            Candidate::Perpendicular { i } => write!(f, "-(need perpendicular to w{i})"),
+            Candidate::GeneratorPlane { i, axis, negative } => {
+                write!(f, "{}(w{i} x e{axis})", s(negative))
+            }
+            Candidate::Apex => write!(f, "-need"),
+        }
+    }
+}
+
+/// The 696 witness subsets in SPEC order: singles, pairs, triples, each lexicographic.
+pub fn witness_subsets() -> &'static [PackedSubset; WITNESS_COUNT] {
+    static TABLE: std::sync::OnceLock<[PackedSubset; WITNESS_COUNT]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let n = crate::MAX_GENERATORS as u32;
+        let singles = (0..n).map(|i| [i, 0, 0, 1]);
+        let pairs = (0..n).flat_map(move |i| (i + 1..n).map(move |j| [i, j, 0, 2]));
+        let triples = (0..n)
+            .flat_map(move |i| (i + 1..n).flat_map(move |j| (j + 1..n).map(move |k| [i, j, k, 3])));
+        let all: Vec<PackedSubset> = singles.chain(pairs).chain(triples).collect();
+        all.try_into().expect("16 + 120 + 560 subsets")
+    })
+}
+
+/// The 385 certificate candidates in SPEC order.
+pub fn candidates() -> &'static [PackedCandidate; CANDIDATE_COUNT] {
+    static TABLE: std::sync::OnceLock<[PackedCandidate; CANDIDATE_COUNT]> =
+        std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let n = crate::MAX_GENERATORS as u32;
+        let signs = [0u32, 1];
+        let mut all: Vec<PackedCandidate> = Vec::with_capacity(CANDIDATE_COUNT);
+        for i in 0..n {
+            for j in i + 1..n {
+                all.extend(signs.map(|s| [KIND_PAIR_PLANE, i, j, s]));
+            }
+        }
+        for i in 0..n {
+            all.extend(signs.map(|s| [KIND_GENERATOR_DIRECTION, i, 0, s]));
+        }
+        all.extend((0..n).map(|i| [KIND_PERPENDICULAR, i, 0, 1]));
+        for i in 0..n {
+            for axis in 0..3 {
+                all.extend(signs.map(|s| [KIND_GENERATOR_PLANE, i, axis, s]));
+            }
+        }
+        all.push([KIND_APEX, 0, 0, 1]);
+        all.try_into().expect("240 + 32 + 16 + 96 + 1 candidates")
+    })
+}

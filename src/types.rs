@@ -1,0 +1,145 @@
+//! Plain-old-data types shared byte for byte with `shaders/cone_test.wgsl`.
+//!
+//! Keep in sync with the `Case` and `Outcome` structs of the shader: the test
+//! `tests/layout.rs` compares sizes and offsets against naga's reflection of it.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::Error;
+
+/// Most generators a case can hold: 4 body pairs × 2 endpoints × 2 edge rays (SPEC §2).
+pub const MAX_GENERATORS: usize = 16;
+
+/// `Outcome::binding` when no candidate supports the cone (it fills R³).
+pub const NO_BINDING: u32 = u32::MAX;
+
+/// The margin reported when no candidate supports the cone, and the most ever reported (SPEC §6).
+pub const MARGIN_CAP: f32 = 1000.0;
+
+/// One cone test: up to 16 wrench generators `(fx, fz, moment)` and the wrench `need`.
+///
+/// 208 bytes: the whole upload per case. Slots whose bit in `active_mask` is clear are ignored.
+/// Keep in sync with `struct Case` in `shaders/cone_test.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Case {
+    pub generators: [[f32; 3]; MAX_GENERATORS],
+    pub need: [f32; 3],
+    /// Bit `i` set: generator slot `i` is in use.
+    pub active_mask: u32,
+}
+
+impl Case {
+    /// A case from its generators (slots 0..len) and need; rejects more than 16
+    /// generators and non-finite numbers.
+    pub fn new(generators: &[[f32; 3]], need: [f32; 3]) -> Result<Case, Error> {
+        if generators.len() > MAX_GENERATORS {
+            return Err(Error::TooManyGenerators(generators.len()));
+        }
+        for (i, g) in generators.iter().enumerate() {
+            if !g.iter().all(|v| v.is_finite()) {
+                return Err(Error::NonFinite(format!("generator {i} = {g:?}")));
+            }
+        }
+        if !need.iter().all(|v| v.is_finite()) {
+            return Err(Error::NonFinite(format!("need = {need:?}")));
+        }
+        let mut case = Case {
+            need,
+            active_mask: ((1u64 << generators.len()) - 1) as u32,
+            ..Case::default()
+        };
+        case.generators[..generators.len()].copy_from_slice(generators);
+        Ok(case)
+    }
+
+    /// The generators in use, with their slot index.
+    pub fn active_generators(&self) -> impl Iterator<Item = (usize, [f32; 3])> + '_ {
+        (0..MAX_GENERATORS)
+            .filter(|i| self.active_mask >> i & 1 == 1)
+            .map(|i| (i, self.generators[i]))
+    }
+}
+
+/// The answer of the cone test (SPEC §4–7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// A witness holds: non-negative weights reproduce the need.
+    Supported = 0,
+    /// A certificate holds: a plane with every generator on one side and the need beyond it.
+    Unsupported = 1,
+    /// Within tolerance of the boundary: neither (or both) passed. Not held.
+    Uncertain = 2,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Supported => "supported",
+            Verdict::Unsupported => "unsupported",
+            Verdict::Uncertain => "uncertain",
+        }
+    }
+}
+
+/// Contact forces that hold: `need = Σ weights[k] · generators[indices[k]]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Witness {
+    pub indices: Vec<u32>,
+    pub weights: Vec<f32>,
+}
+
+/// What the cone test writes for one case: 56 bytes, the whole download per case.
+/// Keep in sync with `struct Outcome` in `shaders/cone_test.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Outcome {
+    /// `Verdict as u32`.
+    pub verdict: u32,
+    /// Generators in the witness, 0..=3 (0 with a supported verdict: need = 0, the empty witness).
+    pub witness_len: u32,
+    pub witness_index: [u32; 3],
+    pub witness_weight: [f32; 3],
+    /// Unit normal `y` of the certificate (supports the cone, `y·need < 0`); zero when none.
+    pub certificate: [f32; 3],
+    /// Signed distance of the need to the cone's boundary, at most `MARGIN_CAP`.
+    pub margin: f32,
+    /// 1 when no candidate supports the cone (it fills R³) and the margin is the cap.
+    pub capped: u32,
+    /// Index in the candidate table of the nearest supporting candidate, or `NO_BINDING`.
+    pub binding: u32,
+}
+
+impl Outcome {
+    pub fn verdict(&self) -> Verdict {
+        match self.verdict {
+            0 => Verdict::Supported,
+            1 => Verdict::Unsupported,
+            _ => Verdict::Uncertain,
+        }
+    }
+
+    /// The witness, given only with a supported verdict.
+    pub fn witness(&self) -> Option<Witness> {
+        (self.verdict() == Verdict::Supported).then(|| {
+            let n = self.witness_len.min(3) as usize;
+            Witness {
+                indices: self.witness_index[..n].to_vec(),
+                weights: self.witness_weight[..n].to_vec(),
+            }
+        })
+    }
+
+    /// The certificate, given only with an unsupported verdict.
+    pub fn certificate(&self) -> Option<[f32; 3]> {
+        (self.verdict() == Verdict::Unsupported).then_some(self.certificate)
+    }
+
+    pub fn binding(&self) -> Option<u32> {
+        (self.binding != NO_BINDING).then_some(self.binding)
+    }
+
+    pub fn is_capped(&self) -> bool {
+        self.capped != 0
+    }
+}
