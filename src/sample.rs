@@ -1,0 +1,190 @@
+//! Deterministic random cases for the demo, the benches and the cross-checks: physical
+//! boxes, random cones, and the degenerate shapes where implementations part ways (flat
+//! cones, parallel and opposite generators, zero and duplicate generators, empty sets,
+//! need on a facet or a ray, need = 0, cones filling R³).
+
+use crate::types::{Case, MAX_GENERATORS};
+
+/// SplitMix64: tiny, fast and the same on every platform and version.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    pub fn vector(&mut self) -> [f32; 3] {
+        [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)]
+    }
+}
+
+/// Generators of point contacts on a box of half-size 1 (SPEC §2): each contact at `p`
+/// with inward normal `n` and friction `mu` gives the rays `n ± μt`, `t = (n_z, −n_x)`.
+pub fn contact_generators(contacts: &[([f32; 2], [f32; 2], f32)]) -> Vec<[f32; 3]> {
+    let mut out = Vec::new();
+    for &(p, n, mu) in contacts {
+        let t = [n[1], -n[0]];
+        for s in [1.0f32, -1.0] {
+            let r = [n[0] + s * mu * t[0], n[1] + s * mu * t[1]];
+            out.push([r[0], r[1], p[1] * r[0] - p[0] * r[1]]);
+        }
+    }
+    out
+}
+
+fn combine(a: [f32; 3], wa: f32, b: [f32; 3], wb: f32) -> [f32; 3] {
+    [wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2]]
+}
+
+/// The kinds of case `random_case` draws from, in its order.
+pub const KINDS: [&str; 12] = [
+    "box", "pointed", "iso", "flat", "parallel", "opposite", "zero", "duplicate", "empty",
+    "need_on_facet", "need_on_ray", "need_zero",
+];
+
+/// One case of the given kind (an index into `KINDS`).
+pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
+    let need_default = [0.0, 1.0, 0.0];
+    let random_gens = |rng: &mut Rng, n: usize| (0..n).map(|_| rng.vector()).collect::<Vec<_>>();
+    let (gens, need): (Vec<[f32; 3]>, [f32; 3]) = match KINDS[kind] {
+        "box" => {
+            // Up to 4 contacts on the box's faces, random friction, need near gravity.
+            let n = 1 + rng.below(4);
+            // (inward normal, the coordinate that runs along the face)
+            let faces = [([0.0f32, 1.0f32], 0usize), ([0.0, -1.0], 0), ([1.0, 0.0], 1), ([-1.0, 0.0], 1)];
+            let contacts: Vec<_> = (0..n)
+                .map(|_| {
+                    let (normal, along) = faces[rng.below(4)];
+                    let mut p = [0.0f32; 2];
+                    p[along] = rng.range(-1.0, 1.0);
+                    p[1 - along] = -normal[1 - along];
+                    (p, normal, rng.range(0.0, 1.2))
+                })
+                .collect();
+            let need = [rng.range(-0.3, 0.3), rng.range(0.5, 1.5), rng.range(-0.5, 0.5)];
+            (contact_generators(&contacts), need)
+        }
+        "pointed" => {
+            let axis = rng.vector();
+            let count = 2 + rng.below(10);
+            let g = (0..count).map(|_| combine(axis, 1.5, rng.vector(), 1.0)).collect();
+            (g, rng.vector())
+        }
+        "iso" => {
+            let n = 1 + rng.below(MAX_GENERATORS);
+            (random_gens(rng, n), rng.vector())
+        }
+        "flat" => {
+            // Every generator in one plane through the origin; need in or near it.
+            let (a, b) = (rng.vector(), rng.vector());
+            let count = 2 + rng.below(6);
+            let g: Vec<_> = (0..count)
+                .map(|_| {
+                    let (s, t) = (rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                    combine(a, s, b, t)
+                })
+                .collect();
+            let need = if rng.below(2) == 0 {
+                let (s, t) = (rng.unit(), rng.unit());
+                combine(a, s, b, t)
+            } else {
+                rng.vector()
+            };
+            (g, need)
+        }
+        "parallel" => {
+            let a = rng.vector();
+            let count = rng.below(4);
+            let mut g = random_gens(rng, count);
+            g.push(a);
+            let s = rng.range(0.1, 4.0);
+            g.push(combine(a, s, a, 0.0));
+            let need = if rng.below(2) == 0 {
+                let s = rng.range(0.0, 2.0);
+                combine(a, s, a, 0.0)
+            } else {
+                rng.vector()
+            };
+            (g, need)
+        }
+        "opposite" => {
+            let a = rng.vector();
+            let count = rng.below(5);
+            let mut g = random_gens(rng, count);
+            g.push(a);
+            let s = -rng.range(0.1, 4.0);
+            g.push(combine(a, s, a, 0.0));
+            (g, rng.vector())
+        }
+        "zero" => {
+            let count = rng.below(8);
+            let mut g = random_gens(rng, count);
+            let at = rng.below(g.len() + 1);
+            g.insert(at, [0.0; 3]);
+            (g, rng.vector())
+        }
+        "duplicate" => {
+            let count = 1 + rng.below(7);
+            let mut g = random_gens(rng, count);
+            let at = rng.below(g.len());
+            let copy = g[at];
+            g.push(copy);
+            (g, rng.vector())
+        }
+        "empty" => (Vec::new(), if rng.below(2) == 0 { need_default } else { rng.vector() }),
+        "need_on_facet" => {
+            let count = 2 + rng.below(8);
+            let g = random_gens(rng, count);
+            let (i, j) = (rng.below(g.len()), rng.below(g.len()));
+            let (s, t) = (rng.unit(), rng.unit());
+            (g.clone(), combine(g[i], s, g[j], t))
+        }
+        "need_on_ray" => {
+            let count = 1 + rng.below(8);
+            let g = random_gens(rng, count);
+            let i = rng.below(g.len());
+            let s = rng.range(0.1, 3.0);
+            (g.clone(), combine(g[i], s, g[i], 0.0))
+        }
+        _ => {
+            let n = rng.below(MAX_GENERATORS + 1);
+            (random_gens(rng, n), [0.0; 3])
+        }
+    };
+    Case::new(&gens, need).expect("at most 16 finite generators")
+}
+
+/// `n` cases cycling through every kind, from `seed`.
+pub fn mixed_cases(seed: u64, n: usize) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    (0..n).map(|i| case_of_kind(&mut rng, i % KINDS.len())).collect()
+}
+
+/// `n` physical box cases (the planner's workload), from `seed`.
+pub fn box_cases(seed: u64, n: usize) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    (0..n).map(|_| case_of_kind(&mut rng, 0)).collect()
+}
