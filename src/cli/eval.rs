@@ -7,8 +7,8 @@ use super::{engine, io, BackendArg, Failure};
 
 pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), Failure> {
     let lines = io::read_lines(path)?;
-    let parsed = io::parse_all(path, &lines, parse_case)?;
-    let (ids, cases): (Vec<_>, Vec<Case>) = parsed.into_iter().unzip();
+    let mut parsed = io::parse_all(path, &lines, parse_case);
+    let (ids, cases): (Vec<_>, Vec<Case>) = std::mem::take(&mut parsed.items).into_iter().unzip();
     let outcomes = match backend {
         BackendArg::Cpu => engine(Backend::Cpu)?.evaluate(&cases)?,
         BackendArg::Gpu => engine(Backend::Gpu)?.evaluate(&cases)?,
@@ -40,7 +40,7 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
             gpu
         }
     };
-    io::write_lines(output, &answers(ids, &outcomes))
+    parsed.finish(output, answers(ids, &outcomes))
 }
 
 fn answers(ids: Vec<Option<serde_json::Value>>, outcomes: &[Outcome]) -> Vec<Answer> {

@@ -21,31 +21,68 @@ pub fn read_lines(path: &str) -> Result<Vec<(usize, String)>, Failure> {
         .collect())
 }
 
-/// Parses every line with `parse`; on any error, reports up to ten of them with their
-/// line numbers and fails, so that nothing is computed or written for a bad file.
-pub fn parse_all<T>(
-    path: &str,
-    lines: &[(usize, String)],
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> Result<Vec<T>, Failure> {
+/// One output line: an answer, or the error that kept an input line from being answered.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub enum Line<T> {
+    Answer(T),
+    Error { id: Option<serde_json::Value>, line: usize, error: String },
+}
+
+/// Parses every line with `parse`. A bad line becomes an error line of the output (with its
+/// id when it has one) and is reported on stderr with its line number: the good lines are
+/// still answered, and the command fails at the end, so nothing is lost or silent.
+pub struct Parsed<T> {
+    pub items: Vec<T>,
+    /// For each input line: `Ok(index into items)` or its error line.
+    slots: Vec<Result<usize, (usize, Option<serde_json::Value>, String)>>,
+    path: String,
+}
+
+pub fn parse_all<T>(path: &str, lines: &[(usize, String)], parse: impl Fn(&str) -> Result<T, String>) -> Parsed<T> {
     let mut items = Vec::with_capacity(lines.len());
-    let mut errors = Vec::new();
+    let mut slots = Vec::with_capacity(lines.len());
     for (number, text) in lines {
         match parse(text) {
-            Ok(item) => items.push(item),
-            Err(e) => errors.push(format!("{path}:{number}: line {number}: {e}")),
+            Ok(item) => {
+                slots.push(Ok(items.len()));
+                items.push(item);
+            }
+            Err(e) => {
+                let id = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("id").cloned());
+                slots.push(Err((*number, id, e)));
+            }
         }
     }
-    if errors.is_empty() {
-        return Ok(items);
+    Parsed { items, slots, path: path.to_string() }
+}
+
+impl<T> Parsed<T> {
+    /// Writes the answers (one per good line, in order) and the error lines, then fails
+    /// if any line was bad, naming each on stderr.
+    pub fn finish<A: serde::Serialize>(self, output: Option<&str>, answers: Vec<A>) -> Result<(), Failure> {
+        let mut answers: Vec<Option<A>> = answers.into_iter().map(Some).collect();
+        let mut errors = Vec::new();
+        let out: Vec<Line<A>> = self
+            .slots
+            .into_iter()
+            .map(|slot| match slot {
+                Ok(i) => Line::Answer(answers[i].take().expect("one answer per good line")),
+                Err((line, id, error)) => {
+                    errors.push(format!("{}:{line}: line {line}: {error}", self.path));
+                    Line::Error { id, line, error }
+                }
+            })
+            .collect();
+        write_lines(output, &out)?;
+        if errors.is_empty() {
+            return Ok(());
+        }
+        for e in &errors {
+            eprintln!("planar-hold: {e}");
+        }
+        Err(Failure::new(format!("{} bad input line(s), answered with an \"error\" field", errors.len()), 2))
     }
-    let shown = errors.len().min(10);
-    let mut message = format!("{} bad input line(s), nothing written:\n", errors.len());
-    message.push_str(&errors[..shown].join("\n"));
-    if errors.len() > shown {
-        message.push_str(&format!("\n... and {} more", errors.len() - shown));
-    }
-    Err(Failure::new(message, 2))
 }
 
 /// Writes one JSON value per line to `output` (standard output when `None`). A file is

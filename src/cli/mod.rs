@@ -2,6 +2,7 @@
 
 mod demo;
 mod eval;
+mod gate;
 mod info;
 mod io;
 
@@ -27,6 +28,16 @@ enum Command {
     Eval {
         /// Input file, one case a line ("-" for standard input).
         cases: String,
+        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+        backend: BackendArg,
+        /// Output file (default: standard output); written whole or not at all.
+        #[arg(short, long)]
+        output: Option<String>,
+    },
+    /// Hold gate over scenes and edits from JSON Lines (SPEC §8–9), one line per scene or edit.
+    Gate {
+        /// Input file, one scene or edit a line ("-" for standard input).
+        scenes: String,
         #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
         backend: BackendArg,
         /// Output file (default: standard output); written whole or not at all.
@@ -88,6 +99,7 @@ pub fn run() -> ExitCode {
             backend,
             output,
         } => eval::run(&cases, backend, output.as_deref()),
+        Command::Gate { scenes, backend, output } => gate::run(&scenes, backend, output.as_deref()),
         Command::Demo { cases } => demo::run(cases),
         Command::Info => info::run(),
     };
