@@ -107,12 +107,9 @@ struct Found {
 var<private> w: array<vec3<f32>, MAX_GENERATORS>;
 var<private> len: array<f32, MAX_GENERATORS>;
 
+// Each force λ_k|w_k| ≥ −ε|need| (tiny negatives clamped to 0), then |Σλw − need| ≤ ε|need|.
 fn accept_witness(need: vec3<f32>, need_len: f32, cand: Found) -> Found {
-    var size = 0.0;
-    for (var k = 0u; k < cand.len; k++) {
-        size += abs(cand.weight[k]) * len[cand.index[k]];
-    }
-    let scale = max(need_len, size);
+    let scale = need_len;
     var out = cand;
     out.ok = false;
     var sum = vec3<f32>(0.0);

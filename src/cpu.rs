@@ -62,8 +62,10 @@ struct Found {
     weight: [f32; 3],
 }
 
-/// SPEC §7 witness test: weights ≥ 0 within `ε` (tiny negatives clamped to 0), residual
-/// `|Σλw − need| ≤ ε·scale` with scale = max(|need|, Σ|λ||w|) (`accept_witness` in the shader).
+/// SPEC §7 witness test (`accept_witness` in the shader): each force `λₖ|wₖ|` ≥ −ε|need|
+/// (tiny negatives clamped to 0), then the residual `|Σλw − need| ≤ ε|need|` re-checked.
+/// Both scale with the need alone: large cancelling weights buy no slack, so every
+/// witness reproduces the need to ε of its own size, whatever its conditioning.
 #[inline(always)]
 fn accept_witness(
     w: &[V3; MAX_GENERATORS],
@@ -72,12 +74,7 @@ fn accept_witness(
     need_len: f32,
     cand: Found,
 ) -> Option<Found> {
-    let mut scale = need_len;
-    let mut size = 0.0f32;
-    for k in 0..cand.len as usize {
-        size += cand.weight[k].abs() * len[cand.index[k] as usize];
-    }
-    scale = scale.max(size);
+    let scale = need_len;
     let mut out = cand;
     let mut sum = [0.0f32; 3];
     for k in 0..cand.len as usize {

@@ -1,5 +1,6 @@
 //! Command-line interface: argument parsing here, one module per command, JSON Lines I/O in `io`.
 
+mod bench;
 mod demo;
 mod eval;
 mod gate;
@@ -52,6 +53,8 @@ enum Command {
     },
     /// The adapters found and the limits that bound a batch.
     Info,
+    /// Cases/s, µs per case and latency of each backend at batch sizes 256, 65,536 and N.
+    Bench(bench::Args),
 }
 
 /// Which engine(s) a command runs.
@@ -102,6 +105,7 @@ pub fn run() -> ExitCode {
         Command::Gate { scenes, backend, output } => gate::run(&scenes, backend, output.as_deref()),
         Command::Demo { cases } => demo::run(cases),
         Command::Info => info::run(),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

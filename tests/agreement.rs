@@ -1,0 +1,142 @@
+//! GPU against CPU on thousands of random and degenerate cases, every answer's evidence
+//! checked in float64, and chunked streaming against one dispatch.
+
+mod common;
+
+use planar_hold::gpu::{GpuContext, GpuEngine, GpuOptions};
+use planar_hold::sample::{box_cases, case_of_kind, mixed_cases, Rng, KINDS};
+use planar_hold::{cpu, Case, Outcome, Verdict};
+
+/// Checks an outcome's evidence in float64, as an outsider would: a witness reproduces the
+/// need with non-negative weights; a certificate is a unit normal with every generator on
+/// its side and the need strictly beyond.
+fn check_evidence(case: &Case, o: &Outcome) -> Result<(), String> {
+    let g = |i: u32| case.generators[i as usize].map(f64::from);
+    let need = case.need.map(f64::from);
+    let need_len = need.iter().map(|v| v * v).sum::<f64>().sqrt();
+    match o.verdict() {
+        Verdict::Supported => {
+            let w = o.witness().ok_or("supported without a witness")?;
+            let mut sum = [0.0f64; 3];
+            for (&i, &l) in w.indices.iter().zip(&w.weights) {
+                if case.active_mask >> i & 1 == 0 {
+                    return Err(format!("witness uses inactive generator {i}"));
+                }
+                if l < 0.0 {
+                    return Err(format!("negative weight {l}"));
+                }
+                for k in 0..3 {
+                    sum[k] += l as f64 * g(i)[k];
+                }
+            }
+            let r = (0..3).map(|k| (sum[k] - need[k]).powi(2)).sum::<f64>().sqrt();
+            if r > 1e-4 * need_len.max(1.0) {
+                return Err(format!("witness residual {r}"));
+            }
+        }
+        Verdict::Unsupported => {
+            let y = o.certificate().ok_or("unsupported without a certificate")?.map(f64::from);
+            let dot = |a: [f64; 3]| a[0] * y[0] + a[1] * y[1] + a[2] * y[2];
+            if (dot(y) - 1.0).abs() > 1e-5 {
+                return Err("certificate not unit".into());
+            }
+            for (i, w) in case.active_generators() {
+                let w = w.map(f64::from);
+                if dot(w) < -1e-4 * dot_len(w) {
+                    return Err(format!("certificate has generator {i} beyond it: {}", dot(w)));
+                }
+            }
+            if dot(need) >= 0.0 {
+                return Err(format!("certificate y·need = {} not < 0", dot(need)));
+            }
+        }
+        Verdict::Uncertain => {}
+    }
+    Ok(())
+}
+
+fn dot_len(a: [f64; 3]) -> f64 {
+    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+/// 2,000 cases of every kind of `sample::KINDS` plus 4,000 boxes: 28,000 cases.
+fn workload() -> Vec<Case> {
+    let mut rng = Rng::new(7);
+    let mut cases: Vec<Case> = (0..KINDS.len() * 2000).map(|i| case_of_kind(&mut rng, i % KINDS.len())).collect();
+    cases.extend(box_cases(11, 4000));
+    cases
+}
+
+#[test]
+fn cpu_answers_carry_valid_evidence() {
+    let cases = workload();
+    let outcomes = cpu::cone_test_batch(&cases);
+    let bad: Vec<String> = cases
+        .iter()
+        .zip(&outcomes)
+        .enumerate()
+        .filter_map(|(i, (c, o))| check_evidence(c, o).err().map(|e| format!("case {i} ({}): {e}", KINDS[i % KINDS.len()])))
+        .collect();
+    assert!(bad.is_empty(), "{} bad: {:?}", bad.len(), &bad[..bad.len().min(10)]);
+    // The workload reaches every verdict.
+    for v in [Verdict::Supported, Verdict::Unsupported] {
+        assert!(outcomes.iter().filter(|o| o.verdict() == v).count() > 1000, "{v:?}");
+    }
+}
+
+#[test]
+fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
+    let Some(mut gpu) = common::gpu_engine() else { return };
+    let cases = workload();
+    let on_cpu = cpu::cone_test_batch(&cases);
+    let on_gpu = gpu.evaluate(&cases).unwrap();
+    let mut disagreements = Vec::new();
+    let mut same_witness = 0usize;
+    for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
+        if let Some(why) = common::differs(g, c) {
+            disagreements.push(format!("case {i} ({}): {why}", KINDS[i % KINDS.len()]));
+        }
+        if g.witness().map(|w| w.indices) == c.witness().map(|w| w.indices) {
+            same_witness += 1;
+        }
+        if let Err(e) = check_evidence(&cases[i], g) {
+            disagreements.push(format!("case {i}: GPU evidence: {e}"));
+        }
+    }
+    let n = cases.len();
+    eprintln!("GPU/CPU on {n} cases: {} disagreements, witness subsets equal in {same_witness}", disagreements.len());
+    assert!(disagreements.is_empty(), "{:?}", &disagreements[..disagreements.len().min(10)]);
+    assert!(same_witness as f64 >= 0.999 * n as f64, "witness subsets equal in only {same_witness}/{n}");
+}
+
+#[test]
+fn chunked_streaming_matches_one_dispatch() {
+    let Some(ctx) = common::gpu_or_skip(GpuContext::from_env()) else { return };
+    // Chunks of 7 workgroups (448 cases): a 5,000-case batch takes 12 chunks, more than
+    // one chunk and more than one dispatch's worth of workgroups.
+    let options = GpuOptions { max_chunk_cases: 1000, max_workgroups: 7 };
+    let mut small = GpuEngine::new(ctx, options).unwrap();
+    assert_eq!(small.chunk_cases(), 448);
+    let cases = mixed_cases(3, 5000);
+    let mut chunked = vec![Outcome::default(); cases.len()];
+    small.evaluate_into(&cases, &mut chunked).unwrap();
+    let Some(mut whole) = common::gpu_engine() else { return };
+    let at_once = whole.evaluate(&cases).unwrap();
+    assert_eq!(chunked, at_once);
+    // Reused buffers: a second, shorter batch on the same engine, and an empty one.
+    let mut again = vec![Outcome::default(); 999];
+    small.evaluate_into(&cases[..999], &mut again).unwrap();
+    assert_eq!(&again[..], &at_once[..999]);
+    small.evaluate_into(&[], &mut []).unwrap();
+    // And the CPU agrees case by case.
+    let on_cpu = cpu::cone_test_batch(&cases);
+    assert!(chunked.iter().zip(&on_cpu).all(|(g, c)| common::differs(g, c).is_none()));
+}
+
+#[test]
+fn single_thread_and_batch_cpu_agree_exactly() {
+    let cases = mixed_cases(5, 3000);
+    let batch = cpu::cone_test_batch(&cases);
+    let one_by_one: Vec<Outcome> = cases.iter().map(cpu::cone_test).collect();
+    assert_eq!(batch, one_by_one);
+}
