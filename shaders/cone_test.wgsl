@@ -126,7 +126,8 @@ fn accept_witness(need: vec3<f32>, need_len: f32, cand: Found) -> Found {
         );
     }
     let r = vec3<f32>(sum.x - need.x, sum.y - need.y, sum.z - need.z);
-    out.ok = sqrt(dot3(r, r)) <= EPS * scale;
+    let tolerance = EPS * scale;
+    out.ok = dot3(r, r) <= tolerance * tolerance;
     return out;
 }
 

@@ -82,7 +82,7 @@ impl Workload {
 struct Runner {
     which: Which,
     adapter: String,
-    /// `None` for `cpu1`, a plain loop without rayon.
+    /// `None` for `cpu1`: the CPU path on the calling thread alone, without rayon.
     engine: Option<Engine>,
 }
 
@@ -91,9 +91,7 @@ impl Runner {
     fn run(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<Option<Duration>, Failure> {
         match &mut self.engine {
             None => {
-                for (o, c) in out.iter_mut().zip(cases) {
-                    *o = cpu::cone_test(c);
-                }
+                cpu::cone_test_slice(cases, out);
                 Ok(None)
             }
             Some(engine) => {

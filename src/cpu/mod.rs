@@ -7,6 +7,9 @@
 //! support tests of the pair planes; the support tests of every other candidate read running
 //! minima and maxima gathered on the way. Nothing is computed twice.
 
+mod lanes;
+
+pub use lanes::{cone_test_lanes, LANES};
 use rayon::prelude::*;
 
 use crate::tables::{
@@ -42,6 +45,36 @@ fn cross3(a: V3, b: V3) -> V3 {
 #[inline(always)]
 fn scale3(s: f32, a: V3) -> V3 {
     [s * a[0], s * a[1], s * a[2]]
+}
+
+/// The smaller of two numbers, the same in every path (`min` in the shader).
+#[inline(always)]
+fn lo(a: f32, b: f32) -> f32 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The larger of two numbers, the same in every path (`max` in the shader).
+#[inline(always)]
+fn hi(a: f32, b: f32) -> f32 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// A weight clamped at zero (`max(w, 0.0)` in the shader).
+#[inline(always)]
+fn non_negative(w: f32) -> f32 {
+    if w > 0.0 {
+        w
+    } else {
+        0.0
+    }
 }
 
 /// `w × e_axis`, spelled out so that its zero component is exact (`cross_axis` in the shader).
@@ -82,7 +115,7 @@ fn accept_witness(
         if cand.weight[k] * len[i] < -EPS * scale {
             return None;
         }
-        out.weight[k] = cand.weight[k].max(0.0);
+        out.weight[k] = non_negative(cand.weight[k]);
         sum = [
             sum[0] + out.weight[k] * w[i][0],
             sum[1] + out.weight[k] * w[i][1],
@@ -90,7 +123,8 @@ fn accept_witness(
         ];
     }
     let r = [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]];
-    (dot3(r, r).sqrt() <= EPS * scale).then_some(out)
+    let tolerance = EPS * scale;
+    (dot3(r, r) <= tolerance * tolerance).then_some(out)
 }
 
 /// The cone test of one case (SPEC §4–7). Mirrors `cone_test` in the shader.
@@ -155,15 +189,15 @@ pub fn cone_test(case: &Case) -> Outcome {
         c_len[p] = cl2.sqrt();
         c_need[p] = dot3(cp, need);
         let g = dot3(w[i], w[j]);
-        dir_lo[i] = dir_lo[i].min(g * inv_len[j]);
-        dir_hi[i] = dir_hi[i].max(g * inv_len[j]);
-        dir_lo[j] = dir_lo[j].min(g * inv_len[i]);
-        dir_hi[j] = dir_hi[j].max(g * inv_len[i]);
+        dir_lo[i] = lo(dir_lo[i], g * inv_len[j]);
+        dir_hi[i] = hi(dir_hi[i], g * inv_len[j]);
+        dir_lo[j] = lo(dir_lo[j], g * inv_len[i]);
+        dir_hi[j] = hi(dir_hi[j], g * inv_len[i]);
         for a in 0..3 {
-            axis_lo[i][a] = axis_lo[i][a].min(cp[a] * inv_len[j]);
-            axis_hi[i][a] = axis_hi[i][a].max(cp[a] * inv_len[j]);
-            axis_lo[j][a] = axis_lo[j][a].min(-cp[a] * inv_len[i]);
-            axis_hi[j][a] = axis_hi[j][a].max(-cp[a] * inv_len[i]);
+            axis_lo[i][a] = lo(axis_lo[i][a], cp[a] * inv_len[j]);
+            axis_hi[i][a] = hi(axis_hi[i][a], cp[a] * inv_len[j]);
+            axis_lo[j][a] = lo(axis_lo[j][a], -cp[a] * inv_len[i]);
+            axis_hi[j][a] = hi(axis_hi[j][a], -cp[a] * inv_len[i]);
         }
         if !have_witness && c_len[p] > EPS * len[i] * len[j] {
             let li = (len[j] * len[j] * need_dot[i] - g * need_dot[j]) / cl2;
@@ -191,12 +225,12 @@ pub fn cone_test(case: &Case) -> Outcome {
         let (i, j, k) = (i as usize, j as usize, k as usize);
         let d = dot3(c[pij], w[k]);
         // cᵢⱼ·wₖ = D, cᵢₖ·wⱼ = −D, cⱼₖ·wᵢ = D.
-        plane_lo[pij] = plane_lo[pij].min(d * inv_len[k]);
-        plane_hi[pij] = plane_hi[pij].max(d * inv_len[k]);
-        plane_lo[pik] = plane_lo[pik].min(-d * inv_len[j]);
-        plane_hi[pik] = plane_hi[pik].max(-d * inv_len[j]);
-        plane_lo[pjk] = plane_lo[pjk].min(d * inv_len[i]);
-        plane_hi[pjk] = plane_hi[pjk].max(d * inv_len[i]);
+        plane_lo[pij] = lo(plane_lo[pij], d * inv_len[k]);
+        plane_hi[pij] = hi(plane_hi[pij], d * inv_len[k]);
+        plane_lo[pik] = lo(plane_lo[pik], -d * inv_len[j]);
+        plane_hi[pik] = hi(plane_hi[pik], -d * inv_len[j]);
+        plane_lo[pjk] = lo(plane_lo[pjk], d * inv_len[i]);
+        plane_hi[pjk] = hi(plane_hi[pjk], d * inv_len[i]);
         if !have_witness && d.abs() > EPS * len[i] * len[j] * len[k] {
             let weight = [c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d];
             let cand = Found {
@@ -275,6 +309,24 @@ pub fn cone_test(case: &Case) -> Outcome {
         }
     }
 
+    conclude(best, best_dot, have_witness, found, &w, need, need_dot, len)
+}
+
+/// The outcome from the search's results: margin, certificate, verdict, witness
+/// (the tail of `cone_test` in the shader; shared by the lane-parallel path).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn conclude(
+    best: u32,
+    best_dot: f32,
+    have_witness: bool,
+    found: Found,
+    w: &[V3; MAX_GENERATORS],
+    need: V3,
+    need_dot: [f32; MAX_GENERATORS],
+    len: [f32; MAX_GENERATORS],
+) -> Outcome {
+    let need_len = dot3(need, need).sqrt();
     // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
     let mut longest = 0.0f32;
     for l in len {
@@ -294,7 +346,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     }
     let have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
     if have_certificate {
-        out.certificate = candidate_direction(table[best as usize], &w, need, need_dot, len);
+        out.certificate = candidate_direction(candidates()[best as usize], w, need, need_dot, len);
     }
     let verdict = if have_witness && !have_certificate {
         Verdict::Supported
@@ -355,14 +407,47 @@ pub fn cone_test_batch(cases: &[Case]) -> Vec<Outcome> {
 }
 
 /// As `cone_test_batch`, into a caller's buffer of the same length (no allocation).
+/// Runs the lane-parallel path (`cone_test_lanes`), bit for bit the reference's answers.
 pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
     assert_eq!(cases.len(), out.len(), "one outcome per case");
+    /// Cases per rayon task: large enough to amortise scheduling, small enough to balance.
     const GRAIN: usize = 256;
     out.par_chunks_mut(GRAIN)
         .zip(cases.par_chunks(GRAIN))
-        .for_each(|(o, c)| {
-            for (o, c) in o.iter_mut().zip(c) {
-                *o = cone_test(c);
-            }
-        });
+        .for_each(|(o, c)| cone_test_slice(c, o));
+}
+
+/// `cone_test_lanes` over a slice, on one thread, with the widest SIMD this CPU has.
+pub fn cone_test_slice(cases: &[Case], out: &mut [Outcome]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        unsafe { slice_avx2(cases, out) };
+        return;
+    }
+    slice_portable(cases, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn slice_avx2(cases: &[Case], out: &mut [Outcome]) {
+    slice_portable(cases, out);
+}
+
+/// AVX2 only, never FMA: a fused multiply-add would round differently from the reference.
+#[inline(always)]
+fn slice_portable(cases: &[Case], out: &mut [Outcome]) {
+    let mut groups = cases.chunks_exact(LANES);
+    let mut outs = out.chunks_exact_mut(LANES);
+    for (c, o) in (&mut groups).zip(&mut outs) {
+        o.copy_from_slice(&cone_test_lanes(c.try_into().expect("LANES cases")));
+    }
+    let rest = groups.remainder();
+    if !rest.is_empty() {
+        // Pad the last group with copies of its last case and keep what is asked.
+        let mut group = [rest[rest.len() - 1]; LANES];
+        group[..rest.len()].copy_from_slice(rest);
+        let answers = cone_test_lanes(&group);
+        outs.into_remainder().copy_from_slice(&answers[..rest.len()]);
+    }
 }

@@ -1,0 +1,356 @@
+//! The CPU fast path: `cone_test` run on `LANES` cases at once. Every quantity is an array
+//! over the lanes and every step a whole-array operation, which the compiler turns into
+//! one SIMD instruction (8 float32 lanes with AVX2).
+//!
+//! Same tables, same order, same float32 operations as `cone_test` (and the shader), never
+//! fused: the answers are bit for bit those of the reference (`tests/agreement.rs`). Where
+//! the reference stops looking for a witness, a lane here keeps computing but takes none;
+//! once every lane has one, the search is skipped.
+
+use super::{conclude, Found, EPS, NONE_YET, V3};
+use crate::tables::{
+    candidates, pair_index, witness_subsets, FIRST_PAIR, FIRST_TRIPLE, KIND_APEX,
+    KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE, KIND_PERPENDICULAR,
+    PAIR_COUNT, WITNESS_COUNT,
+};
+use crate::types::{Case, Outcome, MAX_GENERATORS, NO_BINDING};
+
+/// Cases evaluated together: 8 float32 lanes fill one AVX register.
+pub const LANES: usize = 8;
+
+/// One float32 per lane.
+type V = [f32; LANES];
+/// One flag per lane: all bits set (-1) or clear (0), as SIMD comparisons produce them.
+type M = [i32; LANES];
+/// One index per lane.
+type U = [u32; LANES];
+/// A 3-vector per lane, by component.
+type V3s = [V; 3];
+
+const ZERO: V = [0.0; LANES];
+
+#[inline(always)]
+fn map(f: impl Fn(usize) -> f32) -> V {
+    std::array::from_fn(f)
+}
+#[inline(always)]
+fn add(a: V, b: V) -> V {
+    map(|l| a[l] + b[l])
+}
+#[inline(always)]
+fn sub(a: V, b: V) -> V {
+    map(|l| a[l] - b[l])
+}
+#[inline(always)]
+fn mul(a: V, b: V) -> V {
+    map(|l| a[l] * b[l])
+}
+#[inline(always)]
+fn div(a: V, b: V) -> V {
+    map(|l| a[l] / b[l])
+}
+#[inline(always)]
+fn neg(a: V) -> V {
+    map(|l| -a[l])
+}
+#[inline(always)]
+fn scale(s: f32, a: V) -> V {
+    map(|l| s * a[l])
+}
+#[inline(always)]
+fn sqrt(a: V) -> V {
+    map(|l| a[l].sqrt())
+}
+/// `lo` of the reference, per lane.
+#[inline(always)]
+fn lo(a: V, b: V) -> V {
+    map(|l| if b[l] < a[l] { b[l] } else { a[l] })
+}
+/// `hi` of the reference, per lane.
+#[inline(always)]
+fn hi(a: V, b: V) -> V {
+    map(|l| if b[l] > a[l] { b[l] } else { a[l] })
+}
+#[inline(always)]
+fn select(m: M, a: V, b: V) -> V {
+    map(|l| if m[l] != 0 { a[l] } else { b[l] })
+}
+#[inline(always)]
+fn select_index(m: M, a: u32, b: U) -> U {
+    std::array::from_fn(|l| if m[l] != 0 { a } else { b[l] })
+}
+#[inline(always)]
+fn test(f: impl Fn(usize) -> bool) -> M {
+    std::array::from_fn(|l| -(f(l) as i32))
+}
+#[inline(always)]
+fn all(m: M) -> bool {
+    m.iter().fold(-1, |a, &b| a & b) != 0
+}
+#[inline(always)]
+fn dot(a: &V3s, b: &V3s) -> V {
+    add(add(mul(a[0], b[0]), mul(a[1], b[1])), mul(a[2], b[2]))
+}
+#[inline(always)]
+fn cross(a: &V3s, b: &V3s) -> V3s {
+    [
+        sub(mul(a[1], b[2]), mul(a[2], b[1])),
+        sub(mul(a[2], b[0]), mul(a[0], b[2])),
+        sub(mul(a[0], b[1]), mul(a[1], b[0])),
+    ]
+}
+/// `cross_axis` of the reference, per lane.
+#[inline(always)]
+fn cross_axis(w: &V3s, axis: u32) -> V3s {
+    match axis {
+        0 => [ZERO, w[2], neg(w[1])],
+        1 => [neg(w[2]), ZERO, w[0]],
+        _ => [w[1], neg(w[0]), ZERO],
+    }
+}
+
+/// The witness search, per lane: the first subset (table index) that passed, its weights.
+struct Search {
+    have: M,
+    subset: U,
+    weight: [V; 3],
+}
+
+impl Search {
+    fn all_found(&self) -> bool {
+        all(self.have)
+    }
+
+    /// `accept_witness` of subset `t` on the lanes where `valid` and no witness is known yet.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn offer<const N: usize>(
+        &mut self,
+        t: usize,
+        index: [usize; N],
+        weight: [V; N],
+        valid: M,
+        w: &[V3s; MAX_GENERATORS],
+        len: &[V; MAX_GENERATORS],
+        need: &V3s,
+        need_len: V,
+    ) {
+        let threshold = scale(-EPS, need_len);
+        let mut ok = valid;
+        let mut clamped = [ZERO; N];
+        let mut sum = [ZERO; 3];
+        for k in 0..N {
+            let force = mul(weight[k], len[index[k]]);
+            ok = test(|l| ok[l] != 0 && !(force[l] < threshold[l]));
+            clamped[k] = map(|l| if weight[k][l] > 0.0 { weight[k][l] } else { 0.0 });
+            for a in 0..3 {
+                sum[a] = add(sum[a], mul(clamped[k], w[index[k]][a]));
+            }
+        }
+        let r = [sub(sum[0], need[0]), sub(sum[1], need[1]), sub(sum[2], need[2])];
+        let r2 = dot(&r, &r);
+        let tolerance = scale(EPS, need_len);
+        let take = test(|l| ok[l] != 0 && self.have[l] == 0 && r2[l] <= tolerance[l] * tolerance[l]);
+        for k in 0..N {
+            self.weight[k] = select(take, clamped[k], self.weight[k]);
+        }
+        self.subset = select_index(take, t as u32, self.subset);
+        self.have = std::array::from_fn(|l| self.have[l] | take[l]);
+    }
+}
+
+/// `cone_test` of `LANES` cases at once.
+#[inline(always)]
+pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
+    let subsets = witness_subsets();
+    let table = candidates();
+    let mut need: V3s = [ZERO; 3];
+    let mut w = [[ZERO; 3]; MAX_GENERATORS];
+    for (l, case) in cases.iter().enumerate() {
+        for a in 0..3 {
+            need[a][l] = case.need[a];
+        }
+        for (i, wi) in w.iter_mut().enumerate() {
+            if case.active_mask >> i & 1 == 1 {
+                for a in 0..3 {
+                    wi[a][l] = case.generators[i][a];
+                }
+            }
+        }
+    }
+    let need_len = sqrt(dot(&need, &need));
+
+    let mut len = [ZERO; MAX_GENERATORS];
+    let mut inv_len = [ZERO; MAX_GENERATORS];
+    let mut need_dot = [ZERO; MAX_GENERATORS];
+    for i in 0..MAX_GENERATORS {
+        len[i] = sqrt(dot(&w[i], &w[i]));
+        inv_len[i] = map(|l| if len[i][l] > 0.0 { 1.0 / len[i][l] } else { 0.0 });
+        need_dot[i] = dot(&need, &w[i]);
+    }
+    let mut dir_lo = len;
+    let mut dir_hi = len;
+    let mut axis_lo = [[ZERO; 3]; MAX_GENERATORS];
+    let mut axis_hi = [[ZERO; 3]; MAX_GENERATORS];
+
+    let mut search = Search {
+        have: test(|l| need_len[l] == 0.0),
+        subset: [u32::MAX; LANES],
+        weight: [ZERO; 3],
+    };
+
+    for (t, s) in subsets[..FIRST_PAIR].iter().enumerate() {
+        if search.all_found() {
+            break;
+        }
+        let i = s[0] as usize;
+        let weight = div(need_dot[i], mul(len[i], len[i]));
+        let valid = test(|l| len[i][l] > 0.0);
+        search.offer(t, [i], [weight], valid, &w, &len, &need, need_len);
+    }
+
+    let mut c = [[ZERO; 3]; PAIR_COUNT];
+    let mut c_len = [ZERO; PAIR_COUNT];
+    let mut c_need = [ZERO; PAIR_COUNT];
+    for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
+        let (i, j) = (s[0] as usize, s[1] as usize);
+        let cp = cross(&w[i], &w[j]);
+        let cl2 = dot(&cp, &cp);
+        c_len[p] = sqrt(cl2);
+        c_need[p] = dot(&cp, &need);
+        let g = dot(&w[i], &w[j]);
+        let (gj, gi) = (mul(g, inv_len[j]), mul(g, inv_len[i]));
+        dir_lo[i] = lo(dir_lo[i], gj);
+        dir_hi[i] = hi(dir_hi[i], gj);
+        dir_lo[j] = lo(dir_lo[j], gi);
+        dir_hi[j] = hi(dir_hi[j], gi);
+        for a in 0..3 {
+            let (cj, ci) = (mul(cp[a], inv_len[j]), mul(neg(cp[a]), inv_len[i]));
+            axis_lo[i][a] = lo(axis_lo[i][a], cj);
+            axis_hi[i][a] = hi(axis_hi[i][a], cj);
+            axis_lo[j][a] = lo(axis_lo[j][a], ci);
+            axis_hi[j][a] = hi(axis_hi[j][a], ci);
+        }
+        if !search.all_found() {
+            let valid = test(|l| c_len[p][l] > EPS * len[i][l] * len[j][l]);
+            let li = div(sub(mul(mul(len[j], len[j]), need_dot[i]), mul(g, need_dot[j])), cl2);
+            let lj = div(sub(mul(mul(len[i], len[i]), need_dot[j]), mul(g, need_dot[i])), cl2);
+            search.offer(FIRST_PAIR + p, [i, j], [li, lj], valid, &w, &len, &need, need_len);
+        }
+        c[p] = cp;
+    }
+
+    let mut plane_lo = [ZERO; PAIR_COUNT];
+    let mut plane_hi = [ZERO; PAIR_COUNT];
+    for (t, s) in subsets.iter().enumerate().take(WITNESS_COUNT).skip(FIRST_TRIPLE) {
+        let (i, j, k) = (s[0], s[1], s[2]);
+        let (pij, pik, pjk) =
+            (pair_index(i, j) as usize, pair_index(i, k) as usize, pair_index(j, k) as usize);
+        let (i, j, k) = (i as usize, j as usize, k as usize);
+        let d = dot(&c[pij], &w[k]);
+        let (dk, dj, di) = (mul(d, inv_len[k]), mul(neg(d), inv_len[j]), mul(d, inv_len[i]));
+        plane_lo[pij] = lo(plane_lo[pij], dk);
+        plane_hi[pij] = hi(plane_hi[pij], dk);
+        plane_lo[pik] = lo(plane_lo[pik], dj);
+        plane_hi[pik] = hi(plane_hi[pik], dj);
+        plane_lo[pjk] = lo(plane_lo[pjk], di);
+        plane_hi[pjk] = hi(plane_hi[pjk], di);
+        if !search.all_found() {
+            let valid = test(|l| d[l].abs() > EPS * len[i][l] * len[j][l] * len[k][l]);
+            let weight = [div(c_need[pjk], d), div(neg(c_need[pik]), d), div(c_need[pij], d)];
+            search.offer(t, [i, j, k], weight, valid, &w, &len, &need, need_len);
+        }
+    }
+
+    let mut best = [NO_BINDING; LANES];
+    let mut best_dot = [NONE_YET; LANES];
+    for (index, e) in table.iter().enumerate() {
+        let (kind, i, negative) = (e[0], e[1] as usize, e[3] == 1);
+        let sign = if negative { -1.0f32 } else { 1.0 };
+        let (valid, supports, y_need): (M, M, V) = if kind == KIND_PAIR_PLANE {
+            let j = e[2] as usize;
+            let p = pair_index(i as u32, j as u32) as usize;
+            let cl = c_len[p];
+            (
+                test(|l| cl[l] > EPS * len[i][l] * len[j][l]),
+                if negative {
+                    test(|l| plane_hi[p][l] <= EPS * cl[l])
+                } else {
+                    test(|l| plane_lo[p][l] >= -EPS * cl[l])
+                },
+                div(scale(sign, c_need[p]), cl),
+            )
+        } else if kind == KIND_GENERATOR_DIRECTION {
+            (
+                test(|l| len[i][l] > 0.0),
+                if negative {
+                    test(|l| dir_hi[i][l] <= EPS * len[i][l])
+                } else {
+                    test(|l| dir_lo[i][l] >= -EPS * len[i][l])
+                },
+                mul(scale(sign, need_dot[i]), inv_len[i]),
+            )
+        } else if kind == KIND_PERPENDICULAR {
+            let t = map(|l| if len[i][l] > 0.0 { need_dot[i][l] / (len[i][l] * len[i][l]) } else { 0.0 });
+            let y = [sub(mul(t, w[i][0]), need[0]), sub(mul(t, w[i][1]), need[1]), sub(mul(t, w[i][2]), need[2])];
+            let yl = sqrt(dot(&y, &y));
+            let mut supports = [-1; LANES];
+            for k in 0..MAX_GENERATORS {
+                let yw = dot(&y, &w[k]);
+                supports = test(|l| supports[l] != 0 && yw[l] >= -EPS * yl[l] * len[k][l]);
+            }
+            (
+                test(|l| len[i][l] > 0.0 && yl[l] > EPS * need_len[l]),
+                supports,
+                div(dot(&y, &need), yl),
+            )
+        } else if kind == KIND_GENERATOR_PLANE {
+            let axis = e[2];
+            let a = axis as usize;
+            let u = cross_axis(&w[i], axis);
+            let ul = sqrt(dot(&u, &u));
+            (
+                test(|l| ul[l] > EPS * len[i][l]),
+                if negative {
+                    test(|l| axis_lo[i][a][l] >= -EPS * ul[l])
+                } else {
+                    test(|l| axis_hi[i][a][l] <= EPS * ul[l])
+                },
+                div(scale(sign, dot(&u, &need)), ul),
+            )
+        } else if kind == KIND_APEX {
+            let mut supports = [-1; LANES];
+            for k in 0..MAX_GENERATORS {
+                supports = test(|l| supports[l] != 0 && need_dot[k][l] <= EPS * need_len[l] * len[k][l]);
+            }
+            (test(|l| need_len[l] > 0.0), supports, neg(need_len))
+        } else {
+            ([0; LANES], [0; LANES], ZERO)
+        };
+        let better = test(|l| valid[l] != 0 && supports[l] != 0 && y_need[l] < best_dot[l]);
+        best_dot = select(better, y_need, best_dot);
+        best = select_index(better, index as u32, best);
+    }
+
+    std::array::from_fn(|l| {
+        let wl: [V3; MAX_GENERATORS] = std::array::from_fn(|i| [w[i][0][l], w[i][1][l], w[i][2][l]]);
+        let mut found = Found::default();
+        if let Some(s) = subsets.get(search.subset[l] as usize) {
+            found = Found {
+                len: s[3],
+                index: [s[0], s[1], s[2]],
+                weight: [search.weight[0][l], search.weight[1][l], search.weight[2][l]],
+            };
+        }
+        conclude(
+            best[l],
+            best_dot[l],
+            search.have[l] != 0,
+            found,
+            &wl,
+            [need[0][l], need[1][l], need[2][l]],
+            std::array::from_fn(|i| need_dot[i][l]),
+            std::array::from_fn(|i| len[i][l]),
+        )
+    })
+}
