@@ -84,6 +84,10 @@ fn test(f: impl Fn(usize) -> bool) -> M {
     std::array::from_fn(|l| -(f(l) as i32))
 }
 #[inline(always)]
+fn and(a: M, b: M) -> M {
+    std::array::from_fn(|l| a[l] & b[l])
+}
+#[inline(always)]
 fn all(m: M) -> bool {
     m.iter().fold(-1, |a, &b| a & b) != 0
 }
@@ -141,7 +145,7 @@ impl Search {
         let mut sum = [ZERO; 3];
         for k in 0..N {
             let force = mul(weight[k], len[index[k]]);
-            ok = test(|l| ok[l] != 0 && !(force[l] < threshold[l]));
+            ok = and(ok, test(|l| !(force[l] < threshold[l])));
             clamped[k] = map(|l| if weight[k][l] > 0.0 { weight[k][l] } else { 0.0 });
             for a in 0..3 {
                 sum[a] = add(sum[a], mul(clamped[k], w[index[k]][a]));
@@ -150,7 +154,8 @@ impl Search {
         let r = [sub(sum[0], need[0]), sub(sum[1], need[1]), sub(sum[2], need[2])];
         let r2 = dot(&r, &r);
         let tolerance = scale(EPS, need_len);
-        let take = test(|l| ok[l] != 0 && self.have[l] == 0 && r2[l] <= tolerance[l] * tolerance[l]);
+        let fresh = std::array::from_fn(|l| !self.have[l]);
+        let take = and(and(ok, fresh), test(|l| r2[l] <= tolerance[l] * tolerance[l]));
         for k in 0..N {
             self.weight[k] = select(take, clamped[k], self.weight[k]);
         }
@@ -297,10 +302,10 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
             let mut supports = [-1; LANES];
             for k in 0..MAX_GENERATORS {
                 let yw = dot(&y, &w[k]);
-                supports = test(|l| supports[l] != 0 && yw[l] >= -EPS * yl[l] * len[k][l]);
+                supports = and(supports, test(|l| yw[l] >= -EPS * yl[l] * len[k][l]));
             }
             (
-                test(|l| len[i][l] > 0.0 && yl[l] > EPS * need_len[l]),
+                and(test(|l| len[i][l] > 0.0), test(|l| yl[l] > EPS * need_len[l])),
                 supports,
                 div(dot(&y, &need), yl),
             )
@@ -321,13 +326,13 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
         } else if kind == KIND_APEX {
             let mut supports = [-1; LANES];
             for k in 0..MAX_GENERATORS {
-                supports = test(|l| supports[l] != 0 && need_dot[k][l] <= EPS * need_len[l] * len[k][l]);
+                supports = and(supports, test(|l| need_dot[k][l] <= EPS * need_len[l] * len[k][l]));
             }
             (test(|l| need_len[l] > 0.0), supports, neg(need_len))
         } else {
             ([0; LANES], [0; LANES], ZERO)
         };
-        let better = test(|l| valid[l] != 0 && supports[l] != 0 && y_need[l] < best_dot[l]);
+        let better = and(and(valid, supports), test(|l| y_need[l] < best_dot[l]));
         best_dot = select(better, y_need, best_dot);
         best = select_index(better, index as u32, best);
     }

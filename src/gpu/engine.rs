@@ -38,6 +38,8 @@ struct Slot {
     staging: wgpu::Buffer,
     params: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// Start and end of the compute pass, where the adapter has timestamp queries.
+    timer: Option<(wgpu::QuerySet, wgpu::Buffer)>,
 }
 
 /// A submitted chunk waiting for its readback.
@@ -54,10 +56,14 @@ pub struct GpuEngine {
     ctx: GpuContext,
     chunk_cases: usize,
     slots: Vec<Slot>,
+    /// Kernel time of the current (or last) call, summed over its chunks.
+    kernel: Option<std::time::Duration>,
 }
 
 const CASE_BYTES: u64 = size_of::<Case>() as u64;
 const OUTCOME_BYTES: u64 = size_of::<Outcome>() as u64;
+/// Two u64 timestamps: start and end of one chunk's compute pass.
+const TIMER_BYTES: u64 = 16;
 
 impl GpuEngine {
     /// The adapter from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`).
@@ -89,6 +95,7 @@ impl GpuEngine {
             ctx,
             chunk_cases,
             slots: Vec::new(),
+            kernel: None,
         })
     }
 
@@ -108,7 +115,7 @@ impl GpuEngine {
     /// GPU time spent in the kernel during the last `evaluate_into`, from timestamp queries;
     /// `None` where the adapter has no timestamps.
     pub fn last_kernel_time(&self) -> Option<std::time::Duration> {
-        None
+        self.kernel
     }
 
     /// Evaluates every case into `out` (same length). Allocates nothing once the slots
@@ -125,6 +132,7 @@ impl GpuEngine {
             return Ok(());
         }
         self.ctx.take_failure()?;
+        self.kernel = self.ctx.timestamps.then_some(std::time::Duration::ZERO);
         let result = self.stream(cases, out);
         if result.is_err() {
             // A failed chunk may leave a slot mapped or in use: start afresh next time.
@@ -175,7 +183,15 @@ impl GpuEngine {
         let n = capacity as u64;
         let cases = buffer("cases", n * CASE_BYTES, U::STORAGE | U::COPY_DST);
         let outcomes = buffer("outcomes", n * OUTCOME_BYTES, U::STORAGE | U::COPY_SRC);
-        let staging = buffer("staging", n * OUTCOME_BYTES, U::MAP_READ | U::COPY_DST);
+        let staging = buffer("staging", n * OUTCOME_BYTES + TIMER_BYTES, U::MAP_READ | U::COPY_DST);
+        let timer = self.ctx.timestamps.then(|| {
+            let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("kernel time"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            (queries, buffer("kernel time", TIMER_BYTES, U::QUERY_RESOLVE | U::COPY_SRC))
+        });
         let params = buffer("params", 16, U::UNIFORM | U::COPY_DST);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::OutOfMemory(format!(
@@ -215,6 +231,7 @@ impl GpuEngine {
             staging,
             params,
             bind_group,
+            timer,
         })
     }
 
@@ -232,7 +249,13 @@ impl GpuEngine {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("cone_test"),
-                timestamp_writes: None,
+                timestamp_writes: s.timer.as_ref().map(|(queries, _)| {
+                    wgpu::ComputePassTimestampWrites {
+                        query_set: queries,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
+                    }
+                }),
             });
             pass.set_pipeline(&self.ctx.pipeline);
             pass.set_bind_group(0, &s.bind_group, &[]);
@@ -240,11 +263,17 @@ impl GpuEngine {
         }
         let bytes = count as u64 * OUTCOME_BYTES;
         encoder.copy_buffer_to_buffer(&s.outcomes, 0, &s.staging, 0, bytes);
+        let mut mapped_bytes = bytes;
+        if let Some((queries, resolved)) = &s.timer {
+            encoder.resolve_query_set(queries, 0..2, resolved, 0);
+            encoder.copy_buffer_to_buffer(resolved, 0, &s.staging, bytes, TIMER_BYTES);
+            mapped_bytes += TIMER_BYTES;
+        }
         let submission = queue.submit([encoder.finish()]);
         let mapped: Arc<Mutex<Option<_>>> = Arc::default();
         let done = mapped.clone();
         s.staging
-            .slice(..bytes)
+            .slice(..mapped_bytes)
             .map_async(wgpu::MapMode::Read, move |r| {
                 *done.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
             });
@@ -257,7 +286,7 @@ impl GpuEngine {
     }
 
     /// Waits for a chunk, copies its outcomes out and unmaps its staging buffer.
-    fn finish(&self, flight: InFlight, out: &mut [Outcome]) -> Result<(), Error> {
+    fn finish(&mut self, flight: InFlight, out: &mut [Outcome]) -> Result<(), Error> {
         let s = &self.slots[flight.slot];
         let poll = self.ctx.device.poll(wgpu::PollType::Wait {
             submission_index: Some(flight.submission),
@@ -276,13 +305,22 @@ impl GpuEngine {
             None => return Err(Error::Gpu("a chunk's readback never completed".into())),
         }
         let bytes = flight.range.len() as u64 * OUTCOME_BYTES;
+        let mapped_bytes = bytes + if s.timer.is_some() { TIMER_BYTES } else { 0 };
         {
             let view = s
                 .staging
-                .slice(..bytes)
+                .slice(..mapped_bytes)
                 .get_mapped_range()
                 .map_err(|e| Error::Gpu(format!("mapping a chunk: {e}")))?;
-            out[flight.range].copy_from_slice(bytemuck::cast_slice(&view));
+            out[flight.range].copy_from_slice(bytemuck::cast_slice(&view[..bytes as usize]));
+            if s.timer.is_some() {
+                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&view[bytes as usize..]);
+                let period = self.ctx.queue.get_timestamp_period() as f64;
+                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * period;
+                if let Some(total) = &mut self.kernel {
+                    *total += std::time::Duration::from_nanos(ns as u64);
+                }
+            }
         }
         s.staging.unmap();
         Ok(())
