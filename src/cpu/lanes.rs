@@ -1,4 +1,4 @@
-//! The CPU fast path: `cone_test` run on `LANES` cases at once. Every quantity is an array
+//! The CPU fast path: `cone_test` run on `L` cases at once. Every quantity is an array
 //! over the lanes and every step a whole-array operation, which the compiler turns into
 //! one SIMD instruction (8 float32 lanes with AVX2).
 //!
@@ -15,88 +15,83 @@ use crate::tables::{
 };
 use crate::types::{Case, Outcome, MAX_GENERATORS, NO_BINDING};
 
-/// Cases evaluated together: 8 float32 lanes fill one AVX register.
-pub const LANES: usize = 8;
-
 /// One float32 per lane.
-type V = [f32; LANES];
+type V<const L: usize> = [f32; L];
 /// One flag per lane: all bits set (-1) or clear (0), as SIMD comparisons produce them.
-type M = [i32; LANES];
+type M<const L: usize> = [i32; L];
 /// One index per lane.
-type U = [u32; LANES];
+type U<const L: usize> = [u32; L];
 /// A 3-vector per lane, by component.
-type V3s = [V; 3];
-
-const ZERO: V = [0.0; LANES];
+type V3s<const L: usize> = [V<L>; 3];
 
 #[inline(always)]
-fn map(f: impl Fn(usize) -> f32) -> V {
+fn map<const L: usize>(f: impl Fn(usize) -> f32) -> V<L> {
     std::array::from_fn(f)
 }
 #[inline(always)]
-fn add(a: V, b: V) -> V {
+fn add<const L: usize>(a: V<L>, b: V<L>) -> V<L> {
     map(|l| a[l] + b[l])
 }
 #[inline(always)]
-fn sub(a: V, b: V) -> V {
+fn sub<const L: usize>(a: V<L>, b: V<L>) -> V<L> {
     map(|l| a[l] - b[l])
 }
 #[inline(always)]
-fn mul(a: V, b: V) -> V {
+fn mul<const L: usize>(a: V<L>, b: V<L>) -> V<L> {
     map(|l| a[l] * b[l])
 }
 #[inline(always)]
-fn div(a: V, b: V) -> V {
+fn div<const L: usize>(a: V<L>, b: V<L>) -> V<L> {
     map(|l| a[l] / b[l])
 }
 #[inline(always)]
-fn neg(a: V) -> V {
+fn neg<const L: usize>(a: V<L>) -> V<L> {
     map(|l| -a[l])
 }
 #[inline(always)]
-fn scale(s: f32, a: V) -> V {
+fn scale<const L: usize>(s: f32, a: V<L>) -> V<L> {
     map(|l| s * a[l])
 }
 #[inline(always)]
-fn sqrt(a: V) -> V {
+fn sqrt<const L: usize>(a: V<L>) -> V<L> {
     map(|l| a[l].sqrt())
 }
 /// `lo` of the reference, per lane.
 #[inline(always)]
-fn lo(a: V, b: V) -> V {
-    map(|l| if b[l] < a[l] { b[l] } else { a[l] })
+fn lo<const L: usize>(a: V<L>, b: V<L>) -> V<L> {
+    map(|l| if a[l] < b[l] { a[l] } else { b[l] })
 }
 /// `hi` of the reference, per lane.
 #[inline(always)]
-fn hi(a: V, b: V) -> V {
-    map(|l| if b[l] > a[l] { b[l] } else { a[l] })
+fn hi<const L: usize>(a: V<L>, b: V<L>) -> V<L> {
+    map(|l| if a[l] > b[l] { a[l] } else { b[l] })
 }
 #[inline(always)]
-fn select(m: M, a: V, b: V) -> V {
+fn select<const L: usize>(m: M<L>, a: V<L>, b: V<L>) -> V<L> {
     map(|l| if m[l] != 0 { a[l] } else { b[l] })
 }
 #[inline(always)]
-fn select_index(m: M, a: u32, b: U) -> U {
+fn select_index<const L: usize>(m: M<L>, a: u32, b: U<L>) -> U<L> {
     std::array::from_fn(|l| if m[l] != 0 { a } else { b[l] })
 }
 #[inline(always)]
-fn test(f: impl Fn(usize) -> bool) -> M {
+fn test<const L: usize>(f: impl Fn(usize) -> bool) -> M<L> {
     std::array::from_fn(|l| -(f(l) as i32))
 }
 #[inline(always)]
-fn and(a: M, b: M) -> M {
+fn and<const L: usize>(a: M<L>, b: M<L>) -> M<L> {
     std::array::from_fn(|l| a[l] & b[l])
 }
 #[inline(always)]
-fn all(m: M) -> bool {
+fn all<const L: usize>(m: M<L>) -> bool {
     m.iter().fold(-1, |a, &b| a & b) != 0
 }
 #[inline(always)]
-fn dot(a: &V3s, b: &V3s) -> V {
+fn dot<const L: usize>(a: &V3s<L>, b: &V3s<L>) -> V<L> {
     add(add(mul(a[0], b[0]), mul(a[1], b[1])), mul(a[2], b[2]))
 }
 #[inline(always)]
-fn cross(a: &V3s, b: &V3s) -> V3s {
+fn cross<const L: usize>(a: &V3s<L>, b: &V3s<L>) -> V3s<L> {
     [
         sub(mul(a[1], b[2]), mul(a[2], b[1])),
         sub(mul(a[2], b[0]), mul(a[0], b[2])),
@@ -105,22 +100,22 @@ fn cross(a: &V3s, b: &V3s) -> V3s {
 }
 /// `cross_axis` of the reference, per lane.
 #[inline(always)]
-fn cross_axis(w: &V3s, axis: u32) -> V3s {
+fn cross_axis<const L: usize>(w: &V3s<L>, axis: u32) -> V3s<L> {
     match axis {
-        0 => [ZERO, w[2], neg(w[1])],
-        1 => [neg(w[2]), ZERO, w[0]],
-        _ => [w[1], neg(w[0]), ZERO],
+        0 => [[0.0; L], w[2], neg(w[1])],
+        1 => [neg(w[2]), [0.0; L], w[0]],
+        _ => [w[1], neg(w[0]), [0.0; L]],
     }
 }
 
 /// The witness search, per lane: the first subset (table index) that passed, its weights.
-struct Search {
-    have: M,
-    subset: U,
-    weight: [V; 3],
+struct Search<const L: usize> {
+    have: M<L>,
+    subset: U<L>,
+    weight: [V<L>; 3],
 }
 
-impl Search {
+impl<const L: usize> Search<L> {
     fn all_found(&self) -> bool {
         all(self.have)
     }
@@ -132,17 +127,17 @@ impl Search {
         &mut self,
         t: usize,
         index: [usize; N],
-        weight: [V; N],
-        valid: M,
-        w: &[V3s; MAX_GENERATORS],
-        len: &[V; MAX_GENERATORS],
-        need: &V3s,
-        need_len: V,
+        weight: [V<L>; N],
+        valid: M<L>,
+        w: &[V3s<L>; MAX_GENERATORS],
+        len: &[V<L>; MAX_GENERATORS],
+        need: &V3s<L>,
+        need_len: V<L>,
     ) {
         let threshold = scale(-EPS, need_len);
         let mut ok = valid;
-        let mut clamped = [ZERO; N];
-        let mut sum = [ZERO; 3];
+        let mut clamped = [[0.0; L]; N];
+        let mut sum = [[0.0; L]; 3];
         for k in 0..N {
             let force = mul(weight[k], len[index[k]]);
             ok = and(ok, test(|l| !(force[l] < threshold[l])));
@@ -164,13 +159,13 @@ impl Search {
     }
 }
 
-/// `cone_test` of `LANES` cases at once.
+/// `cone_test` of `L` cases at once.
 #[inline(always)]
-pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
+pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     let subsets = witness_subsets();
     let table = candidates();
-    let mut need: V3s = [ZERO; 3];
-    let mut w = [[ZERO; 3]; MAX_GENERATORS];
+    let mut need: V3s<L> = [[0.0; L]; 3];
+    let mut w = [[[0.0; L]; 3]; MAX_GENERATORS];
     for (l, case) in cases.iter().enumerate() {
         for a in 0..3 {
             need[a][l] = case.need[a];
@@ -185,9 +180,9 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
     }
     let need_len = sqrt(dot(&need, &need));
 
-    let mut len = [ZERO; MAX_GENERATORS];
-    let mut inv_len = [ZERO; MAX_GENERATORS];
-    let mut need_dot = [ZERO; MAX_GENERATORS];
+    let mut len = [[0.0; L]; MAX_GENERATORS];
+    let mut inv_len = [[0.0; L]; MAX_GENERATORS];
+    let mut need_dot = [[0.0; L]; MAX_GENERATORS];
     for i in 0..MAX_GENERATORS {
         len[i] = sqrt(dot(&w[i], &w[i]));
         inv_len[i] = map(|l| if len[i][l] > 0.0 { 1.0 / len[i][l] } else { 0.0 });
@@ -195,13 +190,13 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
     }
     let mut dir_lo = len;
     let mut dir_hi = len;
-    let mut axis_lo = [[ZERO; 3]; MAX_GENERATORS];
-    let mut axis_hi = [[ZERO; 3]; MAX_GENERATORS];
+    let mut axis_lo = [[[0.0; L]; 3]; MAX_GENERATORS];
+    let mut axis_hi = [[[0.0; L]; 3]; MAX_GENERATORS];
 
     let mut search = Search {
         have: test(|l| need_len[l] == 0.0),
-        subset: [u32::MAX; LANES],
-        weight: [ZERO; 3],
+        subset: [u32::MAX; L],
+        weight: [[0.0; L]; 3],
     };
 
     for (t, s) in subsets[..FIRST_PAIR].iter().enumerate() {
@@ -214,9 +209,9 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
         search.offer(t, [i], [weight], valid, &w, &len, &need, need_len);
     }
 
-    let mut c = [[ZERO; 3]; PAIR_COUNT];
-    let mut c_len = [ZERO; PAIR_COUNT];
-    let mut c_need = [ZERO; PAIR_COUNT];
+    let mut c = [[[0.0; L]; 3]; PAIR_COUNT];
+    let mut c_len = [[0.0; L]; PAIR_COUNT];
+    let mut c_need = [[0.0; L]; PAIR_COUNT];
     for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
         let (i, j) = (s[0] as usize, s[1] as usize);
         let cp = cross(&w[i], &w[j]);
@@ -245,8 +240,8 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
         c[p] = cp;
     }
 
-    let mut plane_lo = [ZERO; PAIR_COUNT];
-    let mut plane_hi = [ZERO; PAIR_COUNT];
+    let mut plane_lo = [[0.0; L]; PAIR_COUNT];
+    let mut plane_hi = [[0.0; L]; PAIR_COUNT];
     for (t, s) in subsets.iter().enumerate().take(WITNESS_COUNT).skip(FIRST_TRIPLE) {
         let (i, j, k) = (s[0], s[1], s[2]);
         let (pij, pik, pjk) =
@@ -267,12 +262,12 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
         }
     }
 
-    let mut best = [NO_BINDING; LANES];
-    let mut best_dot = [NONE_YET; LANES];
+    let mut best = [NO_BINDING; L];
+    let mut best_dot = [NONE_YET; L];
     for (index, e) in table.iter().enumerate() {
         let (kind, i, negative) = (e[0], e[1] as usize, e[3] == 1);
         let sign = if negative { -1.0f32 } else { 1.0 };
-        let (valid, supports, y_need): (M, M, V) = if kind == KIND_PAIR_PLANE {
+        let (valid, supports, y_need): (M<L>, M<L>, V<L>) = if kind == KIND_PAIR_PLANE {
             let j = e[2] as usize;
             let p = pair_index(i as u32, j as u32) as usize;
             let cl = c_len[p];
@@ -299,7 +294,7 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
             let t = map(|l| if len[i][l] > 0.0 { need_dot[i][l] / (len[i][l] * len[i][l]) } else { 0.0 });
             let y = [sub(mul(t, w[i][0]), need[0]), sub(mul(t, w[i][1]), need[1]), sub(mul(t, w[i][2]), need[2])];
             let yl = sqrt(dot(&y, &y));
-            let mut supports = [-1; LANES];
+            let mut supports = [-1; L];
             for k in 0..MAX_GENERATORS {
                 let yw = dot(&y, &w[k]);
                 supports = and(supports, test(|l| yw[l] >= -EPS * yl[l] * len[k][l]));
@@ -324,13 +319,13 @@ pub fn cone_test_lanes(cases: &[Case; LANES]) -> [Outcome; LANES] {
                 div(scale(sign, dot(&u, &need)), ul),
             )
         } else if kind == KIND_APEX {
-            let mut supports = [-1; LANES];
+            let mut supports = [-1; L];
             for k in 0..MAX_GENERATORS {
                 supports = and(supports, test(|l| need_dot[k][l] <= EPS * need_len[l] * len[k][l]));
             }
             (test(|l| need_len[l] > 0.0), supports, neg(need_len))
         } else {
-            ([0; LANES], [0; LANES], ZERO)
+            ([0; L], [0; L], [0.0; L])
         };
         let better = and(and(valid, supports), test(|l| y_need[l] < best_dot[l]));
         best_dot = select(better, y_need, best_dot);
