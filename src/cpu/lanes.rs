@@ -83,6 +83,10 @@ fn and<const L: usize>(a: M<L>, b: M<L>) -> M<L> {
     std::array::from_fn(|l| a[l] & b[l])
 }
 #[inline(always)]
+fn any<const L: usize>(m: M<L>) -> bool {
+    m.iter().fold(0, |a, &b| a | b) != 0
+}
+#[inline(always)]
 fn all<const L: usize>(m: M<L>) -> bool {
     m.iter().fold(-1, |a, &b| a & b) != 0
 }
@@ -135,12 +139,19 @@ impl<const L: usize> Search<L> {
         need_len: V<L>,
     ) {
         let threshold = scale(-EPS, need_len);
-        let mut ok = valid;
-        let mut clamped = [[0.0; L]; N];
-        let mut sum = [[0.0; L]; 3];
+        let fresh = std::array::from_fn(|l| !self.have[l]);
+        let mut ok = and(valid, fresh);
         for k in 0..N {
             let force = mul(weight[k], len[index[k]]);
             ok = and(ok, test(|l| !(force[l] < threshold[l])));
+        }
+        // Most subsets fail on a negative weight: the residual only where some lane passed.
+        if !any(ok) {
+            return;
+        }
+        let mut clamped = [[0.0; L]; N];
+        let mut sum = [[0.0; L]; 3];
+        for k in 0..N {
             clamped[k] = map(|l| if weight[k][l] > 0.0 { weight[k][l] } else { 0.0 });
             for a in 0..3 {
                 sum[a] = add(sum[a], mul(clamped[k], w[index[k]][a]));
@@ -149,8 +160,7 @@ impl<const L: usize> Search<L> {
         let r = [sub(sum[0], need[0]), sub(sum[1], need[1]), sub(sum[2], need[2])];
         let r2 = dot(&r, &r);
         let tolerance = scale(EPS, need_len);
-        let fresh = std::array::from_fn(|l| !self.have[l]);
-        let take = and(and(ok, fresh), test(|l| r2[l] <= tolerance[l] * tolerance[l]));
+        let take = and(ok, test(|l| r2[l] <= tolerance[l] * tolerance[l]));
         for k in 0..N {
             self.weight[k] = select(take, clamped[k], self.weight[k]);
         }
@@ -294,16 +304,19 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
             let t = map(|l| if len[i][l] > 0.0 { need_dot[i][l] / (len[i][l] * len[i][l]) } else { 0.0 });
             let y = [sub(mul(t, w[i][0]), need[0]), sub(mul(t, w[i][1]), need[1]), sub(mul(t, w[i][2]), need[2])];
             let yl = sqrt(dot(&y, &y));
-            let mut supports = [-1; L];
+            let valid = and(test(|l| len[i][l] > 0.0), test(|l| yl[l] > EPS * need_len[l]));
+            let y_need = div(dot(&y, &need), yl);
+            // Only lanes this candidate could improve need its support test, and that
+            // test ends once no lane still passes: the same answers, less work.
+            let mut supports = and(valid, test(|l| y_need[l] < best_dot[l]));
             for k in 0..MAX_GENERATORS {
+                if !any(supports) {
+                    break;
+                }
                 let yw = dot(&y, &w[k]);
                 supports = and(supports, test(|l| yw[l] >= -EPS * yl[l] * len[k][l]));
             }
-            (
-                and(test(|l| len[i][l] > 0.0), test(|l| yl[l] > EPS * need_len[l])),
-                supports,
-                div(dot(&y, &need), yl),
-            )
+            (valid, supports, y_need)
         } else if kind == KIND_GENERATOR_PLANE {
             let axis = e[2];
             let a = axis as usize;
