@@ -37,7 +37,11 @@ impl Rng {
     }
 
     pub fn vector(&mut self) -> [f32; 3] {
-        [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)]
+        [
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        ]
     }
 }
 
@@ -56,13 +60,27 @@ pub fn contact_generators(contacts: &[([f32; 2], [f32; 2], f32)]) -> Vec<[f32; 3
 }
 
 fn combine(a: [f32; 3], wa: f32, b: [f32; 3], wb: f32) -> [f32; 3] {
-    [wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2]]
+    [
+        wa * a[0] + wb * b[0],
+        wa * a[1] + wb * b[1],
+        wa * a[2] + wb * b[2],
+    ]
 }
 
 /// The kinds of case `random_case` draws from, in its order.
 pub const KINDS: [&str; 12] = [
-    "box", "pointed", "iso", "flat", "parallel", "opposite", "zero", "duplicate", "empty",
-    "need_on_facet", "need_on_ray", "need_zero",
+    "box",
+    "pointed",
+    "iso",
+    "flat",
+    "parallel",
+    "opposite",
+    "zero",
+    "duplicate",
+    "empty",
+    "need_on_facet",
+    "need_on_ray",
+    "need_zero",
 ];
 
 /// One case of the given kind (an index into `KINDS`).
@@ -74,7 +92,12 @@ pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
             // Up to 4 contacts on the box's faces, random friction, need near gravity.
             let n = 1 + rng.below(4);
             // (inward normal, the coordinate that runs along the face)
-            let faces = [([0.0f32, 1.0f32], 0usize), ([0.0, -1.0], 0), ([1.0, 0.0], 1), ([-1.0, 0.0], 1)];
+            let faces = [
+                ([0.0f32, 1.0f32], 0usize),
+                ([0.0, -1.0], 0),
+                ([1.0, 0.0], 1),
+                ([-1.0, 0.0], 1),
+            ];
             let contacts: Vec<_> = (0..n)
                 .map(|_| {
                     let (normal, along) = faces[rng.below(4)];
@@ -84,13 +107,19 @@ pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
                     (p, normal, rng.range(0.0, 1.2))
                 })
                 .collect();
-            let need = [rng.range(-0.3, 0.3), rng.range(0.5, 1.5), rng.range(-0.5, 0.5)];
+            let need = [
+                rng.range(-0.3, 0.3),
+                rng.range(0.5, 1.5),
+                rng.range(-0.5, 0.5),
+            ];
             (contact_generators(&contacts), need)
         }
         "pointed" => {
             let axis = rng.vector();
             let count = 2 + rng.below(10);
-            let g = (0..count).map(|_| combine(axis, 1.5, rng.vector(), 1.0)).collect();
+            let g = (0..count)
+                .map(|_| combine(axis, 1.5, rng.vector(), 1.0))
+                .collect();
             (g, rng.vector())
         }
         "iso" => {
@@ -154,7 +183,14 @@ pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
             g.push(copy);
             (g, rng.vector())
         }
-        "empty" => (Vec::new(), if rng.below(2) == 0 { need_default } else { rng.vector() }),
+        "empty" => (
+            Vec::new(),
+            if rng.below(2) == 0 {
+                need_default
+            } else {
+                rng.vector()
+            },
+        ),
         "need_on_facet" => {
             let count = 2 + rng.below(8);
             let g = random_gens(rng, count);
@@ -180,7 +216,9 @@ pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
 /// `n` cases cycling through every kind, from `seed`.
 pub fn mixed_cases(seed: u64, n: usize) -> Vec<Case> {
     let mut rng = Rng::new(seed);
-    (0..n).map(|i| case_of_kind(&mut rng, i % KINDS.len())).collect()
+    (0..n)
+        .map(|i| case_of_kind(&mut rng, i % KINDS.len()))
+        .collect()
 }
 
 /// `n` physical box cases (the planner's workload), from `seed`.

@@ -25,17 +25,23 @@ fn check_evidence(case: &Case, o: &Outcome) -> Result<(), String> {
                 if l < 0.0 {
                     return Err(format!("negative weight {l}"));
                 }
-                for k in 0..3 {
-                    sum[k] += l as f64 * g(i)[k];
+                for (s, gk) in sum.iter_mut().zip(g(i)) {
+                    *s += l as f64 * gk;
                 }
             }
-            let r = (0..3).map(|k| (sum[k] - need[k]).powi(2)).sum::<f64>().sqrt();
+            let r = (0..3)
+                .map(|k| (sum[k] - need[k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
             if r > 1e-4 * need_len.max(1.0) {
                 return Err(format!("witness residual {r}"));
             }
         }
         Verdict::Unsupported => {
-            let y = o.certificate().ok_or("unsupported without a certificate")?.map(f64::from);
+            let y = o
+                .certificate()
+                .ok_or("unsupported without a certificate")?
+                .map(f64::from);
             let dot = |a: [f64; 3]| a[0] * y[0] + a[1] * y[1] + a[2] * y[2];
             if (dot(y) - 1.0).abs() > 1e-5 {
                 return Err("certificate not unit".into());
@@ -43,7 +49,10 @@ fn check_evidence(case: &Case, o: &Outcome) -> Result<(), String> {
             for (i, w) in case.active_generators() {
                 let w = w.map(f64::from);
                 if dot(w) < -1e-4 * dot_len(w) {
-                    return Err(format!("certificate has generator {i} beyond it: {}", dot(w)));
+                    return Err(format!(
+                        "certificate has generator {i} beyond it: {}",
+                        dot(w)
+                    ));
                 }
             }
             if dot(need) >= 0.0 {
@@ -62,7 +71,9 @@ fn dot_len(a: [f64; 3]) -> f64 {
 /// 2,000 cases of every kind of `sample::KINDS` plus 4,000 boxes: 28,000 cases.
 fn workload() -> Vec<Case> {
     let mut rng = Rng::new(7);
-    let mut cases: Vec<Case> = (0..KINDS.len() * 2000).map(|i| case_of_kind(&mut rng, i % KINDS.len())).collect();
+    let mut cases: Vec<Case> = (0..KINDS.len() * 2000)
+        .map(|i| case_of_kind(&mut rng, i % KINDS.len()))
+        .collect();
     cases.extend(box_cases(11, 4000));
     cases
 }
@@ -75,18 +86,32 @@ fn cpu_answers_carry_valid_evidence() {
         .iter()
         .zip(&outcomes)
         .enumerate()
-        .filter_map(|(i, (c, o))| check_evidence(c, o).err().map(|e| format!("case {i} ({}): {e}", KINDS[i % KINDS.len()])))
+        .filter_map(|(i, (c, o))| {
+            check_evidence(c, o)
+                .err()
+                .map(|e| format!("case {i} ({}): {e}", KINDS[i % KINDS.len()]))
+        })
         .collect();
-    assert!(bad.is_empty(), "{} bad: {:?}", bad.len(), &bad[..bad.len().min(10)]);
+    assert!(
+        bad.is_empty(),
+        "{} bad: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(10)]
+    );
     // The workload reaches every verdict.
     for v in [Verdict::Supported, Verdict::Unsupported] {
-        assert!(outcomes.iter().filter(|o| o.verdict() == v).count() > 1000, "{v:?}");
+        assert!(
+            outcomes.iter().filter(|o| o.verdict() == v).count() > 1000,
+            "{v:?}"
+        );
     }
 }
 
 #[test]
 fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
-    let Some(mut gpu) = common::gpu_engine() else { return };
+    let Some(mut gpu) = common::gpu_engine() else {
+        return;
+    };
     let cases = workload();
     let on_cpu = cpu::cone_test_batch(&cases);
     let on_gpu = gpu.evaluate(&cases).unwrap();
@@ -104,23 +129,40 @@ fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
         }
     }
     let n = cases.len();
-    eprintln!("GPU/CPU on {n} cases: {} disagreements, witness subsets equal in {same_witness}", disagreements.len());
-    assert!(disagreements.is_empty(), "{:?}", &disagreements[..disagreements.len().min(10)]);
-    assert!(same_witness as f64 >= 0.999 * n as f64, "witness subsets equal in only {same_witness}/{n}");
+    eprintln!(
+        "GPU/CPU on {n} cases: {} disagreements, witness subsets equal in {same_witness}",
+        disagreements.len()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{:?}",
+        &disagreements[..disagreements.len().min(10)]
+    );
+    assert!(
+        same_witness as f64 >= 0.999 * n as f64,
+        "witness subsets equal in only {same_witness}/{n}"
+    );
 }
 
 #[test]
 fn chunked_streaming_matches_one_dispatch() {
-    let Some(ctx) = common::gpu_or_skip(GpuContext::from_env()) else { return };
+    let Some(ctx) = common::gpu_or_skip(GpuContext::from_env()) else {
+        return;
+    };
     // Chunks of 7 workgroups (448 cases): a 5,000-case batch takes 12 chunks, more than
     // one chunk and more than one dispatch's worth of workgroups.
-    let options = GpuOptions { max_chunk_cases: 1000, max_workgroups: 7 };
+    let options = GpuOptions {
+        max_chunk_cases: 1000,
+        max_workgroups: 7,
+    };
     let mut small = GpuEngine::new(ctx, options).unwrap();
     assert_eq!(small.chunk_cases(), 448);
     let cases = mixed_cases(3, 5000);
     let mut chunked = vec![Outcome::default(); cases.len()];
     small.evaluate_into(&cases, &mut chunked).unwrap();
-    let Some(mut whole) = common::gpu_engine() else { return };
+    let Some(mut whole) = common::gpu_engine() else {
+        return;
+    };
     let at_once = whole.evaluate(&cases).unwrap();
     assert_eq!(chunked, at_once);
     // Reused buffers: a second, shorter batch on the same engine, and an empty one.
@@ -130,7 +172,10 @@ fn chunked_streaming_matches_one_dispatch() {
     small.evaluate_into(&[], &mut []).unwrap();
     // And the CPU agrees case by case.
     let on_cpu = cpu::cone_test_batch(&cases);
-    assert!(chunked.iter().zip(&on_cpu).all(|(g, c)| common::differs(g, c).is_none()));
+    assert!(chunked
+        .iter()
+        .zip(&on_cpu)
+        .all(|(g, c)| common::differs(g, c).is_none()));
 }
 
 #[test]

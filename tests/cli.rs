@@ -5,13 +5,25 @@ mod common;
 use std::io::Write;
 
 fn input(name: &str, text: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("planar-hold-cli-{name}-{}.jsonl", std::process::id()));
-    std::fs::File::create(&path).unwrap().write_all(text.as_bytes()).unwrap();
+    let path = std::env::temp_dir().join(format!(
+        "planar-hold-cli-{name}-{}.jsonl",
+        std::process::id()
+    ));
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
     path
 }
 
 fn eval(path: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    common::cli().arg("eval").arg(path).args(["--backend", "cpu"]).args(extra).output().unwrap()
+    common::cli()
+        .arg("eval")
+        .arg(path)
+        .args(["--backend", "cpu"])
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -23,9 +35,16 @@ fn eval_answers_in_input_order_with_ids_and_evidence() {
          {\"generators\": [[0.2,1,0.8],[-0.2,1,1.2]], \"need\": [0, 1, 0]}\n",
     );
     let out = eval(&path, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<serde_json::Value> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["id"], "box");
     assert_eq!(lines[0]["verdict"], "supported");
@@ -39,13 +58,19 @@ fn eval_answers_in_input_order_with_ids_and_evidence() {
 
 #[test]
 fn bad_lines_are_named_and_the_rest_still_answered() {
-    let seventeen = format!("{{\"id\": \"many\", \"generators\": [{}]}}", vec!["[1,0,0]"; 17].join(","));
+    let seventeen = format!(
+        "{{\"id\": \"many\", \"generators\": [{}]}}",
+        vec!["[1,0,0]"; 17].join(",")
+    );
     let bad = [
         ("not json at all", "line 2"),
         ("{\"generators\": [[1, 0]]}", "three numbers"),
         ("{\"generators\": [[1, 0, 1e39]]}", "not finite"),
         (seventeen.as_str(), "more than 16"),
-        ("{\"generators\": [[1, 0, 0]], \"need\": [0, 1e300, 0]}", "need"),
+        (
+            "{\"generators\": [[1, 0, 0]], \"need\": [0, 1e300, 0]}",
+            "need",
+        ),
         ("{\"need\": [0, 1, 0]}", "generators"),
         ("{\"generators\": [[1, \"a\", 0]]}", "not a valid case"),
     ];
@@ -62,21 +87,35 @@ fn bad_lines_are_named_and_the_rest_still_answered() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     for (k, (_, word)) in bad.iter().enumerate() {
         let number = k + 2;
-        let line = stderr.lines().find(|l| l.contains(&format!("line {number}:"))).unwrap_or_else(|| panic!("line {number} not named:\n{stderr}"));
-        assert!(line.contains(word), "line {number}: {line:?} lacks {word:?}");
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&format!("line {number}:")))
+            .unwrap_or_else(|| panic!("line {number} not named:\n{stderr}"));
+        assert!(
+            line.contains(word),
+            "line {number}: {line:?} lacks {word:?}"
+        );
     }
     // The good line is answered, every bad one carries its error: one output line per input line.
     let written = std::fs::read_to_string(&out_path).unwrap();
-    let lines: Vec<serde_json::Value> = written.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 1 + bad.len());
     assert_eq!(lines[0]["verdict"], "supported");
-    assert!(lines[1..].iter().all(|l| l["error"].is_string() && l.get("verdict").is_none()));
+    assert!(lines[1..]
+        .iter()
+        .all(|l| l["error"].is_string() && l.get("verdict").is_none()));
     assert_eq!(lines[4]["id"], "many");
 }
 
 #[test]
 fn missing_input_file_is_a_clear_error() {
-    let out = common::cli().args(["eval", "/nonexistent/cases.jsonl", "--backend", "cpu"]).output().unwrap();
+    let out = common::cli()
+        .args(["eval", "/nonexistent/cases.jsonl", "--backend", "cpu"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/cases.jsonl"));
 }
@@ -93,7 +132,10 @@ fn no_adapter_says_how_to_get_one() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("no GPU adapter found") && stderr.contains("--backend cpu"), "{stderr}");
+    assert!(
+        stderr.contains("no GPU adapter found") && stderr.contains("--backend cpu"),
+        "{stderr}"
+    );
     assert!(out.stdout.is_empty());
 }
 
@@ -106,18 +148,40 @@ fn both_backends_agree_through_the_cli() {
         .iter()
         .map(|c| {
             let gens: Vec<[f32; 3]> = c.active_generators().map(|(_, g)| g).collect();
-            format!("{}\n", serde_json::json!({"generators": gens, "need": c.need}))
+            format!(
+                "{}\n",
+                serde_json::json!({"generators": gens, "need": c.need})
+            )
         })
         .collect();
     let path = input("both", &cases);
-    let out = common::cli().arg("eval").arg(&path).args(["--backend", "both", "-o", "/dev/null"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = common::cli()
+        .arg("eval")
+        .arg(&path)
+        .args(["--backend", "both", "-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn demo_runs() {
-    let out = common::cli().args(["demo", "--cases", "2000"]).output().unwrap();
+    let out = common::cli()
+        .args(["demo", "--cases", "2000"])
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("flat box, μ = 0.2") && stdout.contains("cases/s"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("flat box, μ = 0.2") && stdout.contains("cases/s"),
+        "{stdout}"
+    );
 }

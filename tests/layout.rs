@@ -4,32 +4,48 @@ use std::mem::{offset_of, size_of};
 
 use planar_hold::gpu::{CONE_TEST_WGSL, WORKGROUP_SIZE};
 use planar_hold::tables::{
-    candidates, pair_index, witness_subsets, Candidate, APEX, CANDIDATE_COUNT, FIRST_GENERATOR_DIRECTION,
-    FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR, FIRST_TRIPLE, WITNESS_COUNT,
+    candidates, pair_index, witness_subsets, Candidate, APEX, CANDIDATE_COUNT,
+    FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
+    FIRST_TRIPLE, WITNESS_COUNT,
 };
 use planar_hold::{Case, Outcome};
 
 fn module() -> naga::Module {
     let module = naga::front::wgsl::parse_str(CONE_TEST_WGSL).expect("shader parses");
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
-        .validate(&module)
-        .expect("shader validates");
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .expect("shader validates");
     module
 }
 
 /// (size, [(member, offset)]) of a struct of the shader.
 fn reflect(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
-    let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("{name}"));
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("{name}"));
     match &ty.inner {
-        naga::TypeInner::Struct { members, span } => {
-            (*span, members.iter().map(|m| (m.name.clone().unwrap(), m.offset)).collect())
-        }
+        naga::TypeInner::Struct { members, span } => (
+            *span,
+            members
+                .iter()
+                .map(|m| (m.name.clone().unwrap(), m.offset))
+                .collect(),
+        ),
         other => panic!("{name} is {other:?}"),
     }
 }
 
 fn constant(module: &naga::Module, name: &str) -> u32 {
-    let (_, c) = module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).unwrap();
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap();
     match module.global_expressions[c.init] {
         naga::Expression::Literal(naga::Literal::U32(v)) => v,
         ref e => panic!("{name} = {e:?}"),
@@ -108,27 +124,105 @@ fn witness_table_is_in_spec_order() {
     }
     // Uniform arrays need a 16-byte stride: one entry is one vec4<u32>.
     assert_eq!(size_of::<[u32; 4]>(), 16);
-    assert!(size_of_val(t) <= 16 << 10, "fits the downlevel 16 KiB uniform binding");
+    assert!(
+        size_of_val(t) <= 16 << 10,
+        "fits the downlevel 16 KiB uniform binding"
+    );
 }
 
 #[test]
 fn candidate_table_is_in_spec_order() {
     let t = candidates();
     assert_eq!(t.len(), 385);
-    assert_eq!((FIRST_GENERATOR_DIRECTION, FIRST_PERPENDICULAR, FIRST_GENERATOR_PLANE, APEX), (240, 272, 288, 384));
+    assert_eq!(
+        (
+            FIRST_GENERATOR_DIRECTION,
+            FIRST_PERPENDICULAR,
+            FIRST_GENERATOR_PLANE,
+            APEX
+        ),
+        (240, 272, 288, 384)
+    );
     let at = |i: usize| Candidate::unpack(t[i]);
-    assert_eq!(at(0), Candidate::PairPlane { i: 0, j: 1, negative: false });
-    assert_eq!(at(1), Candidate::PairPlane { i: 0, j: 1, negative: true });
-    assert_eq!(at(2), Candidate::PairPlane { i: 0, j: 2, negative: false });
-    assert_eq!(at(239), Candidate::PairPlane { i: 14, j: 15, negative: true });
-    assert_eq!(at(240), Candidate::GeneratorDirection { i: 0, negative: false });
-    assert_eq!(at(241), Candidate::GeneratorDirection { i: 0, negative: true });
-    assert_eq!(at(271), Candidate::GeneratorDirection { i: 15, negative: true });
+    assert_eq!(
+        at(0),
+        Candidate::PairPlane {
+            i: 0,
+            j: 1,
+            negative: false
+        }
+    );
+    assert_eq!(
+        at(1),
+        Candidate::PairPlane {
+            i: 0,
+            j: 1,
+            negative: true
+        }
+    );
+    assert_eq!(
+        at(2),
+        Candidate::PairPlane {
+            i: 0,
+            j: 2,
+            negative: false
+        }
+    );
+    assert_eq!(
+        at(239),
+        Candidate::PairPlane {
+            i: 14,
+            j: 15,
+            negative: true
+        }
+    );
+    assert_eq!(
+        at(240),
+        Candidate::GeneratorDirection {
+            i: 0,
+            negative: false
+        }
+    );
+    assert_eq!(
+        at(241),
+        Candidate::GeneratorDirection {
+            i: 0,
+            negative: true
+        }
+    );
+    assert_eq!(
+        at(271),
+        Candidate::GeneratorDirection {
+            i: 15,
+            negative: true
+        }
+    );
     assert_eq!(at(272), Candidate::Perpendicular { i: 0 });
     assert_eq!(at(287), Candidate::Perpendicular { i: 15 });
-    assert_eq!(at(288), Candidate::GeneratorPlane { i: 0, axis: 0, negative: false });
-    assert_eq!(at(293), Candidate::GeneratorPlane { i: 0, axis: 2, negative: true });
-    assert_eq!(at(383), Candidate::GeneratorPlane { i: 15, axis: 2, negative: true });
+    assert_eq!(
+        at(288),
+        Candidate::GeneratorPlane {
+            i: 0,
+            axis: 0,
+            negative: false
+        }
+    );
+    assert_eq!(
+        at(293),
+        Candidate::GeneratorPlane {
+            i: 0,
+            axis: 2,
+            negative: true
+        }
+    );
+    assert_eq!(
+        at(383),
+        Candidate::GeneratorPlane {
+            i: 15,
+            axis: 2,
+            negative: true
+        }
+    );
     assert_eq!(at(384), Candidate::Apex);
     assert_eq!(at(7).to_string(), "-(w0 x w4)");
     assert!(size_of_val(t) <= 16 << 10);

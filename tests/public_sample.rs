@@ -18,10 +18,21 @@ fn grade(tool: &str, args: &[&Path]) -> (bool, String) {
 
 fn run_cli(command: &str, backend: &str, input: &Path, output: &Path) {
     let out = common::cli()
-        .args([command, input.to_str().unwrap(), "--backend", backend, "-o", output.to_str().unwrap()])
+        .args([
+            command,
+            input.to_str().unwrap(),
+            "--backend",
+            backend,
+            "-o",
+            output.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{command} --backend {backend}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{command} --backend {backend}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn backends() -> Vec<&'static str> {
@@ -38,10 +49,19 @@ fn public_cone_sample_passes_the_grader() {
     let dir = tempdir("sample");
     for backend in backends() {
         let results = dir.join(format!("{backend}.jsonl"));
-        run_cli("eval", backend, &cases.join("public_sample.jsonl"), &results);
+        run_cli(
+            "eval",
+            backend,
+            &cases.join("public_sample.jsonl"),
+            &results,
+        );
         let (ok, report) = grade(
             "check_results.py",
-            &[&cases.join("public_sample.jsonl"), &cases.join("public_sample.expected.jsonl"), &results],
+            &[
+                &cases.join("public_sample.jsonl"),
+                &cases.join("public_sample.expected.jsonl"),
+                &results,
+            ],
         );
         eprintln!("{backend}: {}", report.lines().last().unwrap_or(""));
         assert!(ok, "{backend}:\n{report}");
@@ -54,10 +74,19 @@ fn public_scenes_pass_the_gate_grader() {
     let dir = tempdir("scenes");
     for backend in backends() {
         let results = dir.join(format!("{backend}.jsonl"));
-        run_cli("gate", backend, &cases.join("scenes_public.jsonl"), &results);
+        run_cli(
+            "gate",
+            backend,
+            &cases.join("scenes_public.jsonl"),
+            &results,
+        );
         let (ok, report) = grade(
             "check_gate.py",
-            &[&cases.join("scenes_public.jsonl"), &cases.join("scenes_public.expected.jsonl"), &results],
+            &[
+                &cases.join("scenes_public.jsonl"),
+                &cases.join("scenes_public.expected.jsonl"),
+                &results,
+            ],
         );
         eprintln!("{backend}: {}", report.lines().last().unwrap_or(""));
         assert!(ok, "{backend}:\n{report}");
@@ -68,7 +97,10 @@ fn public_scenes_pass_the_gate_grader() {
 fn public_invalid_scenes_are_rejected() {
     let cases = common::shared_dir().join("cases");
     for backend in backends() {
-        let command = format!("{} gate --backend {backend}", env!("CARGO_BIN_EXE_planar-hold"));
+        let command = format!(
+            "{} gate --backend {backend}",
+            env!("CARGO_BIN_EXE_planar-hold")
+        );
         let out = Command::new("python3")
             .arg(common::shared_dir().join("tools/check_gate.py"))
             .args(["--invalid", &command, "--cases"])

@@ -34,7 +34,10 @@ fn flat_box_sliding_binds_at_low_friction() {
         assert_abs_diff_eq!(o.margin, 0.19612, epsilon = 1e-5);
         // Sliding binds: the plane through the two rays of one friction edge.
         let binding = Candidate::at(o.binding().unwrap()).unwrap();
-        assert!(matches!(binding, Candidate::PairPlane { .. }), "{name}: {binding}");
+        assert!(
+            matches!(binding, Candidate::PairPlane { .. }),
+            "{name}: {binding}"
+        );
         assert!(!o.is_capped());
     }
 }
@@ -42,7 +45,11 @@ fn flat_box_sliding_binds_at_low_friction() {
 #[test]
 fn flat_box_margins_follow_friction_then_tipping() {
     for (name, mut engine) in common::engines() {
-        assert_abs_diff_eq!(run(&mut engine, flat_box(0.5, GRAVITY)).margin, 0.44721, epsilon = 1e-5);
+        assert_abs_diff_eq!(
+            run(&mut engine, flat_box(0.5, GRAVITY)).margin,
+            0.44721,
+            epsilon = 1e-5
+        );
         for mu in [0.72f32, 0.9, 1.5, 3.0] {
             let o = run(&mut engine, flat_box(mu, GRAVITY));
             assert_eq!(o.verdict(), Verdict::Supported, "{name} mu {mu}");
@@ -63,7 +70,10 @@ fn corner_alone_is_certified_unsupported() {
         let y = o.certificate().unwrap();
         assert_abs_diff_eq!(y.iter().map(|v| v * v).sum::<f32>(), 1.0, epsilon = 1e-5);
         for w in &g {
-            assert!(y[0] * w[0] + y[1] * w[1] + y[2] * w[2] >= -1e-5, "{name}: y·w < 0");
+            assert!(
+                y[0] * w[0] + y[1] * w[1] + y[2] * w[2] >= -1e-5,
+                "{name}: y·w < 0"
+            );
         }
         assert!(y[1] < 0.0, "{name}: y·need = {} not < 0", y[1]);
         // y = (1, −1, 1)/√3 is one certificate: it must pass the same test.
@@ -96,7 +106,11 @@ fn need_zero_is_held_by_the_empty_witness() {
         assert_eq!(o.witness().unwrap().indices, Vec::<u32>::new());
         assert_eq!(o.margin, 0.0);
         let empty = run(&mut engine, Case::new(&[], [0.0; 3]).unwrap());
-        assert_eq!((empty.verdict(), empty.margin, empty.is_capped()), (Verdict::Supported, 0.0, false), "{name}");
+        assert_eq!(
+            (empty.verdict(), empty.margin, empty.is_capped()),
+            (Verdict::Supported, 0.0, false),
+            "{name}"
+        );
     }
 }
 
@@ -113,11 +127,22 @@ fn empty_set_is_certified_at_minus_the_need_length() {
 #[test]
 fn cone_filling_space_is_capped() {
     // ± each axis: C = R³.
-    let g = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]];
+    let g = [
+        [1.0, 0.0, 0.0],
+        [-1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, -1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, -1.0],
+    ];
     for (name, mut engine) in common::engines() {
         let o = run(&mut engine, Case::new(&g, [0.3, -2.0, 5.0]).unwrap());
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
-        assert_eq!((o.margin, o.is_capped(), o.binding()), (1000.0, true, None), "{name}");
+        assert_eq!(
+            (o.margin, o.is_capped(), o.binding()),
+            (1000.0, true, None),
+            "{name}"
+        );
     }
 }
 

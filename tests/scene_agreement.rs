@@ -51,7 +51,10 @@ fn random_line(rng: &mut Rng, n: usize) -> String {
                 let mut c = c.clone();
                 if rng.below(2) == 0 {
                     let shift = rng.range(-0.5, 0.5);
-                    let n = [c["normal"][0].as_f64().unwrap(), c["normal"][1].as_f64().unwrap()];
+                    let n = [
+                        c["normal"][0].as_f64().unwrap(),
+                        c["normal"][1].as_f64().unwrap(),
+                    ];
                     for end in ["p0", "p1"] {
                         c[end][0] = json!(c[end][0].as_f64().unwrap() + shift as f64 * n[1].abs());
                         c[end][1] = json!(c[end][1].as_f64().unwrap() + shift as f64 * n[0].abs());
@@ -70,7 +73,9 @@ fn random_line(rng: &mut Rng, n: usize) -> String {
 
 #[test]
 fn gpu_and_cpu_agree_on_random_scenes_and_edits() {
-    let Some(mut gpu) = common::gpu_engine() else { return };
+    let Some(mut gpu) = common::gpu_engine() else {
+        return;
+    };
     let mut rng = Rng::new(42);
     let scenes: Vec<Scene> = (0..3000)
         .map(|n| {
@@ -87,7 +92,13 @@ fn gpu_and_cpu_agree_on_random_scenes_and_edits() {
             assert_eq!(g.held, c.held, "{}: held", g.id);
         }
         let scale = 1f32.max(g.robust_margin.abs());
-        assert!((g.robust_margin - c.robust_margin).abs() <= 2e-5 * scale, "{}: {} vs {}", g.id, g.robust_margin, c.robust_margin);
+        assert!(
+            (g.robust_margin - c.robust_margin).abs() <= 2e-5 * scale,
+            "{}: {} vs {}",
+            g.id,
+            g.robust_margin,
+            c.robust_margin
+        );
         held += g.held as usize;
     }
     // The random scenes reach both answers.

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1_000_000)]
     cases: usize,
     /// Backends to time, comma separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Which::Cpu, Which::Cpu1, Which::Gpu])]
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Which::Cpu, Which::Cpu1, Which::CpuRef, Which::Gpu])]
     backend: Vec<Which>,
     /// The cases: `mixed` (boxes, random cones, degenerate shapes) or `box` (the planner's).
     #[arg(long, value_enum, default_value_t = Workload::Mixed)]
@@ -45,10 +45,12 @@ pub struct Args {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Which {
-    /// The CPU reference on all cores (rayon).
+    /// The CPU fast path on all cores (rayon).
     Cpu,
-    /// The CPU reference on one thread.
+    /// The CPU fast path on one thread.
     Cpu1,
+    /// The scalar CPU reference (`cpu::cone_test`, the shader's mirror) on one thread.
+    CpuRef,
     /// The shader through wgpu.
     Gpu,
 }
@@ -58,6 +60,7 @@ impl Which {
         match self {
             Which::Cpu => "cpu",
             Which::Cpu1 => "cpu1",
+            Which::CpuRef => "cpu-ref",
             Which::Gpu => "gpu",
         }
     }
@@ -90,6 +93,12 @@ impl Runner {
     /// Evaluates the batch; returns the kernel-only time where the GPU reports it.
     fn run(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<Option<Duration>, Failure> {
         match &mut self.engine {
+            None if self.which == Which::CpuRef => {
+                for (o, c) in out.iter_mut().zip(cases) {
+                    *o = cpu::cone_test(c);
+                }
+                Ok(None)
+            }
             None => {
                 cpu::cone_test_slice(cases, out);
                 Ok(None)
@@ -242,7 +251,7 @@ fn runners(backends: &[Which]) -> (Vec<Runner>, Map<String, Value>) {
                 adapter: format!("{model} ({} threads)", rayon::current_num_threads()),
                 engine: Some(Engine::Cpu),
             },
-            Which::Cpu1 => Runner {
+            Which::Cpu1 | Which::CpuRef => Runner {
                 which,
                 adapter: format!("{model} (1 thread)"),
                 engine: None,
@@ -350,17 +359,22 @@ fn ratios(results: &[Measurement], batches: &[usize]) -> Ratios {
             .find(|m| m.backend == backend && m.batch == batch)
             .map(|m| m.cases_per_s)
     };
-    [("gpu", "cpu"), ("gpu", "cpu1"), ("cpu", "cpu1")]
-        .into_iter()
-        .map(|(a, b)| {
-            let by_batch = batches
-                .iter()
-                .filter_map(|&n| Some((n, rate(a, n)? / rate(b, n)?)))
-                .collect::<Vec<_>>();
-            (format!("{a}_vs_{b}"), by_batch)
-        })
-        .filter(|(_, by_batch)| !by_batch.is_empty())
-        .collect()
+    [
+        ("gpu", "cpu"),
+        ("gpu", "cpu1"),
+        ("cpu", "cpu1"),
+        ("cpu1", "cpu-ref"),
+    ]
+    .into_iter()
+    .map(|(a, b)| {
+        let by_batch = batches
+            .iter()
+            .filter_map(|&n| Some((n, rate(a, n)? / rate(b, n)?)))
+            .collect::<Vec<_>>();
+        (format!("{a}_vs_{b}"), by_batch)
+    })
+    .filter(|(_, by_batch)| !by_batch.is_empty())
+    .collect()
 }
 
 /// `{"gpu_vs_cpu": {"256": 0.5, ...}, ...}`

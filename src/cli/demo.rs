@@ -15,16 +15,41 @@ fn reference_scenes() -> Vec<(String, Case, &'static str, f32)> {
     let (a, b) = ([-1.0f32, -1.0], [1.0f32, -1.0]);
     let gravity = [0.0, 1.0, 0.0];
     let mut scenes = Vec::new();
-    for (mu, expected) in [(0.2f32, 0.196_116_14), (0.5, 0.447_213_6), (0.8, 0.577_350_26), (1.2, 0.577_350_26)] {
+    for (mu, expected) in [
+        (0.2f32, 0.196_116_14),
+        (0.5, 0.447_213_6),
+        (0.8, 0.577_350_26),
+        (1.2, 0.577_350_26),
+    ] {
         let g = contact_generators(&[(a, floor, mu), (b, floor, mu)]);
-        scenes.push((format!("flat box, μ = {mu}"), Case::new(&g, gravity).unwrap(), "supported", expected));
+        scenes.push((
+            format!("flat box, μ = {mu}"),
+            Case::new(&g, gravity).unwrap(),
+            "supported",
+            expected,
+        ));
     }
     let g = contact_generators(&[(a, floor, 0.2)]);
-    scenes.push(("corner A alone, μ = 0.2".into(), Case::new(&g, gravity).unwrap(), "unsupported", -0.636));
+    scenes.push((
+        "corner A alone, μ = 0.2".into(),
+        Case::new(&g, gravity).unwrap(),
+        "unsupported",
+        -0.636,
+    ));
     let g = contact_generators(&[(a, floor, 0.2), (b, floor, 0.2)]);
-    for (push, verdict) in [(0.19f32, "supported"), (-0.19, "supported"), (0.21, "unsupported"), (-0.21, "unsupported")] {
+    for (push, verdict) in [
+        (0.19f32, "supported"),
+        (-0.19, "supported"),
+        (0.21, "unsupported"),
+        (-0.21, "unsupported"),
+    ] {
         let case = Case::new(&g, [push, 1.0, 0.0]).unwrap();
-        scenes.push((format!("sideways push {push:+}, μ = 0.2"), case, verdict, f32::NAN));
+        scenes.push((
+            format!("sideways push {push:+}, μ = 0.2"),
+            case,
+            verdict,
+            f32::NAN,
+        ));
     }
     scenes
 }
@@ -35,7 +60,12 @@ fn show(o: &Outcome) -> String {
         (_, Some(y)) => format!("certificate y = [{:.4}, {:.4}, {:.4}]", y[0], y[1], y[2]),
         _ => String::new(),
     };
-    format!("{:<11} {:>9.5}  {}", o.verdict().as_str(), o.margin, evidence)
+    format!(
+        "{:<11} {:>9.5}  {}",
+        o.verdict().as_str(),
+        o.margin,
+        evidence
+    )
 }
 
 pub fn run(n: usize) -> Result<(), Failure> {
@@ -53,8 +83,15 @@ pub fn run(n: usize) -> Result<(), Failure> {
     let on_cpu = cpu.evaluate(&cases)?;
     let on_gpu = gpu.as_mut().map(|g| g.evaluate(&cases)).transpose()?;
     for (k, (name, _, verdict, margin)) in scenes.iter().enumerate() {
-        let expected = if margin.is_nan() { format!("{verdict:<11}") } else { format!("{verdict:<11} {margin:>9.5}") };
-        println!("  {name}\n    expected {expected}\n    cpu      {}", show(&on_cpu[k]));
+        let expected = if margin.is_nan() {
+            format!("{verdict:<11}")
+        } else {
+            format!("{verdict:<11} {margin:>9.5}")
+        };
+        println!(
+            "  {name}\n    expected {expected}\n    cpu      {}",
+            show(&on_cpu[k])
+        );
         if let Some(g) = &on_gpu {
             println!("    gpu      {}", show(&g[k]));
         }
@@ -73,14 +110,27 @@ pub fn run(n: usize) -> Result<(), Failure> {
         let start = Instant::now();
         g.evaluate_into(&batch, &mut out_gpu)?;
         let gpu_rate = n as f64 / start.elapsed().as_secs_f64();
-        println!("  {:<44} {:>12.0} cases/s  (GPU/CPU = {:.2})", g.describe(), gpu_rate, gpu_rate / cpu_rate);
-        let same_verdict = out_gpu.iter().zip(&out_cpu).filter(|(a, b)| a.verdict == b.verdict).count();
+        println!(
+            "  {:<44} {:>12.0} cases/s  (GPU/CPU = {:.2})",
+            g.describe(),
+            gpu_rate,
+            gpu_rate / cpu_rate
+        );
+        let same_verdict = out_gpu
+            .iter()
+            .zip(&out_cpu)
+            .filter(|(a, b)| a.verdict == b.verdict)
+            .count();
         let same_witness = out_gpu
             .iter()
             .zip(&out_cpu)
             .filter(|(a, b)| a.witness().map(|w| w.indices) == b.witness().map(|w| w.indices))
             .count();
-        let disagree = out_gpu.iter().zip(&out_cpu).filter(|(a, b)| disagreement(a, b).is_some()).count();
+        let disagree = out_gpu
+            .iter()
+            .zip(&out_cpu)
+            .filter(|(a, b)| disagreement(a, b).is_some())
+            .count();
         println!(
             "  agreement: verdicts {same_verdict}/{n}, witness subsets {same_witness}/{n}, \
              beyond tolerance {disagree}"

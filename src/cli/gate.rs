@@ -7,7 +7,9 @@ use super::{engine, io, BackendArg, Failure};
 
 pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), Failure> {
     let lines = io::read_lines(path)?;
-    let parsed = io::parse_all(path, &lines, |text| parse_line(text).map_err(|e| e.to_string()));
+    let parsed = io::parse_all(path, &lines, |text| {
+        parse_line(text).map_err(|e| e.to_string())
+    });
     let scenes = &parsed.items;
     let reports = match backend {
         BackendArg::Cpu => hold_reports(&mut engine(Backend::Cpu)?, scenes)?,
@@ -25,7 +27,10 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
             }
             parsed.finish(output, gpu)?;
             if !disagreements.is_empty() {
-                return Err(Failure::new(format!("{} lines disagree between GPU and CPU", disagreements.len()), 3));
+                return Err(Failure::new(
+                    format!("{} lines disagree between GPU and CPU", disagreements.len()),
+                    3,
+                ));
             }
             return Ok(());
         }

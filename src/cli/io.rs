@@ -26,20 +26,32 @@ pub fn read_lines(path: &str) -> Result<Vec<(usize, String)>, Failure> {
 #[serde(untagged)]
 pub enum Line<T> {
     Answer(T),
-    Error { id: Option<serde_json::Value>, line: usize, error: String },
+    Error {
+        id: Option<serde_json::Value>,
+        line: usize,
+        error: String,
+    },
+}
+
+/// A line that did not parse: its number, its id when it has one, and what is wrong.
+type BadLine = (usize, Option<serde_json::Value>, String);
+
+/// The input lines parsed: the good items, and where each line's answer or error goes.
+pub struct Parsed<T> {
+    pub items: Vec<T>,
+    /// For each input line: `Ok(index into items)` or its error line.
+    slots: Vec<Result<usize, BadLine>>,
+    path: String,
 }
 
 /// Parses every line with `parse`. A bad line becomes an error line of the output (with its
 /// id when it has one) and is reported on stderr with its line number: the good lines are
 /// still answered, and the command fails at the end, so nothing is lost or silent.
-pub struct Parsed<T> {
-    pub items: Vec<T>,
-    /// For each input line: `Ok(index into items)` or its error line.
-    slots: Vec<Result<usize, (usize, Option<serde_json::Value>, String)>>,
-    path: String,
-}
-
-pub fn parse_all<T>(path: &str, lines: &[(usize, String)], parse: impl Fn(&str) -> Result<T, String>) -> Parsed<T> {
+pub fn parse_all<T>(
+    path: &str,
+    lines: &[(usize, String)],
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Parsed<T> {
     let mut items = Vec::with_capacity(lines.len());
     let mut slots = Vec::with_capacity(lines.len());
     for (number, text) in lines {
@@ -49,18 +61,28 @@ pub fn parse_all<T>(path: &str, lines: &[(usize, String)], parse: impl Fn(&str) 
                 items.push(item);
             }
             Err(e) => {
-                let id = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("id").cloned());
+                let id = serde_json::from_str::<serde_json::Value>(text)
+                    .ok()
+                    .and_then(|v| v.get("id").cloned());
                 slots.push(Err((*number, id, e)));
             }
         }
     }
-    Parsed { items, slots, path: path.to_string() }
+    Parsed {
+        items,
+        slots,
+        path: path.to_string(),
+    }
 }
 
 impl<T> Parsed<T> {
     /// Writes the answers (one per good line, in order) and the error lines, then fails
     /// if any line was bad, naming each on stderr.
-    pub fn finish<A: serde::Serialize>(self, output: Option<&str>, answers: Vec<A>) -> Result<(), Failure> {
+    pub fn finish<A: serde::Serialize>(
+        self,
+        output: Option<&str>,
+        answers: Vec<A>,
+    ) -> Result<(), Failure> {
         let mut answers: Vec<Option<A>> = answers.into_iter().map(Some).collect();
         let mut errors = Vec::new();
         let out: Vec<Line<A>> = self
@@ -81,7 +103,13 @@ impl<T> Parsed<T> {
         for e in &errors {
             eprintln!("planar-hold: {e}");
         }
-        Err(Failure::new(format!("{} bad input line(s), answered with an \"error\" field", errors.len()), 2))
+        Err(Failure::new(
+            format!(
+                "{} bad input line(s), answered with an \"error\" field",
+                errors.len()
+            ),
+            2,
+        ))
     }
 }
 

@@ -102,7 +102,11 @@ pub fn run() -> ExitCode {
             backend,
             output,
         } => eval::run(&cases, backend, output.as_deref()),
-        Command::Gate { scenes, backend, output } => gate::run(&scenes, backend, output.as_deref()),
+        Command::Gate {
+            scenes,
+            backend,
+            output,
+        } => gate::run(&scenes, backend, output.as_deref()),
         Command::Demo { cases } => demo::run(cases),
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(args),

@@ -143,7 +143,10 @@ impl<const L: usize> Search<L> {
         let mut ok = and(valid, fresh);
         for k in 0..N {
             let force = mul(weight[k], len[index[k]]);
-            ok = and(ok, test(|l| !(force[l] < threshold[l])));
+            // Negated as in the reference: only a weight below the threshold rejects.
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
+            let passes = test(|l| !(force[l] < threshold[l]));
+            ok = and(ok, passes);
         }
         // Most subsets fail on a negative weight: the residual only where some lane passed.
         if !any(ok) {
@@ -152,17 +155,27 @@ impl<const L: usize> Search<L> {
         let mut clamped = [[0.0; L]; N];
         let mut sum = [[0.0; L]; 3];
         for k in 0..N {
-            clamped[k] = map(|l| if weight[k][l] > 0.0 { weight[k][l] } else { 0.0 });
+            clamped[k] = map(|l| {
+                if weight[k][l] > 0.0 {
+                    weight[k][l]
+                } else {
+                    0.0
+                }
+            });
             for a in 0..3 {
                 sum[a] = add(sum[a], mul(clamped[k], w[index[k]][a]));
             }
         }
-        let r = [sub(sum[0], need[0]), sub(sum[1], need[1]), sub(sum[2], need[2])];
+        let r = [
+            sub(sum[0], need[0]),
+            sub(sum[1], need[1]),
+            sub(sum[2], need[2]),
+        ];
         let r2 = dot(&r, &r);
         let tolerance = scale(EPS, need_len);
         let take = and(ok, test(|l| r2[l] <= tolerance[l] * tolerance[l]));
-        for k in 0..N {
-            self.weight[k] = select(take, clamped[k], self.weight[k]);
+        for (kept, new) in self.weight.iter_mut().zip(clamped) {
+            *kept = select(take, new, *kept);
         }
         self.subset = select_index(take, t as u32, self.subset);
         self.have = std::array::from_fn(|l| self.have[l] | take[l]);
@@ -177,13 +190,13 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     let mut need: V3s<L> = [[0.0; L]; 3];
     let mut w = [[[0.0; L]; 3]; MAX_GENERATORS];
     for (l, case) in cases.iter().enumerate() {
-        for a in 0..3 {
-            need[a][l] = case.need[a];
+        for (component, &value) in need.iter_mut().zip(&case.need) {
+            component[l] = value;
         }
         for (i, wi) in w.iter_mut().enumerate() {
             if case.active_mask >> i & 1 == 1 {
-                for a in 0..3 {
-                    wi[a][l] = case.generators[i][a];
+                for (component, &value) in wi.iter_mut().zip(&case.generators[i]) {
+                    component[l] = value;
                 }
             }
         }
@@ -195,7 +208,13 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     let mut need_dot = [[0.0; L]; MAX_GENERATORS];
     for i in 0..MAX_GENERATORS {
         len[i] = sqrt(dot(&w[i], &w[i]));
-        inv_len[i] = map(|l| if len[i][l] > 0.0 { 1.0 / len[i][l] } else { 0.0 });
+        inv_len[i] = map(|l| {
+            if len[i][l] > 0.0 {
+                1.0 / len[i][l]
+            } else {
+                0.0
+            }
+        });
         need_dot[i] = dot(&need, &w[i]);
     }
     let mut dir_lo = len;
@@ -243,22 +262,49 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         }
         if !search.all_found() {
             let valid = test(|l| c_len[p][l] > EPS * len[i][l] * len[j][l]);
-            let li = div(sub(mul(mul(len[j], len[j]), need_dot[i]), mul(g, need_dot[j])), cl2);
-            let lj = div(sub(mul(mul(len[i], len[i]), need_dot[j]), mul(g, need_dot[i])), cl2);
-            search.offer(FIRST_PAIR + p, [i, j], [li, lj], valid, &w, &len, &need, need_len);
+            let li = div(
+                sub(mul(mul(len[j], len[j]), need_dot[i]), mul(g, need_dot[j])),
+                cl2,
+            );
+            let lj = div(
+                sub(mul(mul(len[i], len[i]), need_dot[j]), mul(g, need_dot[i])),
+                cl2,
+            );
+            search.offer(
+                FIRST_PAIR + p,
+                [i, j],
+                [li, lj],
+                valid,
+                &w,
+                &len,
+                &need,
+                need_len,
+            );
         }
         c[p] = cp;
     }
 
     let mut plane_lo = [[0.0; L]; PAIR_COUNT];
     let mut plane_hi = [[0.0; L]; PAIR_COUNT];
-    for (t, s) in subsets.iter().enumerate().take(WITNESS_COUNT).skip(FIRST_TRIPLE) {
+    for (t, s) in subsets
+        .iter()
+        .enumerate()
+        .take(WITNESS_COUNT)
+        .skip(FIRST_TRIPLE)
+    {
         let (i, j, k) = (s[0], s[1], s[2]);
-        let (pij, pik, pjk) =
-            (pair_index(i, j) as usize, pair_index(i, k) as usize, pair_index(j, k) as usize);
+        let (pij, pik, pjk) = (
+            pair_index(i, j) as usize,
+            pair_index(i, k) as usize,
+            pair_index(j, k) as usize,
+        );
         let (i, j, k) = (i as usize, j as usize, k as usize);
         let d = dot(&c[pij], &w[k]);
-        let (dk, dj, di) = (mul(d, inv_len[k]), mul(neg(d), inv_len[j]), mul(d, inv_len[i]));
+        let (dk, dj, di) = (
+            mul(d, inv_len[k]),
+            mul(neg(d), inv_len[j]),
+            mul(d, inv_len[i]),
+        );
         plane_lo[pij] = lo(plane_lo[pij], dk);
         plane_hi[pij] = hi(plane_hi[pij], dk);
         plane_lo[pik] = lo(plane_lo[pik], dj);
@@ -267,7 +313,11 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         plane_hi[pjk] = hi(plane_hi[pjk], di);
         if !search.all_found() {
             let valid = test(|l| d[l].abs() > EPS * len[i][l] * len[j][l] * len[k][l]);
-            let weight = [div(c_need[pjk], d), div(neg(c_need[pik]), d), div(c_need[pij], d)];
+            let weight = [
+                div(c_need[pjk], d),
+                div(neg(c_need[pik]), d),
+                div(c_need[pij], d),
+            ];
             search.offer(t, [i, j, k], weight, valid, &w, &len, &need, need_len);
         }
     }
@@ -301,10 +351,23 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
                 mul(scale(sign, need_dot[i]), inv_len[i]),
             )
         } else if kind == KIND_PERPENDICULAR {
-            let t = map(|l| if len[i][l] > 0.0 { need_dot[i][l] / (len[i][l] * len[i][l]) } else { 0.0 });
-            let y = [sub(mul(t, w[i][0]), need[0]), sub(mul(t, w[i][1]), need[1]), sub(mul(t, w[i][2]), need[2])];
+            let t = map(|l| {
+                if len[i][l] > 0.0 {
+                    need_dot[i][l] / (len[i][l] * len[i][l])
+                } else {
+                    0.0
+                }
+            });
+            let y = [
+                sub(mul(t, w[i][0]), need[0]),
+                sub(mul(t, w[i][1]), need[1]),
+                sub(mul(t, w[i][2]), need[2]),
+            ];
             let yl = sqrt(dot(&y, &y));
-            let valid = and(test(|l| len[i][l] > 0.0), test(|l| yl[l] > EPS * need_len[l]));
+            let valid = and(
+                test(|l| len[i][l] > 0.0),
+                test(|l| yl[l] > EPS * need_len[l]),
+            );
             let y_need = div(dot(&y, &need), yl);
             // Only lanes this candidate could improve need its support test, and that
             // test ends once no lane still passes: the same answers, less work.
@@ -334,7 +397,10 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         } else if kind == KIND_APEX {
             let mut supports = [-1; L];
             for k in 0..MAX_GENERATORS {
-                supports = and(supports, test(|l| need_dot[k][l] <= EPS * need_len[l] * len[k][l]));
+                supports = and(
+                    supports,
+                    test(|l| need_dot[k][l] <= EPS * need_len[l] * len[k][l]),
+                );
             }
             (test(|l| need_len[l] > 0.0), supports, neg(need_len))
         } else {
@@ -346,13 +412,18 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     }
 
     std::array::from_fn(|l| {
-        let wl: [V3; MAX_GENERATORS] = std::array::from_fn(|i| [w[i][0][l], w[i][1][l], w[i][2][l]]);
+        let wl: [V3; MAX_GENERATORS] =
+            std::array::from_fn(|i| [w[i][0][l], w[i][1][l], w[i][2][l]]);
         let mut found = Found::default();
         if let Some(s) = subsets.get(search.subset[l] as usize) {
             found = Found {
                 len: s[3],
                 index: [s[0], s[1], s[2]],
-                weight: [search.weight[0][l], search.weight[1][l], search.weight[2][l]],
+                weight: [
+                    search.weight[0][l],
+                    search.weight[1][l],
+                    search.weight[2][l],
+                ],
             };
         }
         conclude(

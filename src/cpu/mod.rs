@@ -464,6 +464,7 @@ fn slice_lanes<const L: usize>(cases: &[Case], out: &mut [Outcome]) {
         let mut group = [rest[rest.len() - 1]; L];
         group[..rest.len()].copy_from_slice(rest);
         let answers = cone_test_lanes::<L>(&group);
-        outs.into_remainder().copy_from_slice(&answers[..rest.len()]);
+        outs.into_remainder()
+            .copy_from_slice(&answers[..rest.len()]);
     }
 }

@@ -183,14 +183,21 @@ impl GpuEngine {
         let n = capacity as u64;
         let cases = buffer("cases", n * CASE_BYTES, U::STORAGE | U::COPY_DST);
         let outcomes = buffer("outcomes", n * OUTCOME_BYTES, U::STORAGE | U::COPY_SRC);
-        let staging = buffer("staging", n * OUTCOME_BYTES + TIMER_BYTES, U::MAP_READ | U::COPY_DST);
+        let staging = buffer(
+            "staging",
+            n * OUTCOME_BYTES + TIMER_BYTES,
+            U::MAP_READ | U::COPY_DST,
+        );
         let timer = self.ctx.timestamps.then(|| {
             let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("kernel time"),
                 ty: wgpu::QueryType::Timestamp,
                 count: 2,
             });
-            (queries, buffer("kernel time", TIMER_BYTES, U::QUERY_RESOLVE | U::COPY_SRC))
+            (
+                queries,
+                buffer("kernel time", TIMER_BYTES, U::QUERY_RESOLVE | U::COPY_SRC),
+            )
         });
         let params = buffer("params", 16, U::UNIFORM | U::COPY_DST);
         if let Some(e) = pollster::block_on(scope.pop()) {

@@ -40,7 +40,11 @@ pub fn shared_dir() -> PathBuf {
         return PathBuf::from(dir);
     }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    assert!(dir.join("cases").is_dir(), "no shared data at {} (set PLANAR_HOLD_SHARED)", dir.display());
+    assert!(
+        dir.join("cases").is_dir(),
+        "no shared data at {} (set PLANAR_HOLD_SHARED)",
+        dir.display()
+    );
     dir
 }
 
