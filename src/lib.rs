@@ -4,6 +4,20 @@
 //! CPU: a witness (contact forces that hold), a certificate (a plane that proves nothing can)
 //! and a margin (signed distance to the boundary). The physical layer (`scene`) turns
 //! contacts, masses and edits into cone tests.
+//!
+//! ```
+//! use planar_hold::{Backend, Case, Engine, Verdict};
+//!
+//! // SPEC §6: a flat box on two floor corners, μ = 0.2, holding its own weight.
+//! let gens = [[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]];
+//! let case = Case::new(&gens, [0.0, 1.0, 0.0])?;
+//! let mut engine = Engine::new(Backend::Cpu)?; // or Backend::Gpu
+//! let outcome = engine.evaluate(&[case])?[0];
+//! assert_eq!(outcome.verdict(), Verdict::Supported);
+//! assert_eq!(outcome.witness().unwrap().indices, vec![0, 3]); // ½·A₊ + ½·B₋
+//! assert!((outcome.margin - 0.19612).abs() < 1e-5); // μ/√(1+μ²): sliding binds
+//! # Ok::<(), planar_hold::Error>(())
+//! ```
 
 pub mod cpu;
 pub mod gpu;
@@ -74,6 +88,11 @@ impl Engine {
     /// Evaluates every case into `out` (same length), allocating nothing per call.
     pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
         match self {
+            Engine::Cpu if cases.len() != out.len() => Err(Error::Input(format!(
+                "{} cases but {} outcome slots",
+                cases.len(),
+                out.len()
+            ))),
             Engine::Cpu => {
                 cpu::cone_test_batch_into(cases, out);
                 Ok(())

@@ -142,4 +142,17 @@ impl Outcome {
     pub fn is_capped(&self) -> bool {
         self.capped != 0
     }
+
+    /// How two answers to one case differ beyond SPEC §7's tolerance, if they do: the
+    /// verdicts (unless one is uncertain), or the margins by more than 2e-5 relative to
+    /// max(1, |m|). How the GPU is checked against the CPU.
+    pub fn disagreement(&self, other: &Outcome) -> Option<String> {
+        let (a, b) = (self.verdict(), other.verdict());
+        if a != b && a != Verdict::Uncertain && b != Verdict::Uncertain {
+            return Some(format!("verdict {} vs {}", a.as_str(), b.as_str()));
+        }
+        let scale = 1f32.max(self.margin.abs()).max(other.margin.abs());
+        ((self.margin - other.margin).abs() > 2e-5 * scale)
+            .then(|| format!("margin {} vs {}", self.margin, other.margin))
+    }
 }

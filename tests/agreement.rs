@@ -118,7 +118,7 @@ fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
     let mut disagreements = Vec::new();
     let mut same_witness = 0usize;
     for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
-        if let Some(why) = common::differs(g, c) {
+        if let Some(why) = g.disagreement(c) {
             disagreements.push(format!("case {i} ({}): {why}", KINDS[i % KINDS.len()]));
         }
         if g.witness().map(|w| w.indices) == c.witness().map(|w| w.indices) {
@@ -175,7 +175,7 @@ fn chunked_streaming_matches_one_dispatch() {
     assert!(chunked
         .iter()
         .zip(&on_cpu)
-        .all(|(g, c)| common::differs(g, c).is_none()));
+        .all(|(g, c)| g.disagreement(c).is_none()));
 }
 
 #[test]

@@ -6,7 +6,6 @@ use std::time::Instant;
 use planar_hold::sample::{contact_generators, mixed_cases};
 use planar_hold::{Backend, Case, Engine, Outcome};
 
-use super::eval::disagreement;
 use super::Failure;
 
 /// A SPEC §6 scene: name, case, expected verdict and margin.
@@ -129,7 +128,7 @@ pub fn run(n: usize) -> Result<(), Failure> {
         let disagree = out_gpu
             .iter()
             .zip(&out_cpu)
-            .filter(|(a, b)| disagreement(a, b).is_some())
+            .filter(|(a, b)| a.disagreement(b).is_some())
             .count();
         println!(
             "  agreement: verdicts {same_verdict}/{n}, witness subsets {same_witness}/{n}, \

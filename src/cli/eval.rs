@@ -1,7 +1,7 @@
 //! `planar-hold eval`: cone tests from JSON Lines.
 
 use planar_hold::jsonl::{parse_case, Answer};
-use planar_hold::{Backend, Case, Outcome, Verdict};
+use planar_hold::{Backend, Case, Outcome};
 
 use super::{engine, io, BackendArg, Failure};
 
@@ -20,19 +20,20 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
                 .zip(&cpu)
                 .enumerate()
                 .filter_map(|(i, (g, c))| {
-                    disagreement(g, c).map(|why| format!("line {}: {why}", lines[i].0))
+                    let why = g.disagreement(c)?;
+                    Some(format!("line {}: {why}", parsed.line_of(i)))
                 })
                 .collect();
+            for d in &disagreements {
+                eprintln!("planar-hold: GPU and CPU disagree: {d}");
+            }
             if !disagreements.is_empty() {
-                io::write_lines(output, &answers(ids, &gpu))?;
-                for d in &disagreements {
-                    eprintln!("planar-hold: GPU and CPU disagree: {d}");
-                }
+                let n = cases.len();
+                parsed.finish(output, answers(ids, &gpu))?;
                 return Err(Failure::new(
                     format!(
-                        "{} of {} cases disagree between GPU and CPU",
-                        disagreements.len(),
-                        cases.len()
+                        "{} of {n} cases disagree between GPU and CPU",
+                        disagreements.len()
                     ),
                     3,
                 ));
@@ -48,19 +49,4 @@ fn answers(ids: Vec<Option<serde_json::Value>>, outcomes: &[Outcome]) -> Vec<Ans
         .zip(outcomes)
         .map(|(id, o)| Answer::new(id, o))
         .collect()
-}
-
-/// How two answers to one case differ beyond SPEC §7's tolerance, if they do: verdicts
-/// (unless one is uncertain), witness subsets (when both are supported), margins by more
-/// than 2e-5 relative to max(1, |m|).
-pub fn disagreement(a: &Outcome, b: &Outcome) -> Option<String> {
-    let (va, vb) = (a.verdict(), b.verdict());
-    if va != vb && va != Verdict::Uncertain && vb != Verdict::Uncertain {
-        return Some(format!("verdict {} vs {}", va.as_str(), vb.as_str()));
-    }
-    let tolerance = 2e-5 * 1f32.max(a.margin.abs()).max(b.margin.abs());
-    if (a.margin - b.margin).abs() > tolerance {
-        return Some(format!("margin {} vs {}", a.margin, b.margin));
-    }
-    None
 }

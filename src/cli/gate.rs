@@ -20,7 +20,11 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
             let disagreements: Vec<String> = gpu
                 .iter()
                 .zip(&cpu)
-                .filter_map(|(g, c)| disagreement(g, c).map(|why| format!("id {}: {why}", g.id)))
+                .enumerate()
+                .filter_map(|(i, (g, c))| {
+                    let why = disagreement(g, c)?;
+                    Some(format!("line {}: {why}", parsed.line_of(i)))
+                })
                 .collect();
             for d in &disagreements {
                 eprintln!("planar-hold: GPU and CPU disagree: {d}");

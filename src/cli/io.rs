@@ -39,6 +39,8 @@ type BadLine = (usize, Option<serde_json::Value>, String);
 /// The input lines parsed: the good items, and where each line's answer or error goes.
 pub struct Parsed<T> {
     pub items: Vec<T>,
+    /// The input line number of each item.
+    item_lines: Vec<usize>,
     /// For each input line: `Ok(index into items)` or its error line.
     slots: Vec<Result<usize, BadLine>>,
     path: String,
@@ -54,11 +56,13 @@ pub fn parse_all<T>(
 ) -> Parsed<T> {
     let mut items = Vec::with_capacity(lines.len());
     let mut slots = Vec::with_capacity(lines.len());
+    let mut item_lines = Vec::with_capacity(lines.len());
     for (number, text) in lines {
         match parse(text) {
             Ok(item) => {
                 slots.push(Ok(items.len()));
                 items.push(item);
+                item_lines.push(*number);
             }
             Err(e) => {
                 let id = serde_json::from_str::<serde_json::Value>(text)
@@ -70,12 +74,18 @@ pub fn parse_all<T>(
     }
     Parsed {
         items,
+        item_lines,
         slots,
         path: path.to_string(),
     }
 }
 
 impl<T> Parsed<T> {
+    /// The input line number of the good item `index`.
+    pub fn line_of(&self, index: usize) -> usize {
+        self.item_lines[index]
+    }
+
     /// Writes the answers (one per good line, in order) and the error lines, then fails
     /// if any line was bad, naming each on stderr.
     pub fn finish<A: serde::Serialize>(

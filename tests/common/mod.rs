@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use planar_hold::{Backend, Engine, Outcome, Verdict};
+use planar_hold::{Backend, Engine};
 
 /// The GPU engine on the adapter the environment selects. Without one the test skips with
 /// a notice, unless `PLANAR_HOLD_REQUIRE_GPU` is set (as in CI), where it fails instead.
@@ -51,18 +51,4 @@ pub fn shared_dir() -> PathBuf {
 /// The CLI binary built with the tests.
 pub fn cli() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_planar-hold"))
-}
-
-/// Where two outcomes of one case differ beyond SPEC §7's tolerance: verdicts (unless one
-/// is uncertain), margins by more than 2e-5 relative to max(1, |m|).
-pub fn differs(a: &Outcome, b: &Outcome) -> Option<String> {
-    let (va, vb) = (a.verdict(), b.verdict());
-    if va != vb && va != Verdict::Uncertain && vb != Verdict::Uncertain {
-        return Some(format!("verdict {va:?} vs {vb:?}"));
-    }
-    let scale = 1f32.max(a.margin.abs()).max(b.margin.abs());
-    if (a.margin - b.margin).abs() > 2e-5 * scale {
-        return Some(format!("margin {} vs {}", a.margin, b.margin));
-    }
-    None
 }
