@@ -1,5 +1,5 @@
-//! Criterion benches of the cone test: `cpu` (rayon, all threads), `cpu1` (one thread) and
-//! `gpu` (skipped with a notice when no adapter is found), at 256 and 65,536 cases, plus
+//! Criterion benches of the cone test: `cpu` (the fast path, rayon, all threads), `cpu1`
+//! (the fast path, one thread), `cpu-ref` (the scalar reference, one thread) and `gpu` (skipped with a notice when no adapter is found), at 256 and 65,536 cases, plus
 //! 1,000,000 for `cpu` and `gpu` when that stays quick. Run with `cargo bench`; for a quick
 //! table of every backend use `planar-hold bench` instead.
 
@@ -56,7 +56,8 @@ fn bench_backend(
 fn cone_test(c: &mut Criterion) {
     let cases = mixed_cases(2026, LARGE);
     bench_backend(c, "cpu", &cases, true, cpu::cone_test_batch_into);
-    bench_backend(c, "cpu1", &cases, false, |batch, out| {
+    bench_backend(c, "cpu1", &cases, false, cpu::cone_test_slice);
+    bench_backend(c, "cpu-ref", &cases, false, |batch, out| {
         for (o, case) in out.iter_mut().zip(batch) {
             *o = cpu::cone_test(case);
         }
