@@ -70,19 +70,20 @@ pub struct Answer {
 #[derive(Serialize)]
 pub struct WitnessJson {
     pub generators: Vec<u32>,
-    pub weights: Vec<f32>,
+    /// Re-solved in float64 on the subset found (`Witness::polished`).
+    pub weights: Vec<f64>,
 }
 
 impl Answer {
-    pub fn new(id: Option<Value>, o: &Outcome) -> Answer {
+    pub fn new(id: Option<Value>, case: &Case, o: &Outcome) -> Answer {
         Answer {
             id,
             verdict: o.verdict().as_str(),
             margin: o.margin,
             capped: o.is_capped(),
             witness: o.witness().map(|w| WitnessJson {
+                weights: w.polished(case),
                 generators: w.indices,
-                weights: w.weights,
             }),
             certificate: o.certificate(),
             binding: o.binding(),

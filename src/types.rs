@@ -89,6 +89,61 @@ pub struct Witness {
     pub weights: Vec<f32>,
 }
 
+impl Witness {
+    /// The weights re-solved in float64 on the same subset, for reports: the subset is the
+    /// float32 search's answer, the float64 weights reproduce the need to ~1e-15 instead of
+    /// ~1e-7 (which matters where every witness has forces far beyond the need). Falls back
+    /// to the float32 weights unless the float64 ones are non-negative and closer.
+    pub fn polished(&self, case: &Case) -> Vec<f64> {
+        let g = |k: usize| case.generators[self.indices[k] as usize].map(f64::from);
+        let need = case.need.map(f64::from);
+        let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        let cross = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[1] * b[2] - a[2] * b[1],
+                a[2] * b[0] - a[0] * b[2],
+                a[0] * b[1] - a[1] * b[0],
+            ]
+        };
+        let solved: Vec<f64> = match self.indices.len() {
+            1 => vec![dot(need, g(0)) / dot(g(0), g(0))],
+            2 => {
+                let c = cross(g(0), g(1));
+                let c2 = dot(c, c);
+                vec![
+                    dot(cross(need, g(1)), c) / c2,
+                    dot(cross(g(0), need), c) / c2,
+                ]
+            }
+            3 => {
+                let d = dot(cross(g(0), g(1)), g(2));
+                vec![
+                    dot(cross(g(1), g(2)), need) / d,
+                    dot(cross(g(2), g(0)), need) / d,
+                    dot(cross(g(0), g(1)), need) / d,
+                ]
+            }
+            _ => Vec::new(),
+        };
+        let residual = |weights: &[f64]| {
+            let mut r = need.map(|v| -v);
+            for (k, &l) in weights.iter().enumerate() {
+                for (ra, ga) in r.iter_mut().zip(g(k)) {
+                    *ra += l * ga;
+                }
+            }
+            dot(r, r)
+        };
+        let original: Vec<f64> = self.weights.iter().map(|&l| l as f64).collect();
+        let good = solved.iter().all(|l| l.is_finite() && *l >= 0.0);
+        if good && residual(&solved) < residual(&original) {
+            solved
+        } else {
+            original
+        }
+    }
+}
+
 /// What the cone test writes for one case: 56 bytes, the whole download per case.
 /// Keep in sync with `struct Outcome` in `shaders/cone_test.wgsl`.
 #[repr(C)]

@@ -159,3 +159,45 @@ fn flat_cone_margin_is_zero_inside_and_distance_outside() {
         assert_abs_diff_eq!(above.margin, -0.5, epsilon = 1e-6);
     }
 }
+
+/// Cases the float64 oracle caught: a need 0.009 inside a cone whose only good witness is a
+/// nearly dependent triple (float32 Cramer needs one refinement step), and a cone that fills
+/// R³ but only through witnesses with forces thousands of times the need.
+#[test]
+#[allow(clippy::excessive_precision)] // float32 values as printed by the oracle run
+fn hard_witnesses_are_found() {
+    let inside = Case::new(
+        &[
+            [-0.7795886, 0.2510569, -0.33426762],
+            [0.95640564, -0.2566682, 0.36247075],
+            [-0.062638044, 0.58925152, -0.5919727],
+            [0.75871754, -0.3040489, 0.3796786],
+        ],
+        [-0.021125313, 0.19788182, -0.19879459],
+    )
+    .unwrap();
+    let full = Case::new(
+        &[
+            [-0.78951502, 0.38938057, -0.54235482],
+            [0.86141443, -0.67137015, 0.13833559],
+            [-0.77218592, -0.39597487, 0.08337724],
+            [0.20977962, -0.93896365, 0.07152677],
+            [0.70611405, -0.12217951, 0.89660573],
+            [-0.77218592, -0.39597487, 0.08337724],
+        ],
+        [0.68421042, 0.55901134, -0.16807079],
+    )
+    .unwrap();
+    for (name, mut engine) in common::engines() {
+        let o = run(&mut engine, inside);
+        assert_eq!(o.verdict(), Verdict::Supported, "{name}");
+        assert_abs_diff_eq!(o.margin, 0.0091245, epsilon = 1e-5);
+        let o = run(&mut engine, full);
+        assert_eq!(
+            (o.verdict(), o.margin, o.is_capped()),
+            (Verdict::Supported, 1000.0, true),
+            "{name}"
+        );
+        assert!(o.witness().is_some());
+    }
+}

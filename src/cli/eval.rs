@@ -29,7 +29,7 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
             }
             if !disagreements.is_empty() {
                 let n = cases.len();
-                parsed.finish(output, answers(ids, &gpu))?;
+                parsed.finish(output, answers(ids, &cases, &gpu))?;
                 return Err(Failure::new(
                     format!(
                         "{} of {n} cases disagree between GPU and CPU",
@@ -41,12 +41,16 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
             gpu
         }
     };
-    parsed.finish(output, answers(ids, &outcomes))
+    parsed.finish(output, answers(ids, &cases, &outcomes))
 }
 
-fn answers(ids: Vec<Option<serde_json::Value>>, outcomes: &[Outcome]) -> Vec<Answer> {
+fn answers(
+    ids: Vec<Option<serde_json::Value>>,
+    cases: &[Case],
+    outcomes: &[Outcome],
+) -> Vec<Answer> {
     ids.into_iter()
-        .zip(outcomes)
-        .map(|(id, o)| Answer::new(id, o))
+        .zip(cases.iter().zip(outcomes))
+        .map(|(id, (case, o))| Answer::new(id, case, o))
         .collect()
 }

@@ -124,61 +124,142 @@ impl<const L: usize> Search<L> {
         all(self.have)
     }
 
-    /// `accept_witness` of subset `t` on the lanes where `valid` and no witness is known yet.
+    /// `accept_witness` of subset `t` (table entry `s`, determinant `det`) on the lanes
+    /// where `valid` and no witness is known yet: signs, residual, and one refinement step
+    /// where only the residual failed.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn offer<const N: usize>(
         &mut self,
         t: usize,
-        index: [usize; N],
+        s: [u32; 4],
+        det: V<L>,
         weight: [V<L>; N],
         valid: M<L>,
         w: &[V3s<L>; MAX_GENERATORS],
         len: &[V<L>; MAX_GENERATORS],
+        c: &[V3s<L>; PAIR_COUNT],
         need: &V3s<L>,
         need_len: V<L>,
     ) {
+        let index: [usize; N] = std::array::from_fn(|k| s[k] as usize);
         let threshold = scale(-EPS, need_len);
         let fresh = std::array::from_fn(|l| !self.have[l]);
-        let mut ok = and(valid, fresh);
-        for k in 0..N {
-            let force = mul(weight[k], len[index[k]]);
-            // Negated as in the reference: only a weight below the threshold rejects.
-            #[allow(clippy::neg_cmp_op_on_partial_ord)]
-            let passes = test(|l| !(force[l] < threshold[l]));
-            ok = and(ok, passes);
-        }
+        let ok = signs(and(valid, fresh), &index, &weight, len, threshold);
         // Most subsets fail on a negative weight: the residual only where some lane passed.
         if !any(ok) {
             return;
         }
-        let mut clamped = [[0.0; L]; N];
-        let mut sum = [[0.0; L]; 3];
-        for k in 0..N {
-            clamped[k] = map(|l| {
-                if weight[k][l] > 0.0 {
-                    weight[k][l]
-                } else {
-                    0.0
-                }
-            });
-            for a in 0..3 {
-                sum[a] = add(sum[a], mul(clamped[k], w[index[k]][a]));
+        let tolerance = scale(EPS, need_len);
+        let within = |r: &V3s<L>| {
+            let r2 = dot(r, r);
+            test(|l| r2[l] <= tolerance[l] * tolerance[l])
+        };
+        let (mut chosen, r) = clamp_and_residual(&index, &weight, w, need);
+        let pass = within(&r);
+        let mut take = and(ok, pass);
+        let retry = and(ok, std::array::from_fn(|l| !pass[l]));
+        if N == 3 && any(retry) {
+            let step = solve(s, det, &r, w, c);
+            let refined: [V<L>; N] = std::array::from_fn(|k| sub(chosen[k], step[k]));
+            let ok = signs(retry, &index, &refined, len, threshold);
+            if any(ok) {
+                let (clamped, r) = clamp_and_residual(&index, &refined, w, need);
+                let take_refined = and(ok, within(&r));
+                chosen = std::array::from_fn(|k| select(take_refined, clamped[k], chosen[k]));
+                take = std::array::from_fn(|l| take[l] | take_refined[l]);
             }
         }
-        let r = [
-            sub(sum[0], need[0]),
-            sub(sum[1], need[1]),
-            sub(sum[2], need[2]),
-        ];
-        let r2 = dot(&r, &r);
-        let tolerance = scale(EPS, need_len);
-        let take = and(ok, test(|l| r2[l] <= tolerance[l] * tolerance[l]));
-        for (kept, new) in self.weight.iter_mut().zip(clamped) {
+        for (kept, new) in self.weight.iter_mut().zip(chosen) {
             *kept = select(take, new, *kept);
         }
         self.subset = select_index(take, t as u32, self.subset);
         self.have = std::array::from_fn(|l| self.have[l] | take[l]);
+    }
+}
+
+/// `ok` where every force `λₖ|wₖ|` is at least `threshold` (the sign test of `measure`).
+#[inline(always)]
+fn signs<const L: usize, const N: usize>(
+    mut ok: M<L>,
+    index: &[usize; N],
+    weight: &[V<L>; N],
+    len: &[V<L>; MAX_GENERATORS],
+    threshold: V<L>,
+) -> M<L> {
+    for k in 0..N {
+        let force = mul(weight[k], len[index[k]]);
+        // Negated as in the reference: only a force below the threshold rejects.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let passes = test(|l| !(force[l] < threshold[l]));
+        ok = and(ok, passes);
+    }
+    ok
+}
+
+/// The weights clamped at zero and the residual `Σλw − need` (the rest of `measure`).
+#[inline(always)]
+fn clamp_and_residual<const L: usize, const N: usize>(
+    index: &[usize; N],
+    weight: &[V<L>; N],
+    w: &[V3s<L>; MAX_GENERATORS],
+    need: &V3s<L>,
+) -> ([V<L>; N], V3s<L>) {
+    let mut clamped = [[0.0; L]; N];
+    let mut sum = [[0.0; L]; 3];
+    for k in 0..N {
+        clamped[k] = map(|l| {
+            if weight[k][l] > 0.0 {
+                weight[k][l]
+            } else {
+                0.0
+            }
+        });
+        for (total, wa) in sum.iter_mut().zip(&w[index[k]]) {
+            *total = add(*total, mul(clamped[k], *wa));
+        }
+    }
+    (
+        clamped,
+        [
+            sub(sum[0], need[0]),
+            sub(sum[1], need[1]),
+            sub(sum[2], need[2]),
+        ],
+    )
+}
+
+/// `solve` of the reference, per lane.
+#[inline(always)]
+fn solve<const L: usize>(
+    s: [u32; 4],
+    det: V<L>,
+    rhs: &V3s<L>,
+    w: &[V3s<L>; MAX_GENERATORS],
+    c: &[V3s<L>; PAIR_COUNT],
+) -> [V<L>; 3] {
+    let (i, j) = (s[0] as usize, s[1] as usize);
+    let zero = [0.0; L];
+    if s[3] == 1 {
+        [div(dot(rhs, &w[i]), det), zero, zero]
+    } else if s[3] == 2 {
+        let cp = &c[pair_index(s[0], s[1]) as usize];
+        [
+            div(dot(&cross(rhs, &w[j]), cp), det),
+            div(neg(dot(&cross(rhs, &w[i]), cp)), det),
+            zero,
+        ]
+    } else {
+        let (pij, pik, pjk) = (
+            pair_index(s[0], s[1]),
+            pair_index(s[0], s[2]),
+            pair_index(s[1], s[2]),
+        );
+        [
+            div(dot(&c[pjk as usize], rhs), det),
+            div(neg(dot(&c[pik as usize], rhs)), det),
+            div(dot(&c[pij as usize], rhs), det),
+        ]
     }
 }
 
@@ -206,6 +287,7 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     let mut len = [[0.0; L]; MAX_GENERATORS];
     let mut inv_len = [[0.0; L]; MAX_GENERATORS];
     let mut need_dot = [[0.0; L]; MAX_GENERATORS];
+    let mut need_cross = [[[0.0; L]; 3]; MAX_GENERATORS];
     for i in 0..MAX_GENERATORS {
         len[i] = sqrt(dot(&w[i], &w[i]));
         inv_len[i] = map(|l| {
@@ -216,6 +298,7 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
             }
         });
         need_dot[i] = dot(&need, &w[i]);
+        need_cross[i] = cross(&need, &w[i]);
     }
     let mut dir_lo = len;
     let mut dir_hi = len;
@@ -228,23 +311,25 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         weight: [[0.0; L]; 3],
     };
 
+    let mut c = [[[0.0; L]; 3]; PAIR_COUNT];
     for (t, s) in subsets[..FIRST_PAIR].iter().enumerate() {
         if search.all_found() {
             break;
         }
         let i = s[0] as usize;
-        let weight = div(need_dot[i], mul(len[i], len[i]));
+        let det = mul(len[i], len[i]);
+        let weight = div(need_dot[i], det);
         let valid = test(|l| len[i][l] > 0.0);
-        search.offer(t, [i], [weight], valid, &w, &len, &need, need_len);
+        search.offer(t, *s, det, [weight], valid, &w, &len, &c, &need, need_len);
     }
 
-    let mut c = [[[0.0; L]; 3]; PAIR_COUNT];
     let mut c_len = [[0.0; L]; PAIR_COUNT];
     let mut c_need = [[0.0; L]; PAIR_COUNT];
     for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
         let (i, j) = (s[0] as usize, s[1] as usize);
         let cp = cross(&w[i], &w[j]);
         let cl2 = dot(&cp, &cp);
+        c[p] = cp;
         c_len[p] = sqrt(cl2);
         c_need[p] = dot(&cp, &need);
         let g = dot(&w[i], &w[j]);
@@ -262,26 +347,21 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         }
         if !search.all_found() {
             let valid = test(|l| c_len[p][l] > EPS * len[i][l] * len[j][l]);
-            let li = div(
-                sub(mul(mul(len[j], len[j]), need_dot[i]), mul(g, need_dot[j])),
-                cl2,
-            );
-            let lj = div(
-                sub(mul(mul(len[i], len[i]), need_dot[j]), mul(g, need_dot[i])),
-                cl2,
-            );
+            let li = div(dot(&need_cross[j], &cp), cl2);
+            let lj = div(neg(dot(&need_cross[i], &cp)), cl2);
             search.offer(
                 FIRST_PAIR + p,
-                [i, j],
+                *s,
+                cl2,
                 [li, lj],
                 valid,
                 &w,
                 &len,
+                &c,
                 &need,
                 need_len,
             );
         }
-        c[p] = cp;
     }
 
     let mut plane_lo = [[0.0; L]; PAIR_COUNT];
@@ -318,7 +398,7 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
                 div(neg(c_need[pik]), d),
                 div(c_need[pij], d),
             ];
-            search.offer(t, [i, j, k], weight, valid, &w, &len, &need, need_len);
+            search.offer(t, *s, d, weight, valid, &w, &len, &c, &need, need_len);
         }
     }
 
@@ -351,17 +431,26 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
                 mul(scale(sign, need_dot[i]), inv_len[i]),
             )
         } else if kind == KIND_PERPENDICULAR {
+            // `perpendicular` of the reference: projection, then one Gram–Schmidt step.
+            let w2 = mul(len[i], len[i]);
             let t = map(|l| {
                 if len[i][l] > 0.0 {
-                    need_dot[i][l] / (len[i][l] * len[i][l])
+                    need_dot[i][l] / w2[l]
                 } else {
                     0.0
                 }
             });
-            let y = [
+            let y0 = [
                 sub(mul(t, w[i][0]), need[0]),
                 sub(mul(t, w[i][1]), need[1]),
                 sub(mul(t, w[i][2]), need[2]),
+            ];
+            let yw = dot(&y0, &w[i]);
+            let s = map(|l| if len[i][l] > 0.0 { yw[l] / w2[l] } else { 0.0 });
+            let y = [
+                sub(y0[0], mul(s, w[i][0])),
+                sub(y0[1], mul(s, w[i][1])),
+                sub(y0[2], mul(s, w[i][2])),
             ];
             let yl = sqrt(dot(&y, &y));
             let valid = and(
@@ -412,6 +501,11 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     }
 
     std::array::from_fn(|l| {
+        if best[l] == NO_BINDING && search.have[l] == 0 {
+            // The cone fills R³ but no witness passed at the need's scale: the reference's
+            // second look at the wider scale (rare), for this lane alone.
+            return super::cone_test(&cases[l]);
+        }
         let wl: [V3; MAX_GENERATORS] =
             std::array::from_fn(|i| [w[i][0][l], w[i][1][l], w[i][2][l]]);
         let mut found = Found::default();

@@ -96,36 +96,127 @@ struct Found {
     weight: [f32; 3],
 }
 
-/// SPEC §7 witness test (`accept_witness` in the shader): each force `λₖ|wₖ|` ≥ −ε|need|
-/// (tiny negatives clamped to 0), then the residual `|Σλw − need| ≤ ε|need|` re-checked.
-/// Both scale with the need alone: large cancelling weights buy no slack, so every
-/// witness reproduces the need to ε of its own size, whatever its conditioning.
+/// The solve of SPEC §4 for one subset `(i, j, k, size)`: weights `λ` with `Σλw = rhs`,
+/// given the subset's determinant `det` (|wᵢ|² for a single, |cᵢⱼ|² for a pair, D for a
+/// triple). Projection; the normal equations through Lagrange's identity,
+/// `((rhs × wⱼ)·cᵢⱼ, (wᵢ × rhs)·cᵢⱼ) / |cᵢⱼ|²` (error ~ 1/sin θ where the 2×2 Gram system's is
+/// ~ 1/sin² θ); Cramer's rule with the shared cross products. (`solve` in the shader.)
+#[inline(always)]
+fn solve(
+    w: &[V3; MAX_GENERATORS],
+    c: &[V3; PAIR_COUNT],
+    s: [u32; 4],
+    det: f32,
+    rhs: V3,
+) -> [f32; 3] {
+    let (i, j) = (s[0] as usize, s[1] as usize);
+    if s[3] == 1 {
+        [dot3(rhs, w[i]) / det, 0.0, 0.0]
+    } else if s[3] == 2 {
+        let cp = c[pair_index(s[0], s[1]) as usize];
+        [
+            dot3(cross3(rhs, w[j]), cp) / det,
+            -dot3(cross3(rhs, w[i]), cp) / det,
+            0.0,
+        ]
+    } else {
+        let (pij, pik, pjk) = (
+            pair_index(s[0], s[1]),
+            pair_index(s[0], s[2]),
+            pair_index(s[1], s[2]),
+        );
+        [
+            dot3(c[pjk as usize], rhs) / det,
+            -dot3(c[pik as usize], rhs) / det,
+            dot3(c[pij as usize], rhs) / det,
+        ]
+    }
+}
+
+/// Clamps the weights of a candidate witness and measures it (`measure` in the shader):
+/// `None` when a force `λₖ|wₖ|` is below `−ε·scale`, else the clamped weights and the
+/// residual `Σλw − need`.
+#[inline(always)]
+fn measure(
+    w: &[V3; MAX_GENERATORS],
+    len: &[f32; MAX_GENERATORS],
+    s: [u32; 4],
+    weight: [f32; 3],
+    need: V3,
+    scale: f32,
+) -> Option<([f32; 3], V3)> {
+    let mut clamped = [0.0f32; 3];
+    let mut sum = [0.0f32; 3];
+    for k in 0..s[3] as usize {
+        let i = s[k] as usize;
+        if weight[k] * len[i] < -EPS * scale {
+            return None;
+        }
+        clamped[k] = non_negative(weight[k]);
+        sum = [
+            sum[0] + clamped[k] * w[i][0],
+            sum[1] + clamped[k] * w[i][1],
+            sum[2] + clamped[k] * w[i][2],
+        ];
+    }
+    Some((
+        clamped,
+        [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]],
+    ))
+}
+
+/// SPEC §7 witness test (`accept_witness` in the shader): every force `λₖ|wₖ|` ≥ −ε·scale
+/// (tiny negatives clamped to 0) and the residual `|Σλw − need| ≤ ε·scale`. When only the
+/// residual of a triple fails (a square system: its residual is rounding alone), one step
+/// of iterative refinement (the same solve on the residual) recovers the accuracy float32
+/// loses on a nearly dependent triple, and is re-checked.
+///
+/// The scale is `|need|`: large cancelling weights buy no slack, so a witness reproduces
+/// the need to ε of its own size. `loose` widens it to `max(|need|, Σ|λₖ||wₖ|)` (SPEC §7's
+/// magnitudes), used only where no plane supports the cone at all (it fills R³) and every
+/// witness has forces far larger than the need.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn accept_witness(
     w: &[V3; MAX_GENERATORS],
     len: &[f32; MAX_GENERATORS],
+    c: &[V3; PAIR_COUNT],
+    s: [u32; 4],
+    det: f32,
+    weight: [f32; 3],
     need: V3,
     need_len: f32,
-    cand: Found,
+    loose: bool,
 ) -> Option<Found> {
-    let scale = need_len;
-    let mut out = cand;
-    let mut sum = [0.0f32; 3];
-    for k in 0..cand.len as usize {
-        let i = cand.index[k] as usize;
-        if cand.weight[k] * len[i] < -EPS * scale {
-            return None;
+    let mut scale = need_len;
+    if loose {
+        let mut size = 0.0f32;
+        for k in 0..s[3] as usize {
+            size += weight[k].abs() * len[s[k] as usize];
         }
-        out.weight[k] = non_negative(cand.weight[k]);
-        sum = [
-            sum[0] + out.weight[k] * w[i][0],
-            sum[1] + out.weight[k] * w[i][1],
-            sum[2] + out.weight[k] * w[i][2],
-        ];
+        scale = hi(scale, size);
     }
-    let r = [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]];
     let tolerance = EPS * scale;
-    (dot3(r, r) <= tolerance * tolerance).then_some(out)
+    let found = |weight: [f32; 3]| Found {
+        len: s[3],
+        index: [s[0], s[1], s[2]],
+        weight,
+    };
+    let (clamped, r) = measure(w, len, s, weight, need, scale)?;
+    if dot3(r, r) <= tolerance * tolerance {
+        return Some(found(clamped));
+    }
+    if s[3] != 3 {
+        return None; // a single or pair misses by the need's distance to its span
+    }
+    let step = solve(w, c, s, det, r);
+    let refined = [
+        clamped[0] - step[0],
+        clamped[1] - step[1],
+        clamped[2] - step[2],
+    ];
+    let (clamped, r) = measure(w, len, s, refined, need, scale)?;
+    (dot3(r, r) <= tolerance * tolerance).then(|| found(clamped))
 }
 
 /// The cone test of one case (SPEC §4–7). Mirrors `cone_test` in the shader.
@@ -141,6 +232,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     let mut len = [0.0f32; MAX_GENERATORS];
     let mut inv_len = [0.0f32; MAX_GENERATORS];
     let mut need_dot = [0.0f32; MAX_GENERATORS];
+    let mut need_cross = [[0.0f32; 3]; MAX_GENERATORS];
     // Running min/max over k of wᵢ·wₖ/|wₖ| (supports of ±wᵢ) and of (wᵢ×wₖ)/|wₖ| (±(wᵢ×e_a)).
     let mut dir_lo = [0.0f32; MAX_GENERATORS];
     let mut dir_hi = [0.0f32; MAX_GENERATORS];
@@ -153,23 +245,22 @@ pub fn cone_test(case: &Case) -> Outcome {
         len[i] = dot3(w[i], w[i]).sqrt();
         inv_len[i] = if len[i] > 0.0 { 1.0 / len[i] } else { 0.0 };
         need_dot[i] = dot3(need, w[i]);
+        need_cross[i] = cross3(need, w[i]);
         dir_lo[i] = len[i];
         dir_hi[i] = len[i];
     }
 
     let mut found = Found::default();
     let mut have_witness = need_len == 0.0; // need = 0: the empty witness
+    let mut c = [[0.0f32; 3]; PAIR_COUNT];
 
     // Singles: projection.
     for s in &subsets[..FIRST_PAIR] {
         let i = s[0] as usize;
         if !have_witness && len[i] > 0.0 {
-            let cand = Found {
-                len: 1,
-                index: [i as u32, 0, 0],
-                weight: [need_dot[i] / (len[i] * len[i]), 0.0, 0.0],
-            };
-            if let Some(f) = accept_witness(&w, &len, need, need_len, cand) {
+            let det = len[i] * len[i];
+            let weight = [need_dot[i] / det, 0.0, 0.0];
+            if let Some(f) = accept_witness(&w, &len, &c, *s, det, weight, need, need_len, false) {
                 found = f;
                 have_witness = true;
             }
@@ -177,7 +268,6 @@ pub fn cone_test(case: &Case) -> Outcome {
     }
 
     // Pairs: cross products, their need numerators, 2×2 normal equations.
-    let mut c = [[0.0f32; 3]; PAIR_COUNT];
     let mut c_len = [0.0f32; PAIR_COUNT];
     let mut c_need = [0.0f32; PAIR_COUNT];
     let mut plane_lo = [0.0f32; PAIR_COUNT];
@@ -201,14 +291,13 @@ pub fn cone_test(case: &Case) -> Outcome {
             axis_hi[j][a] = hi(axis_hi[j][a], -cp[a] * inv_len[i]);
         }
         if !have_witness && c_len[p] > EPS * len[i] * len[j] {
-            let li = (len[j] * len[j] * need_dot[i] - g * need_dot[j]) / cl2;
-            let lj = (len[i] * len[i] * need_dot[j] - g * need_dot[i]) / cl2;
-            let cand = Found {
-                len: 2,
-                index: [i as u32, j as u32, 0],
-                weight: [li, lj, 0.0],
-            };
-            if let Some(f) = accept_witness(&w, &len, need, need_len, cand) {
+            // `solve` with the need's numerators, shared.
+            let weight = [
+                dot3(need_cross[j], cp) / cl2,
+                -dot3(need_cross[i], cp) / cl2,
+                0.0,
+            ];
+            if let Some(f) = accept_witness(&w, &len, &c, *s, cl2, weight, need, need_len, false) {
                 found = f;
                 have_witness = true;
             }
@@ -234,12 +323,7 @@ pub fn cone_test(case: &Case) -> Outcome {
         plane_hi[pjk] = hi(plane_hi[pjk], d * inv_len[i]);
         if !have_witness && d.abs() > EPS * len[i] * len[j] * len[k] {
             let weight = [c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d];
-            let cand = Found {
-                len: 3,
-                index: [i as u32, j as u32, k as u32],
-                weight,
-            };
-            if let Some(f) = accept_witness(&w, &len, need, need_len, cand) {
+            if let Some(f) = accept_witness(&w, &len, &c, *s, d, weight, need, need_len, false) {
                 found = f;
                 have_witness = true;
             }
@@ -310,7 +394,45 @@ pub fn cone_test(case: &Case) -> Outcome {
         }
     }
 
+    // C fills R³, yet no witness passed at the need's scale: every one has forces far larger
+    // than the need. Look again at SPEC §7's wider scale.
+    if best == NO_BINDING && !have_witness {
+        for s in subsets {
+            if let Some(det) = independent(&w, &len, &c, *s) {
+                let weight = solve(&w, &c, *s, det, need);
+                if let Some(f) = accept_witness(&w, &len, &c, *s, det, weight, need, need_len, true)
+                {
+                    found = f;
+                    have_witness = true;
+                    break;
+                }
+            }
+        }
+    }
+
     conclude(best, best_dot, have_witness, found, &w, need, need_dot, len)
+}
+
+/// The determinant of a subset when it is independent (the tests of the search above:
+/// |wᵢ| > 0, |cᵢⱼ| > ε|wᵢ||wⱼ|, |D| > ε|wᵢ||wⱼ||wₖ|), as `solve` takes it.
+/// (`independent` in the shader.)
+fn independent(
+    w: &[V3; MAX_GENERATORS],
+    len: &[f32; MAX_GENERATORS],
+    c: &[V3; PAIR_COUNT],
+    s: [u32; 4],
+) -> Option<f32> {
+    let (i, j, k) = (s[0] as usize, s[1] as usize, s[2] as usize);
+    if s[3] == 1 {
+        (len[i] > 0.0).then(|| len[i] * len[i])
+    } else if s[3] == 2 {
+        let cp = c[pair_index(s[0], s[1]) as usize];
+        let cl2 = dot3(cp, cp);
+        (cl2.sqrt() > EPS * len[i] * len[j]).then_some(cl2)
+    } else {
+        let d = dot3(c[pair_index(s[0], s[1]) as usize], w[k]);
+        (d.abs() > EPS * len[i] * len[j] * len[k]).then_some(d)
+    }
 }
 
 /// The outcome from the search's results: margin, certificate, verdict, witness
@@ -367,13 +489,16 @@ fn conclude(
 
 /// `−(need − (need·w / w·w) w)` (`perpendicular` in the shader).
 #[inline(always)]
+///
+/// When the need lies close to `w` the subtraction cancels and leaves, in float32, a
+/// component along `w` as large as the perpendicular part itself may be small; one
+/// Gram–Schmidt step removes it, so that `y·w ≈ 0` to float32 precision relative to `|y|`.
 fn perpendicular(need: V3, w: V3, need_dot_w: f32, w_len: f32) -> V3 {
-    let t = if w_len > 0.0 {
-        need_dot_w / (w_len * w_len)
-    } else {
-        0.0
-    };
-    [t * w[0] - need[0], t * w[1] - need[1], t * w[2] - need[2]]
+    let w2 = w_len * w_len;
+    let t = if w_len > 0.0 { need_dot_w / w2 } else { 0.0 };
+    let y = [t * w[0] - need[0], t * w[1] - need[1], t * w[2] - need[2]];
+    let s = if w_len > 0.0 { dot3(y, w) / w2 } else { 0.0 };
+    [y[0] - s * w[0], y[1] - s * w[1], y[2] - s * w[2]]
 }
 
 /// The unit normal of a candidate (`candidate_direction` in the shader).
