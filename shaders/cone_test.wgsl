@@ -133,36 +133,17 @@ fn solve(s: vec4<u32>, det: f32, rhs: vec3<f32>) -> vec3<f32> {
     );
 }
 
-struct Measured {
+// The SPEC §7 witness test of one subset's weights: `forces` false when a force λ_k|w_k| is
+// below −ε·scale; else the weights clamped at 0, r = Σλw − need and `ok` when |r| ≤ ε·scale.
+// scale = |need|, or with `loose` max(|need|, Σ|λ_k||w_k|) (only where the cone fills R³).
+struct Check {
+    forces: bool,
     ok: bool,
-    clamped: vec3<f32>,
+    weight: vec3<f32>,
     r: vec3<f32>,
 }
 
-// Rejects a force λ_k|w_k| below −ε·scale, clamps the weights at 0, returns Σλw − need.
-fn measure(s: vec4<u32>, weight: vec3<f32>, need: vec3<f32>, scale: f32) -> Measured {
-    var out = Measured(false, vec3<f32>(0.0), vec3<f32>(0.0));
-    var sum = vec3<f32>(0.0);
-    for (var k = 0u; k < s.w; k++) {
-        let i = s[k];
-        if weight[k] * len[i] < -EPS * scale {
-            return out;
-        }
-        out.clamped[k] = max(weight[k], 0.0);
-        sum = vec3<f32>(
-            sum.x + out.clamped[k] * w[i].x,
-            sum.y + out.clamped[k] * w[i].y,
-            sum.z + out.clamped[k] * w[i].z,
-        );
-    }
-    out.ok = true;
-    out.r = vec3<f32>(sum.x - need.x, sum.y - need.y, sum.z - need.z);
-    return out;
-}
-
-// Every force ≥ −ε·scale and |Σλw − need| ≤ ε·scale; where only a triple's residual fails
-// (rounding alone, the system is square), one step of iterative refinement. scale = |need|, or with `loose` max(|need|, Σ|λ_k||w_k|).
-fn accept_witness(s: vec4<u32>, det: f32, weight: vec3<f32>, need: vec3<f32>, need_len: f32, loose: bool) -> Found {
+fn check(s: vec4<u32>, weight: vec3<f32>, need: vec3<f32>, need_len: f32, loose: bool) -> Check {
     var scale = need_len;
     if loose {
         var size = 0.0;
@@ -171,24 +152,46 @@ fn accept_witness(s: vec4<u32>, det: f32, weight: vec3<f32>, need: vec3<f32>, ne
         }
         scale = max(scale, size);
     }
+    var out = Check(false, false, vec3<f32>(0.0), vec3<f32>(0.0));
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < s.w; k++) {
+        let i = s[k];
+        if weight[k] * len[i] < -EPS * scale {
+            return out;
+        }
+        out.weight[k] = max(weight[k], 0.0);
+        sum = vec3<f32>(
+            sum.x + out.weight[k] * w[i].x,
+            sum.y + out.weight[k] * w[i].y,
+            sum.z + out.weight[k] * w[i].z,
+        );
+    }
+    out.forces = true;
+    out.r = vec3<f32>(sum.x - need.x, sum.y - need.y, sum.z - need.z);
     let tolerance = EPS * scale;
+    out.ok = dot3(out.r, out.r) <= tolerance * tolerance;
+    return out;
+}
+
+// `check`, and where only a triple's residual fails (a square system: its residual is
+// rounding alone) one step of iterative refinement: the same solve on the residual.
+fn attempt(s: vec4<u32>, det: f32, weight: vec3<f32>, need: vec3<f32>, need_len: f32, loose: bool) -> Found {
     var out = Found(false, s.w, s.xyz, vec3<f32>(0.0));
-    let first = measure(s, weight, need, scale);
-    if !first.ok {
+    let first = check(s, weight, need, need_len, loose);
+    if !first.forces {
         return out;
     }
-    if dot3(first.r, first.r) <= tolerance * tolerance {
+    if first.ok {
         out.ok = true;
-        out.weight = first.clamped;
+        out.weight = first.weight;
         return out;
     }
     if s.w != 3u {
-        return out; // a single or pair misses by the need's distance to its span
+        return out;
     }
-    let refined = first.clamped - solve(s, det, first.r);
-    let second = measure(s, refined, need, scale);
-    out.ok = second.ok && dot3(second.r, second.r) <= tolerance * tolerance;
-    out.weight = second.clamped;
+    let again = check(s, first.weight - solve(s, det, first.r), need, need_len, loose);
+    out.ok = again.forces && again.ok;
+    out.weight = again.weight;
     return out;
 }
 
@@ -274,10 +277,9 @@ fn cone_test(case_: Case) -> Outcome {
     for (var t = 0u; t < FIRST_PAIR; t++) {
         let i = subsets[t].x;
         if !have_witness && len[i] > 0.0 {
-            let det = len[i] * len[i];
-            let f = accept_witness(subsets[t], det, vec3<f32>(need_dot[i] / det, 0.0, 0.0), need, need_len, false);
-            if f.ok {
-                found = f;
+            let f = check(subsets[t], vec3<f32>(need_dot[i] / (len[i] * len[i]), 0.0, 0.0), need, need_len, false);
+            if f.forces && f.ok {
+                found = Found(true, 1u, vec3<u32>(i, 0u, 0u), f.weight);
                 have_witness = true;
             }
         }
@@ -313,9 +315,9 @@ fn cone_test(case_: Case) -> Outcome {
             // where the 2×2 Gram system's is ~ 1/sin² θ).
             let li = dot3(need_cross[j], cp) / cl2;
             let lj = -dot3(need_cross[i], cp) / cl2;
-            let f = accept_witness(subsets[t], cl2, vec3<f32>(li, lj, 0.0), need, need_len, false);
-            if f.ok {
-                found = f;
+            let f = check(subsets[t], vec3<f32>(li, lj, 0.0), need, need_len, false);
+            if f.forces && f.ok {
+                found = Found(true, 2u, vec3<u32>(i, j, 0u), f.weight);
                 have_witness = true;
             }
         }
@@ -339,7 +341,7 @@ fn cone_test(case_: Case) -> Outcome {
         plane_hi[pjk] = max(plane_hi[pjk], d * inv_len[i]);
         if !have_witness && abs(d) > EPS * len[i] * len[j] * len[k] {
             let weight = vec3<f32>(c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d);
-            let f = accept_witness(subsets[t], d, weight, need, need_len, false);
+            let f = attempt(subsets[t], d, weight, need, need_len, false);
             if f.ok {
                 found = f;
                 have_witness = true;
@@ -422,7 +424,7 @@ fn cone_test(case_: Case) -> Outcome {
         for (var t = 0u; t < WITNESS_COUNT; t++) {
             let det = independent(subsets[t]);
             if det != 0.0 {
-                let f = accept_witness(subsets[t], det, solve(subsets[t], det, need), need, need_len, true);
+                let f = attempt(subsets[t], det, solve(subsets[t], det, need), need, need_len, true);
                 if f.ok {
                     found = f;
                     have_witness = true;

@@ -523,8 +523,7 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         conclude(
             best[l],
             best_dot[l],
-            search.have[l] != 0,
-            found,
+            (search.have[l] != 0).then_some(found),
             &wl,
             [need[0][l], need[1][l], need[2][l]],
             std::array::from_fn(|i| need_dot[i][l]),

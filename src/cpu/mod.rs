@@ -133,21 +133,43 @@ fn solve(
     }
 }
 
-/// Clamps the weights of a candidate witness and measures it (`measure` in the shader):
-/// `None` when a force `λₖ|wₖ|` is below `−ε·scale`, else the clamped weights and the
-/// residual `Σλw − need`.
+/// The SPEC §7 witness test of one subset's weights (`check` in the shader): `None` when a
+/// force `λₖ|wₖ|` is below `−ε·scale`; else the weights clamped at zero, the residual
+/// `r = Σλw − need` and whether `|r| ≤ ε·scale`.
+///
+/// The scale is `|need|`: large cancelling weights buy no slack, so a witness reproduces the
+/// need to ε of its own size, whatever its conditioning. `loose` widens it to
+/// `max(|need|, Σ|λₖ||wₖ|)`, SPEC §7's magnitudes, used only where no plane supports the
+/// cone (it fills R³) and every witness has forces far beyond the need.
+#[derive(Clone, Copy)]
+struct Check {
+    ok: bool,
+    weight: [f32; 3],
+    r: V3,
+}
+
 #[inline(always)]
-fn measure(
+fn check(
     w: &[V3; MAX_GENERATORS],
     len: &[f32; MAX_GENERATORS],
     s: [u32; 4],
     weight: [f32; 3],
     need: V3,
-    scale: f32,
-) -> Option<([f32; 3], V3)> {
+    need_len: f32,
+    loose: bool,
+) -> Option<Check> {
+    let n = s[3] as usize;
+    let mut scale = need_len;
+    if loose {
+        let mut size = 0.0f32;
+        for k in 0..n {
+            size += weight[k].abs() * len[s[k] as usize];
+        }
+        scale = hi(scale, size);
+    }
     let mut clamped = [0.0f32; 3];
     let mut sum = [0.0f32; 3];
-    for k in 0..s[3] as usize {
+    for k in 0..n {
         let i = s[k] as usize;
         if weight[k] * len[i] < -EPS * scale {
             return None;
@@ -159,25 +181,21 @@ fn measure(
             sum[2] + clamped[k] * w[i][2],
         ];
     }
-    Some((
-        clamped,
-        [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]],
-    ))
+    let r = [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]];
+    let tolerance = EPS * scale;
+    Some(Check {
+        ok: dot3(r, r) <= tolerance * tolerance,
+        weight: clamped,
+        r,
+    })
 }
 
-/// SPEC §7 witness test (`accept_witness` in the shader): every force `λₖ|wₖ|` ≥ −ε·scale
-/// (tiny negatives clamped to 0) and the residual `|Σλw − need| ≤ ε·scale`. When only the
-/// residual of a triple fails (a square system: its residual is rounding alone), one step
-/// of iterative refinement (the same solve on the residual) recovers the accuracy float32
-/// loses on a nearly dependent triple, and is re-checked.
-///
-/// The scale is `|need|`: large cancelling weights buy no slack, so a witness reproduces
-/// the need to ε of its own size. `loose` widens it to `max(|need|, Σ|λₖ||wₖ|)` (SPEC §7's
-/// magnitudes), used only where no plane supports the cone at all (it fills R³) and every
-/// witness has forces far larger than the need.
+/// `check`, and where only a triple's residual fails (a square system: its residual is
+/// rounding alone) one step of iterative refinement, the same solve on the residual, which
+/// recovers what float32 loses on a nearly dependent triple. (`attempt` in the shader.)
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn accept_witness(
+fn attempt(
     w: &[V3; MAX_GENERATORS],
     len: &[f32; MAX_GENERATORS],
     c: &[V3; PAIR_COUNT],
@@ -188,35 +206,44 @@ fn accept_witness(
     need_len: f32,
     loose: bool,
 ) -> Option<Found> {
-    let mut scale = need_len;
-    if loose {
-        let mut size = 0.0f32;
-        for k in 0..s[3] as usize {
-            size += weight[k].abs() * len[s[k] as usize];
-        }
-        scale = hi(scale, size);
-    }
-    let tolerance = EPS * scale;
     let found = |weight: [f32; 3]| Found {
         len: s[3],
         index: [s[0], s[1], s[2]],
         weight,
     };
-    let (clamped, r) = measure(w, len, s, weight, need, scale)?;
-    if dot3(r, r) <= tolerance * tolerance {
-        return Some(found(clamped));
+    let first = check(w, len, s, weight, need, need_len, loose)?;
+    if first.ok {
+        return Some(found(first.weight));
     }
     if s[3] != 3 {
-        return None; // a single or pair misses by the need's distance to its span
+        return None;
     }
-    let step = solve(w, c, s, det, r);
-    let refined = [
-        clamped[0] - step[0],
-        clamped[1] - step[1],
-        clamped[2] - step[2],
-    ];
-    let (clamped, r) = measure(w, len, s, refined, need, scale)?;
-    (dot3(r, r) <= tolerance * tolerance).then(|| found(clamped))
+    let step = solve(w, c, s, det, first.r);
+    let refined = [0, 1, 2].map(|k| first.weight[k] - step[k]);
+    let again = check(w, len, s, refined, need, need_len, loose)?;
+    again.ok.then(|| found(again.weight))
+}
+
+/// The determinant of a subset when it is independent (the tests of the search:
+/// |wᵢ| > 0, |cᵢⱼ| > ε|wᵢ||wⱼ|, |D| > ε|wᵢ||wⱼ||wₖ|), as `solve` takes it.
+/// (`independent` in the shader, 0 for none.)
+fn independent(
+    w: &[V3; MAX_GENERATORS],
+    len: &[f32; MAX_GENERATORS],
+    c: &[V3; PAIR_COUNT],
+    s: [u32; 4],
+) -> Option<f32> {
+    let (i, j, k) = (s[0] as usize, s[1] as usize, s[2] as usize);
+    if s[3] == 1 {
+        (len[i] > 0.0).then(|| len[i] * len[i])
+    } else if s[3] == 2 {
+        let cp = c[pair_index(s[0], s[1]) as usize];
+        let cl2 = dot3(cp, cp);
+        (cl2.sqrt() > EPS * len[i] * len[j]).then_some(cl2)
+    } else {
+        let d = dot3(c[pair_index(s[0], s[1]) as usize], w[k]);
+        (d.abs() > EPS * len[i] * len[j] * len[k]).then_some(d)
+    }
 }
 
 /// The cone test of one case (SPEC §4–7). Mirrors `cone_test` in the shader.
@@ -250,19 +277,21 @@ pub fn cone_test(case: &Case) -> Outcome {
         dir_hi[i] = len[i];
     }
 
-    let mut found = Found::default();
-    let mut have_witness = need_len == 0.0; // need = 0: the empty witness
+    // need = 0 is held by the empty witness.
+    let mut witness = (need_len == 0.0).then(Found::default);
     let mut c = [[0.0f32; 3]; PAIR_COUNT];
 
     // Singles: projection.
     for s in &subsets[..FIRST_PAIR] {
         let i = s[0] as usize;
-        if !have_witness && len[i] > 0.0 {
-            let det = len[i] * len[i];
-            let weight = [need_dot[i] / det, 0.0, 0.0];
-            if let Some(f) = accept_witness(&w, &len, &c, *s, det, weight, need, need_len, false) {
-                found = f;
-                have_witness = true;
+        if witness.is_none() && len[i] > 0.0 {
+            let weight = [need_dot[i] / (len[i] * len[i]), 0.0, 0.0];
+            if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
+                witness = Some(Found {
+                    len: 1,
+                    index: [s[0], 0, 0],
+                    weight: c.weight,
+                });
             }
         }
     }
@@ -290,16 +319,19 @@ pub fn cone_test(case: &Case) -> Outcome {
             axis_lo[j][a] = lo(axis_lo[j][a], -cp[a] * inv_len[i]);
             axis_hi[j][a] = hi(axis_hi[j][a], -cp[a] * inv_len[i]);
         }
-        if !have_witness && c_len[p] > EPS * len[i] * len[j] {
+        if witness.is_none() && c_len[p] > EPS * len[i] * len[j] {
             // `solve` with the need's numerators, shared.
             let weight = [
                 dot3(need_cross[j], cp) / cl2,
                 -dot3(need_cross[i], cp) / cl2,
                 0.0,
             ];
-            if let Some(f) = accept_witness(&w, &len, &c, *s, cl2, weight, need, need_len, false) {
-                found = f;
-                have_witness = true;
+            if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
+                witness = Some(Found {
+                    len: 2,
+                    index: [s[0], s[1], 0],
+                    weight: c.weight,
+                });
             }
         }
     }
@@ -321,12 +353,9 @@ pub fn cone_test(case: &Case) -> Outcome {
         plane_hi[pik] = hi(plane_hi[pik], -d * inv_len[j]);
         plane_lo[pjk] = lo(plane_lo[pjk], d * inv_len[i]);
         plane_hi[pjk] = hi(plane_hi[pjk], d * inv_len[i]);
-        if !have_witness && d.abs() > EPS * len[i] * len[j] * len[k] {
+        if witness.is_none() && d.abs() > EPS * len[i] * len[j] * len[k] {
             let weight = [c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d];
-            if let Some(f) = accept_witness(&w, &len, &c, *s, d, weight, need, need_len, false) {
-                found = f;
-                have_witness = true;
-            }
+            witness = attempt(&w, &len, &c, *s, d, weight, need, need_len, false);
         }
     }
 
@@ -394,45 +423,20 @@ pub fn cone_test(case: &Case) -> Outcome {
         }
     }
 
-    // C fills R³, yet no witness passed at the need's scale: every one has forces far larger
-    // than the need. Look again at SPEC §7's wider scale.
-    if best == NO_BINDING && !have_witness {
+    // C fills R³, yet no witness passed at the need's scale: every one has forces far
+    // beyond the need. Look again, in table order, at SPEC §7's wider scale.
+    if best == NO_BINDING && witness.is_none() {
         for s in subsets {
             if let Some(det) = independent(&w, &len, &c, *s) {
                 let weight = solve(&w, &c, *s, det, need);
-                if let Some(f) = accept_witness(&w, &len, &c, *s, det, weight, need, need_len, true)
-                {
-                    found = f;
-                    have_witness = true;
+                witness = attempt(&w, &len, &c, *s, det, weight, need, need_len, true);
+                if witness.is_some() {
                     break;
                 }
             }
         }
     }
-
-    conclude(best, best_dot, have_witness, found, &w, need, need_dot, len)
-}
-
-/// The determinant of a subset when it is independent (the tests of the search above:
-/// |wᵢ| > 0, |cᵢⱼ| > ε|wᵢ||wⱼ|, |D| > ε|wᵢ||wⱼ||wₖ|), as `solve` takes it.
-/// (`independent` in the shader.)
-fn independent(
-    w: &[V3; MAX_GENERATORS],
-    len: &[f32; MAX_GENERATORS],
-    c: &[V3; PAIR_COUNT],
-    s: [u32; 4],
-) -> Option<f32> {
-    let (i, j, k) = (s[0] as usize, s[1] as usize, s[2] as usize);
-    if s[3] == 1 {
-        (len[i] > 0.0).then(|| len[i] * len[i])
-    } else if s[3] == 2 {
-        let cp = c[pair_index(s[0], s[1]) as usize];
-        let cl2 = dot3(cp, cp);
-        (cl2.sqrt() > EPS * len[i] * len[j]).then_some(cl2)
-    } else {
-        let d = dot3(c[pair_index(s[0], s[1]) as usize], w[k]);
-        (d.abs() > EPS * len[i] * len[j] * len[k]).then_some(d)
-    }
+    conclude(best, best_dot, witness, &w, need, need_dot, len)
 }
 
 /// The outcome from the search's results: margin, certificate, verdict, witness
@@ -442,8 +446,7 @@ fn independent(
 fn conclude(
     best: u32,
     best_dot: f32,
-    have_witness: bool,
-    found: Found,
+    witness: Option<Found>,
     w: &[V3; MAX_GENERATORS],
     need: V3,
     need_dot: [f32; MAX_GENERATORS],
@@ -471,6 +474,7 @@ fn conclude(
     if have_certificate {
         out.certificate = candidate_direction(candidates()[best as usize], w, need, need_dot, len);
     }
+    let have_witness = witness.is_some();
     let verdict = if have_witness && !have_certificate {
         Verdict::Supported
     } else if have_certificate && !have_witness {
@@ -479,7 +483,7 @@ fn conclude(
         Verdict::Uncertain
     };
     out.verdict = verdict as u32;
-    if have_witness {
+    if let Some(found) = witness {
         out.witness_len = found.len;
         out.witness_index = found.index;
         out.witness_weight = found.weight;
