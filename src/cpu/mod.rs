@@ -542,6 +542,11 @@ pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
     assert_eq!(cases.len(), out.len(), "one outcome per case");
     /// Cases per rayon task: large enough to amortise scheduling, small enough to balance.
     const GRAIN: usize = 256;
+    if cases.len() <= GRAIN {
+        // One task's worth: no thread hand-off for a latency-bound call.
+        cone_test_slice(cases, out);
+        return;
+    }
     out.par_chunks_mut(GRAIN)
         .zip(cases.par_chunks(GRAIN))
         .for_each(|(o, c)| cone_test_slice(c, o));
