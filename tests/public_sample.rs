@@ -43,54 +43,32 @@ fn backends() -> Vec<&'static str> {
     b
 }
 
-#[test]
-fn public_cone_sample_passes_the_grader() {
+/// Runs `command` on `name`.jsonl on every backend and grades the answers with `tool`
+/// against `name`.expected.jsonl: zero failures allowed.
+fn run_and_grade(command: &str, name: &str, tool: &str) {
     let cases = common::shared_dir().join("cases");
-    let dir = tempdir("sample");
+    let (input, expected) = (
+        cases.join(format!("{name}.jsonl")),
+        cases.join(format!("{name}.expected.jsonl")),
+    );
+    let dir = tempdir(name);
     for backend in backends() {
         let results = dir.join(format!("{backend}.jsonl"));
-        run_cli(
-            "eval",
-            backend,
-            &cases.join("public_sample.jsonl"),
-            &results,
-        );
-        let (ok, report) = grade(
-            "check_results.py",
-            &[
-                &cases.join("public_sample.jsonl"),
-                &cases.join("public_sample.expected.jsonl"),
-                &results,
-            ],
-        );
+        run_cli(command, backend, &input, &results);
+        let (ok, report) = grade(tool, &[&input, &expected, &results]);
         eprintln!("{backend}: {}", report.lines().last().unwrap_or(""));
         assert!(ok, "{backend}:\n{report}");
     }
 }
 
 #[test]
+fn public_cone_sample_passes_the_grader() {
+    run_and_grade("eval", "public_sample", "check_results.py");
+}
+
+#[test]
 fn public_scenes_pass_the_gate_grader() {
-    let cases = common::shared_dir().join("cases");
-    let dir = tempdir("scenes");
-    for backend in backends() {
-        let results = dir.join(format!("{backend}.jsonl"));
-        run_cli(
-            "gate",
-            backend,
-            &cases.join("scenes_public.jsonl"),
-            &results,
-        );
-        let (ok, report) = grade(
-            "check_gate.py",
-            &[
-                &cases.join("scenes_public.jsonl"),
-                &cases.join("scenes_public.expected.jsonl"),
-                &results,
-            ],
-        );
-        eprintln!("{backend}: {}", report.lines().last().unwrap_or(""));
-        assert!(ok, "{backend}:\n{report}");
-    }
+    run_and_grade("gate", "scenes_public", "check_gate.py");
 }
 
 #[test]
