@@ -158,7 +158,8 @@ fn both_backends_agree_through_the_cli() {
     let out = common::cli()
         .arg("eval")
         .arg(&path)
-        .args(["--backend", "both", "-o", "/dev/null"])
+        .args(["--backend", "both", "-o"])
+        .arg(path.with_extension("out"))
         .output()
         .unwrap();
     assert!(
@@ -184,4 +185,37 @@ fn demo_runs() {
         stdout.contains("flat box, μ = 0.2") && stdout.contains("cases/s"),
         "{stdout}"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn output_to_a_pipe_writes_through_it_and_leaves_it_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = std::env::temp_dir().join(format!("planar-hold-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("answers");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let path = input("fifo", "{\"generators\": [[0, 1, 0]]}\n");
+    let out = eval(&path, &["-o", fifo.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = reader.join().unwrap();
+    assert!(read.contains("\"verdict\":\"supported\""), "{read}");
+    // Not replaced by a regular file (as a rename would, e.g. for -o /dev/null).
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
 }

@@ -123,8 +123,8 @@ impl<T> Parsed<T> {
     }
 }
 
-/// Writes one JSON value per line to `output` (standard output when `None`). A file is
-/// written beside its destination and renamed into place, so it is whole or absent.
+/// Writes one JSON value per line to `output` (standard output when `None`). A regular
+/// file is written beside its destination and renamed into place, so it is whole or absent.
 pub fn write_lines<T: serde::Serialize>(output: Option<&str>, items: &[T]) -> Result<(), Failure> {
     let mut buffer = Vec::with_capacity(items.len() * 160);
     for item in items {
@@ -139,12 +139,22 @@ pub fn write_lines<T: serde::Serialize>(output: Option<&str>, items: &[T]) -> Re
                 .map_err(|e| Failure::new(format!("cannot write standard output: {e}"), 1))
         }
         Some(path) => {
+            let fail = |e: std::io::Error| Failure::new(format!("cannot write {path}: {e}"), 1);
+            // Only a regular file (or a new one) is written aside and renamed into place: a
+            // device, pipe or symlink such as /dev/null is written as it is, never replaced.
+            let regular = match std::fs::symlink_metadata(path) {
+                Ok(meta) => meta.file_type().is_file(),
+                Err(_) => true,
+            };
+            if !regular {
+                return std::fs::write(path, &buffer).map_err(fail);
+            }
             let tmp = format!("{path}.partial");
             std::fs::write(&tmp, &buffer)
                 .and_then(|_| std::fs::rename(&tmp, path))
                 .map_err(|e| {
                     let _ = std::fs::remove_file(&tmp);
-                    Failure::new(format!("cannot write {path}: {e}"), 1)
+                    fail(e)
                 })
         }
     }
