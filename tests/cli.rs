@@ -211,11 +211,12 @@ fn output_to_a_pipe_writes_through_it_and_leaves_it_in_place() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let read = reader.join().unwrap();
-    assert!(read.contains("\"verdict\":\"supported\""), "{read}");
-    // Not replaced by a regular file (as a rename would, e.g. for -o /dev/null).
+    // Not replaced by a regular file (as a rename would, e.g. for -o /dev/null); checked
+    // before joining the reader, which would wait forever on a replaced pipe.
     assert!(std::fs::symlink_metadata(&fifo)
         .unwrap()
         .file_type()
         .is_fifo());
+    let read = reader.join().unwrap();
+    assert!(read.contains("\"verdict\":\"supported\""), "{read}");
 }
