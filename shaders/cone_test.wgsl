@@ -1,6 +1,6 @@
 // The planar hold cone test (SPEC §4–7): one invocation per case.
 //
-// Mirrored line for line by `src/cpu.rs` (same tables, same order, same tolerances); the
+// Mirrored line for line by `src/cpu/mod.rs` (same tables, same order, same tolerances); the
 // structs are mirrored by `src/types.rs` (keep in sync: `tests/layout.rs` checks them).
 //
 // One pass shares all the work: the 120 cross products c_ij = w_i × w_j serve the pair solves,
