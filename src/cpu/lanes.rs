@@ -1,11 +1,12 @@
 //! The CPU fast path: `cone_test` run on `L` cases at once. Every quantity is an array
 //! over the lanes and every step a whole-array operation, which the compiler turns into
-//! one SIMD instruction (8 float32 lanes with AVX2).
+//! one SIMD instruction (16 float32 lanes with AVX-512, 8 with AVX2).
 //!
 //! Same tables, same order, same float32 operations as `cone_test` (and the shader), never
 //! fused: the answers are bit for bit those of the reference (`tests/agreement.rs`). Where
 //! the reference stops looking for a witness, a lane here keeps computing but takes none;
-//! once every lane has one, the search is skipped.
+//! once every lane has one, the search is skipped. The rare lane whose cone fills R³ with
+//! no witness at the need's scale is handed to the reference for its second look.
 
 use super::{conclude, Found, EPS, NONE_YET, V3};
 use crate::tables::{
@@ -124,9 +125,9 @@ impl<const L: usize> Search<L> {
         all(self.have)
     }
 
-    /// `accept_witness` of subset `t` (table entry `s`, determinant `det`) on the lanes
-    /// where `valid` and no witness is known yet: signs, residual, and one refinement step
-    /// where only the residual failed.
+    /// The strict `check` of subset `t` (table entry `s`, determinant `det`) on the lanes
+    /// where `valid` and no witness is known yet, with `attempt`'s refinement step for a
+    /// triple whose residual alone failed.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn offer<const N: usize>(
@@ -160,7 +161,7 @@ impl<const L: usize> Search<L> {
         let mut take = and(ok, pass);
         let retry = and(ok, std::array::from_fn(|l| !pass[l]));
         if N == 3 && any(retry) {
-            let step = solve(s, det, &r, w, c);
+            let step = solve_triple(s, det, &r, c);
             let refined: [V<L>; N] = std::array::from_fn(|k| sub(chosen[k], step[k]));
             let ok = signs(retry, &index, &refined, len, threshold);
             if any(ok) {
@@ -178,7 +179,7 @@ impl<const L: usize> Search<L> {
     }
 }
 
-/// `ok` where every force `λₖ|wₖ|` is at least `threshold` (the sign test of `measure`).
+/// `ok` where every force `λₖ|wₖ|` is at least `threshold` (the force test of `check`).
 #[inline(always)]
 fn signs<const L: usize, const N: usize>(
     mut ok: M<L>,
@@ -197,7 +198,7 @@ fn signs<const L: usize, const N: usize>(
     ok
 }
 
-/// The weights clamped at zero and the residual `Σλw − need` (the rest of `measure`).
+/// The weights clamped at zero and the residual `Σλw − need` (the rest of `check`).
 #[inline(always)]
 fn clamp_and_residual<const L: usize, const N: usize>(
     index: &[usize; N],
@@ -229,38 +230,25 @@ fn clamp_and_residual<const L: usize, const N: usize>(
     )
 }
 
-/// `solve` of the reference, per lane.
+/// `solve` of the reference for a triple (Cramer with the shared cross products), per lane:
+/// the only subsets this path refines.
 #[inline(always)]
-fn solve<const L: usize>(
+fn solve_triple<const L: usize>(
     s: [u32; 4],
     det: V<L>,
     rhs: &V3s<L>,
-    w: &[V3s<L>; MAX_GENERATORS],
     c: &[V3s<L>; PAIR_COUNT],
 ) -> [V<L>; 3] {
-    let (i, j) = (s[0] as usize, s[1] as usize);
-    let zero = [0.0; L];
-    if s[3] == 1 {
-        [div(dot(rhs, &w[i]), det), zero, zero]
-    } else if s[3] == 2 {
-        let cp = &c[pair_index(s[0], s[1]) as usize];
-        [
-            div(dot(&cross(rhs, &w[j]), cp), det),
-            div(neg(dot(&cross(rhs, &w[i]), cp)), det),
-            zero,
-        ]
-    } else {
-        let (pij, pik, pjk) = (
-            pair_index(s[0], s[1]),
-            pair_index(s[0], s[2]),
-            pair_index(s[1], s[2]),
-        );
-        [
-            div(dot(&c[pjk as usize], rhs), det),
-            div(neg(dot(&c[pik as usize], rhs)), det),
-            div(dot(&c[pij as usize], rhs), det),
-        ]
-    }
+    let (pij, pik, pjk) = (
+        pair_index(s[0], s[1]),
+        pair_index(s[0], s[2]),
+        pair_index(s[1], s[2]),
+    );
+    [
+        div(dot(&c[pjk as usize], rhs), det),
+        div(neg(dot(&c[pik as usize], rhs)), det),
+        div(dot(&c[pij as usize], rhs), det),
+    ]
 }
 
 /// `cone_test` of `L` cases at once.
@@ -508,24 +496,18 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
         }
         let wl: [V3; MAX_GENERATORS] =
             std::array::from_fn(|i| [w[i][0][l], w[i][1][l], w[i][2][l]]);
-        let mut found = Found::default();
-        if let Some(s) = subsets.get(search.subset[l] as usize) {
-            found = Found {
-                len: s[3],
-                index: [s[0], s[1], s[2]],
-                weight: [
-                    search.weight[0][l],
-                    search.weight[1][l],
-                    search.weight[2][l],
-                ],
-            };
-        }
+        // No subset with a witness is need = 0's empty witness.
+        let weight = [0, 1, 2].map(|k| search.weight[k][l]);
+        let found = subsets
+            .get(search.subset[l] as usize)
+            .map_or(Found::default(), |s| Found::of(*s, weight));
         conclude(
             best[l],
             best_dot[l],
             (search.have[l] != 0).then_some(found),
             &wl,
             [need[0][l], need[1][l], need[2][l]],
+            need_len[l],
             std::array::from_fn(|i| need_dot[i][l]),
             std::array::from_fn(|i| len[i][l]),
         )

@@ -96,6 +96,17 @@ struct Found {
     weight: [f32; 3],
 }
 
+impl Found {
+    /// The witness of table entry `s = (i, j, k, size)` (unused indices are 0 there too).
+    fn of(s: [u32; 4], weight: [f32; 3]) -> Found {
+        Found {
+            len: s[3],
+            index: [s[0], s[1], s[2]],
+            weight,
+        }
+    }
+}
+
 /// The solve of SPEC §4 for one subset `(i, j, k, size)`: weights `λ` with `Σλw = rhs`,
 /// given the subset's determinant `det` (|wᵢ|² for a single, |cᵢⱼ|² for a pair, D for a
 /// triple). Projection; the normal equations through Lagrange's identity,
@@ -206,14 +217,9 @@ fn attempt(
     need_len: f32,
     loose: bool,
 ) -> Option<Found> {
-    let found = |weight: [f32; 3]| Found {
-        len: s[3],
-        index: [s[0], s[1], s[2]],
-        weight,
-    };
     let first = check(w, len, s, weight, need, need_len, loose)?;
     if first.ok {
-        return Some(found(first.weight));
+        return Some(Found::of(s, first.weight));
     }
     if s[3] != 3 {
         return None;
@@ -221,7 +227,7 @@ fn attempt(
     let step = solve(w, c, s, det, first.r);
     let refined = [0, 1, 2].map(|k| first.weight[k] - step[k]);
     let again = check(w, len, s, refined, need, need_len, loose)?;
-    again.ok.then(|| found(again.weight))
+    again.ok.then(|| Found::of(s, again.weight))
 }
 
 /// The determinant of a subset when it is independent (the tests of the search:
@@ -287,11 +293,7 @@ pub fn cone_test(case: &Case) -> Outcome {
         if witness.is_none() && len[i] > 0.0 {
             let weight = [need_dot[i] / (len[i] * len[i]), 0.0, 0.0];
             if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
-                witness = Some(Found {
-                    len: 1,
-                    index: [s[0], 0, 0],
-                    weight: c.weight,
-                });
+                witness = Some(Found::of(*s, c.weight));
             }
         }
     }
@@ -327,11 +329,7 @@ pub fn cone_test(case: &Case) -> Outcome {
                 0.0,
             ];
             if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
-                witness = Some(Found {
-                    len: 2,
-                    index: [s[0], s[1], 0],
-                    weight: c.weight,
-                });
+                witness = Some(Found::of(*s, c.weight));
             }
         }
     }
@@ -436,7 +434,7 @@ pub fn cone_test(case: &Case) -> Outcome {
             }
         }
     }
-    conclude(best, best_dot, witness, &w, need, need_dot, len)
+    conclude(best, best_dot, witness, &w, need, need_len, need_dot, len)
 }
 
 /// The outcome from the search's results: margin, certificate, verdict, witness
@@ -449,10 +447,10 @@ fn conclude(
     witness: Option<Found>,
     w: &[V3; MAX_GENERATORS],
     need: V3,
+    need_len: f32,
     need_dot: [f32; MAX_GENERATORS],
     len: [f32; MAX_GENERATORS],
 ) -> Outcome {
-    let need_len = dot3(need, need).sqrt();
     // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
     let mut longest = 0.0f32;
     for l in len {
@@ -492,11 +490,11 @@ fn conclude(
 }
 
 /// `−(need − (need·w / w·w) w)` (`perpendicular` in the shader).
-#[inline(always)]
 ///
 /// When the need lies close to `w` the subtraction cancels and leaves, in float32, a
 /// component along `w` as large as the perpendicular part itself may be small; one
 /// Gram–Schmidt step removes it, so that `y·w ≈ 0` to float32 precision relative to `|y|`.
+#[inline(always)]
 fn perpendicular(need: V3, w: V3, need_dot_w: f32, w_len: f32) -> V3 {
     let w2 = w_len * w_len;
     let t = if w_len > 0.0 { need_dot_w / w2 } else { 0.0 };
