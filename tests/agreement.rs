@@ -198,3 +198,24 @@ fn single_thread_and_batch_cpu_agree_exactly() {
     let one_by_one: Vec<Outcome> = cases.iter().map(cpu::cone_test).collect();
     assert_eq!(batch, one_by_one);
 }
+
+#[test]
+fn chunks_smaller_than_the_smallest_slot_work() {
+    let Some(ctx) = common::gpu_or_skip(GpuContext::from_env()) else {
+        return;
+    };
+    // One workgroup per dispatch: 64-case chunks, below the 256-case slot minimum.
+    let options = GpuOptions {
+        max_chunk_cases: 1 << 17,
+        max_workgroups: 1,
+    };
+    let mut tiny = GpuEngine::new(ctx, options).unwrap();
+    assert_eq!(tiny.chunk_cases(), 64);
+    let cases = mixed_cases(4, 300);
+    let mut out = vec![Outcome::default(); cases.len()];
+    tiny.evaluate_into(&cases, &mut out).unwrap();
+    assert!(out
+        .iter()
+        .zip(&cpu::cone_test_batch(&cases))
+        .all(|(g, c)| g.disagreement(c).is_none()));
+}

@@ -47,6 +47,8 @@ struct InFlight {
     slot: usize,
     range: Range<usize>,
     submission: wgpu::SubmissionIndex,
+    /// Bytes of the staging buffer being mapped: the outcomes, then the timestamps if any.
+    mapped_bytes: u64,
     mapped: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>,
 }
 
@@ -144,10 +146,8 @@ impl GpuEngine {
     fn stream(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
         let wanted = cases.len().min(self.chunk_cases);
         if self.slots.first().is_none_or(|s| s.capacity < wanted) {
-            let capacity = wanted
-                .next_power_of_two()
-                .clamp(256, self.chunk_cases.max(1))
-                .max(wanted);
+            // A power of two from 256 up, never above the chunk (which may be smaller).
+            let capacity = wanted.next_power_of_two().max(256).min(self.chunk_cases);
             self.slots = vec![self.slot(capacity)?, self.slot(capacity)?];
         }
         let chunk = self.slots[0].capacity;
@@ -288,6 +288,7 @@ impl GpuEngine {
             slot,
             range,
             submission,
+            mapped_bytes,
             mapped,
         }
     }
@@ -312,11 +313,10 @@ impl GpuEngine {
             None => return Err(Error::Gpu("a chunk's readback never completed".into())),
         }
         let bytes = flight.range.len() as u64 * OUTCOME_BYTES;
-        let mapped_bytes = bytes + if s.timer.is_some() { TIMER_BYTES } else { 0 };
         {
             let view = s
                 .staging
-                .slice(..mapped_bytes)
+                .slice(..flight.mapped_bytes)
                 .get_mapped_range()
                 .map_err(|e| Error::Gpu(format!("mapping a chunk: {e}")))?;
             out[flight.range].copy_from_slice(bytemuck::cast_slice(&view[..bytes as usize]));
