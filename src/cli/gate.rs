@@ -11,35 +11,19 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
         parse_line(text).map_err(|e| e.to_string())
     });
     let scenes = &parsed.items;
-    let reports = match backend {
-        BackendArg::Cpu => hold_reports(&mut engine(Backend::Cpu)?, scenes)?,
-        BackendArg::Gpu => hold_reports(&mut engine(Backend::Gpu)?, scenes)?,
+    let (reports, disagreeing) = match backend {
+        BackendArg::Cpu => (hold_reports(&mut engine(Backend::Cpu)?, scenes)?, 0),
+        BackendArg::Gpu => (hold_reports(&mut engine(Backend::Gpu)?, scenes)?, 0),
         BackendArg::Both => {
             let gpu = hold_reports(&mut engine(Backend::Gpu)?, scenes)?;
             let cpu = hold_reports(&mut engine(Backend::Cpu)?, scenes)?;
-            let disagreements: Vec<String> = gpu
-                .iter()
-                .zip(&cpu)
-                .enumerate()
-                .filter_map(|(i, (g, c))| {
-                    let why = disagreement(g, c)?;
-                    Some(format!("line {}: {why}", parsed.line_of(i)))
-                })
-                .collect();
-            for d in &disagreements {
-                eprintln!("planar-hold: GPU and CPU disagree: {d}");
-            }
-            parsed.finish(output, gpu)?;
-            if !disagreements.is_empty() {
-                return Err(Failure::new(
-                    format!("{} lines disagree between GPU and CPU", disagreements.len()),
-                    3,
-                ));
-            }
-            return Ok(());
+            let disagreeing = parsed.report_disagreements(&gpu, &cpu, disagreement);
+            (gpu, disagreeing)
         }
     };
-    parsed.finish(output, reports)
+    let total = reports.len();
+    parsed.finish(output, reports)?;
+    io::agreement(disagreeing, total)
 }
 
 /// How two reports on one line differ beyond tolerance: the gate's answer (unless either

@@ -81,9 +81,25 @@ pub fn parse_all<T>(
 }
 
 impl<T> Parsed<T> {
-    /// The input line number of the good item `index`.
-    pub fn line_of(&self, index: usize) -> usize {
-        self.item_lines[index]
+    /// `--backend both`: names on stderr every line whose GPU and CPU answers differ
+    /// (as `differ` says) and returns how many do.
+    pub fn report_disagreements<A>(
+        &self,
+        gpu: &[A],
+        cpu: &[A],
+        differ: impl Fn(&A, &A) -> Option<String>,
+    ) -> usize {
+        let mut count = 0;
+        for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+            if let Some(why) = differ(g, c) {
+                eprintln!(
+                    "planar-hold: GPU and CPU disagree: line {}: {why}",
+                    self.item_lines[i]
+                );
+                count += 1;
+            }
+        }
+        count
     }
 
     /// Writes the answers (one per good line, in order) and the error lines, then fails
@@ -158,4 +174,16 @@ pub fn write_lines<T: serde::Serialize>(output: Option<&str>, items: &[T]) -> Re
                 })
         }
     }
+}
+
+/// After the answers are written: fails with exit status 3 when `disagreeing` of `total`
+/// answers differed between GPU and CPU (`--backend both`).
+pub fn agreement(disagreeing: usize, total: usize) -> Result<(), Failure> {
+    if disagreeing == 0 {
+        return Ok(());
+    }
+    Err(Failure::new(
+        format!("{disagreeing} of {total} answers disagree between GPU and CPU"),
+        3,
+    ))
 }
