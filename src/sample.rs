@@ -3,6 +3,7 @@
 //! cones, parallel and opposite generators, zero and duplicate generators, empty sets,
 //! need on a facet or a ray, need = 0, cones filling R³).
 
+use crate::scene::edge_rays;
 use crate::types::{Case, MAX_GENERATORS};
 
 /// SplitMix64: tiny, fast and the same on every platform and version.
@@ -45,18 +46,15 @@ impl Rng {
     }
 }
 
-/// Generators of point contacts on a box of half-size 1 (SPEC §2): each contact at `p`
-/// with inward normal `n` and friction `mu` gives the rays `n ± μt`, `t = (n_z, −n_x)`.
+/// Generators of point contacts on a box of half-size 1 (SPEC §2, `scene::edge_rays`): each
+/// contact at `p` with inward unit normal `n` and friction `mu` gives the rays `n ± μt`.
 pub fn contact_generators(contacts: &[([f32; 2], [f32; 2], f32)]) -> Vec<[f32; 3]> {
-    let mut out = Vec::new();
-    for &(p, n, mu) in contacts {
-        let t = [n[1], -n[0]];
-        for s in [1.0f32, -1.0] {
-            let r = [n[0] + s * mu * t[0], n[1] + s * mu * t[1]];
-            out.push([r[0], r[1], p[1] * r[0] - p[0] * r[1]]);
-        }
-    }
-    out
+    let wide = |v: [f32; 2]| v.map(f64::from);
+    contacts
+        .iter()
+        .flat_map(|&(p, n, mu)| edge_rays(wide(p), wide(n), mu as f64, 1.0))
+        .map(|g| g.map(|v| v as f32))
+        .collect()
 }
 
 fn combine(a: [f32; 3], wa: f32, b: [f32; 3], wb: f32) -> [f32; 3] {

@@ -167,20 +167,11 @@ impl Scene {
     /// The generators of SPEC §2 in f64, in order: contact, endpoint (p0, p1), ray (+, −).
     pub fn generators_f64(&self) -> Vec<[f64; 3]> {
         let ell = self.body.half_size;
-        let mut out = Vec::with_capacity(4 * self.contacts.len());
-        for c in &self.contacts {
-            let n = c.normal;
-            let t = c.tangent();
-            let mu = c.mu.lower();
-            for p in [c.p0, c.p1] {
-                for s in [1.0, -1.0] {
-                    let r = [n[0] + s * mu * t[0], n[1] + s * mu * t[1]];
-                    let moment = p[1] * r[0] - p[0] * r[1];
-                    out.push([r[0], r[1], moment / ell]);
-                }
-            }
-        }
-        out
+        self.contacts
+            .iter()
+            .flat_map(|c| [c.p0, c.p1].map(|p| edge_rays(p, c.normal, c.mu.lower(), ell)))
+            .flatten()
+            .collect()
     }
 
     /// The generators as the cone test takes them.
@@ -227,6 +218,17 @@ impl Scene {
         let g = self.generators();
         self.needs().into_iter().map(|n| Case::new(&g, n)).collect()
     }
+}
+
+/// The two generators of SPEC §2 at an application point `p` (relative to the reference
+/// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
+/// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
+pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
+    let t = [n[1], -n[0]];
+    [1.0, -1.0].map(|s| {
+        let r = [n[0] + s * mu * t[0], n[1] + s * mu * t[1]];
+        [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size]
+    })
 }
 
 // ------------------------------------------------------------------ input
