@@ -41,7 +41,7 @@ struct Case {
     active_mask: u32,
 }
 
-// Keep in sync with `Outcome` in src/types.rs (56 bytes).
+// Keep in sync with `Outcome` in src/types.rs (68 bytes).
 struct Outcome {
     verdict: u32,
     witness_len: u32,
@@ -51,6 +51,7 @@ struct Outcome {
     margin: f32,
     capped: u32,
     binding: u32,
+    witness_exponent: array<i32, 3>,
 }
 
 struct Params {

@@ -572,7 +572,7 @@ pub fn resolve_edit(
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WitnessReport {
     pub generators: Vec<u32>,
-    pub weights: Vec<f32>,
+    pub weights: Vec<f64>,
     pub sources: Vec<String>,
 }
 

@@ -85,8 +85,11 @@ impl Verdict {
 /// Contact forces that hold: `need = Σ weights[k] · generators[indices[k]]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Witness {
+    /// Generator slots, ascending.
     pub indices: Vec<u32>,
-    pub weights: Vec<f32>,
+    /// Non-negative weights in the caller's units (float64: exact products of the kernel's
+    /// float32 mantissas and power-of-two exponents, finite for every finite case).
+    pub weights: Vec<f64>,
 }
 
 impl Witness {
@@ -134,7 +137,7 @@ impl Witness {
             }
             dot(r, r)
         };
-        let original: Vec<f64> = self.weights.iter().map(|&l| l as f64).collect();
+        let original = self.weights.clone();
         let good = solved.iter().all(|l| l.is_finite() && *l >= 0.0);
         if good && residual(&solved) < residual(&original) {
             solved
@@ -144,7 +147,7 @@ impl Witness {
     }
 }
 
-/// What the cone test writes for one case: 56 bytes, the whole download per case.
+/// What the cone test writes for one case: 68 bytes, the whole download per case.
 /// Keep in sync with `struct Outcome` in `shaders/cone_test.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -163,6 +166,11 @@ pub struct Outcome {
     pub capped: u32,
     /// Index in the candidate table of the nearest supporting candidate, or `NO_BINDING`.
     pub binding: u32,
+    /// Weight `k` of the witness is `witness_weight[k] · 2^witness_exponent[k]`: the kernels
+    /// work on generators and need rescaled by powers of two (SPEC §7 at every scale), and a
+    /// weight in the caller's units can lie outside float32's range (a need of 1e30 held by a
+    /// generator of 1e-30). `Outcome::witness` gives the product in float64, always finite.
+    pub witness_exponent: [i32; 3],
 }
 
 impl Outcome {
@@ -180,7 +188,11 @@ impl Outcome {
             let n = self.witness_len.min(3) as usize;
             Witness {
                 indices: self.witness_index[..n].to_vec(),
-                weights: self.witness_weight[..n].to_vec(),
+                weights: (0..n)
+                    .map(|k| {
+                        f64::from(self.witness_weight[k]) * 2f64.powi(self.witness_exponent[k])
+                    })
+                    .collect(),
             }
         })
     }

@@ -70,7 +70,7 @@ fn case_matches_the_shader() {
 fn outcome_matches_the_shader() {
     let (size, members) = reflect(&module(), "Outcome");
     assert_eq!(size as usize, size_of::<Outcome>());
-    assert_eq!(size, 56);
+    assert_eq!(size, 68);
     let rust = [
         ("verdict", offset_of!(Outcome, verdict)),
         ("witness_len", offset_of!(Outcome, witness_len)),
@@ -80,6 +80,7 @@ fn outcome_matches_the_shader() {
         ("margin", offset_of!(Outcome, margin)),
         ("capped", offset_of!(Outcome, capped)),
         ("binding", offset_of!(Outcome, binding)),
+        ("witness_exponent", offset_of!(Outcome, witness_exponent)),
     ];
     let shader: Vec<(String, usize)> = members.into_iter().map(|(n, o)| (n, o as usize)).collect();
     assert_eq!(shader, rust.map(|(n, o)| (n.to_string(), o)).to_vec());
