@@ -1,0 +1,36 @@
+//! Physical layer (SPEC §2, §3, §8, §9): contacts, bodies, needs, robust margin, the gate over an edit.
+//!
+//! One JSON Lines input line is a [`Scene`] (contacts) or an edit (contacts `before` and
+//! `after`, resolved into the kept contacts of SPEC §9). A scene turns into one cone test per
+//! corner of its mass × centre-of-mass box ([`Scene::cases`]); [`hold_reports`] runs the cone
+//! tests of many scenes in one call of [`Engine::evaluate`] and [`judge`]s each scene.
+//!
+//! Conventions (all computed in f64, cast to f32 only for the cone test):
+//! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
+//!   `n + μt` then `n − μt`, with `μ` the lower end of its interval;
+//! - each contact gives 4 generators in the order (p0, +), (p0, −), (p1, +), (p1, −), also a
+//!   point contact (`p0 = p1`); contacts keep their input order (for an edit: the order of
+//!   `before`);
+//! - the needs are the corners of mass × centre-of-mass offset, mass outer, offset inner, each
+//!   interval lower end first; an interval whose ends are equal (or that is absent) gives one value;
+//!   `need = (0, m/m0, −(m/m0)·x/ℓ)`.
+//!
+//! One file per subject: [`types`] (contacts, bodies, scenes, needs, generators), [`parse`]
+//! (one JSON line into a scene), [`edit`] (the kept contacts of an edit), [`report`] (the
+//! cone tests' outcomes judged into hold reports, the gate).
+
+mod edit;
+mod parse;
+mod report;
+mod types;
+
+pub use edit::{overlap, resolve_edit};
+pub use parse::parse_line;
+pub use report::{
+    hold_reports, judge, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
+};
+pub use types::{edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene};
+
+/// Relative tolerance (times the half-size ℓ) for "on the old contact's line" and for a
+/// segment that is a point, in the edit resolution of SPEC §9.
+pub const LINE_TOLERANCE: f64 = 1e-6;

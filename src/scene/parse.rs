@@ -1,0 +1,255 @@
+//! One JSON line into a validated [`Scene`]: fields, ranges, float32 finiteness.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::edit::resolve_edit;
+use super::types::{Body, Contact, Friction, Scene};
+use super::LINE_TOLERANCE;
+use crate::{Error, MAX_GENERATORS};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLine {
+    id: Option<Value>,
+    half_size: Option<Value>,
+    mass: Option<RawMass>,
+    com_offset_x: Option<[f64; 2]>,
+    contacts: Option<Vec<RawContact>>,
+    before: Option<Vec<RawContact>>,
+    after: Option<Vec<RawContact>>,
+    margin_min: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMass {
+    nominal: Option<f64>,
+    range: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawContact {
+    pair: Option<Value>,
+    p0: Option<[f64; 2]>,
+    p1: Option<[f64; 2]>,
+    normal: Option<[f64; 2]>,
+    mu: Option<Value>,
+}
+
+fn input(msg: impl Into<String>) -> Error {
+    Error::Input(msg.into())
+}
+
+fn finite2(what: &str, v: [f64; 2]) -> Result<[f64; 2], Error> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(v)
+    } else {
+        Err(input(format!("{what} {v:?} is not finite")))
+    }
+}
+
+/// Validates one input contact; `list` names the list ("contact", "before contact", …).
+fn contact(list: &str, index: usize, raw: RawContact) -> Result<Contact, Error> {
+    let pair = match raw.pair {
+        None => return Err(input(format!("{list} {index}: missing field `pair`"))),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            input(format!(
+                "{list} {index}: pair must be a non-negative integer (body pair id), got {v}"
+            ))
+        })?,
+    };
+    let who = format!("{list} {index} (pair {pair})");
+    let missing = |f: &str| input(format!("{who}: missing field `{f}`"));
+    let p0 = finite2(&format!("{who}: p0"), raw.p0.ok_or_else(|| missing("p0"))?)?;
+    let p1 = finite2(&format!("{who}: p1"), raw.p1.ok_or_else(|| missing("p1"))?)?;
+    let n = finite2(
+        &format!("{who}: normal"),
+        raw.normal.ok_or_else(|| missing("normal"))?,
+    )?;
+    let len = n[0].hypot(n[1]);
+    if len <= 1e-12 {
+        return Err(input(format!("{who}: normal {n:?} has zero length")));
+    }
+    let normal = [n[0] / len, n[1] / len];
+    let mu = friction(&who, raw.mu.ok_or_else(|| missing("mu"))?)?;
+    Ok(Contact {
+        pair,
+        source: index,
+        p0,
+        p1,
+        normal,
+        mu,
+    })
+}
+
+fn friction(who: &str, v: Value) -> Result<Friction, Error> {
+    let bad = || {
+        input(format!(
+            "{who}: mu must be a number or an interval [lo, hi], got {v}"
+        ))
+    };
+    let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
+    let f = match &v {
+        Value::Number(_) => Friction::Value(num(&v).ok_or_else(bad)?),
+        Value::Array(a) if a.len() == 2 => {
+            Friction::Interval([num(&a[0]).ok_or_else(bad)?, num(&a[1]).ok_or_else(bad)?])
+        }
+        _ => return Err(bad()),
+    };
+    match f {
+        Friction::Value(m) if m < 0.0 => Err(input(format!(
+            "{who}: friction coefficient mu = {m} is negative"
+        ))),
+        Friction::Interval([lo, hi]) if lo > hi => Err(input(format!(
+            "{who}: mu interval [{lo}, {hi}] is upside down (lower end above upper end)"
+        ))),
+        Friction::Interval([lo, hi]) if lo < 0.0 => Err(input(format!(
+            "{who}: friction coefficient mu interval [{lo}, {hi}] is negative"
+        ))),
+        f => Ok(f),
+    }
+}
+
+fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error> {
+    let contacts = raw
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| contact(list, i, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, a) in contacts.iter().enumerate() {
+        if let Some(b) = contacts[..i].iter().find(|b| b.pair == a.pair) {
+            return Err(input(format!(
+                "pair {} has two contacts ({list} {} and {}): at most one contact per body pair",
+                a.pair, b.source, a.source
+            )));
+        }
+    }
+    Ok(contacts)
+}
+
+/// Parses and validates one JSON line: a scene (`contacts`) or an edit (`before`, `after`,
+/// resolved into the kept contacts of SPEC §9). The caller adds the line number to errors.
+pub fn parse_line(text: &str) -> Result<Scene, Error> {
+    let raw: RawLine = serde_json::from_str(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => {
+            input(format!("invalid field in the JSON object: {e}"))
+        }
+        _ => input(format!("malformed JSON (parse error): {e}")),
+    })?;
+    let id = match raw.id {
+        Some(v @ (Value::String(_) | Value::Number(_))) => v,
+        Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),
+        None => return Err(input("missing field `id`")),
+    };
+    let half_size = match raw.half_size {
+        None => return Err(input("missing field `half_size`")),
+        Some(v) => v
+            .as_f64()
+            .ok_or_else(|| input(format!("half_size must be a number, got {v}")))?,
+    };
+    if !half_size.is_finite() || half_size <= 0.0 {
+        return Err(input(format!(
+            "half_size must be positive and finite, got {half_size}"
+        )));
+    }
+    let (mass_nominal, mass_range) = match raw.mass {
+        None => (1.0, [1.0, 1.0]),
+        Some(m) => {
+            let nominal = m
+                .nominal
+                .ok_or_else(|| input("mass: missing field `nominal`"))?;
+            if !nominal.is_finite() || nominal <= 0.0 {
+                return Err(input(format!(
+                    "nominal mass must be positive and finite, got {nominal}"
+                )));
+            }
+            let range = finite2("mass range", m.range.unwrap_or([nominal, nominal]))?;
+            if range[0] > range[1] {
+                return Err(input(format!(
+                    "mass range [{}, {}] is upside down (lower end above upper end)",
+                    range[0], range[1]
+                )));
+            }
+            if range[0] <= 0.0 {
+                return Err(input(format!(
+                    "mass range [{}, {}] must be positive",
+                    range[0], range[1]
+                )));
+            }
+            (nominal, range)
+        }
+    };
+    let com_offset_x = finite2("com_offset_x", raw.com_offset_x.unwrap_or([0.0, 0.0]))?;
+    if com_offset_x[0] > com_offset_x[1] {
+        return Err(input(format!(
+            "com_offset_x interval [{}, {}] is upside down (lower end above upper end)",
+            com_offset_x[0], com_offset_x[1]
+        )));
+    }
+    let margin_min = raw.margin_min.unwrap_or(0.0);
+    if !margin_min.is_finite() {
+        return Err(input(format!("margin_min {margin_min} is not finite")));
+    }
+    let body = Body {
+        half_size,
+        mass_nominal,
+        mass_range,
+        com_offset_x,
+    };
+    let tol = LINE_TOLERANCE * half_size;
+    let (contacts, edit) = match (raw.contacts, raw.before, raw.after) {
+        (Some(c), None, None) => (contact_list("contact", c)?, None),
+        (None, Some(b), Some(a)) => {
+            let before = contact_list("before contact", b)?;
+            let after = contact_list("after contact", a)?;
+            let (kept, summary) = resolve_edit(&before, &after, tol);
+            (kept, Some(summary))
+        }
+        (Some(_), _, _) => return Err(input(
+            "a line has either `contacts` (a scene) or `before` and `after` (an edit), not both",
+        )),
+        (None, None, None) => {
+            return Err(input(
+                "missing field `contacts` (or `before` and `after` for an edit)",
+            ))
+        }
+        (None, Some(_), None) => return Err(input("edit: missing field `after`")),
+        (None, None, Some(_)) => return Err(input("edit: missing field `before`")),
+    };
+    let n = 4 * contacts.len();
+    if n > MAX_GENERATORS {
+        return Err(input(format!(
+            "more than {MAX_GENERATORS} generators ({n}): {} contacts give 4 generators each, \
+             at most 4 body pairs may touch",
+            contacts.len()
+        )));
+    }
+    let scene = Scene {
+        id,
+        body,
+        contacts,
+        margin_min,
+        edit,
+    };
+    // The cone test runs in float32: every number it gets must be finite there.
+    let sources = scene.generator_sources();
+    for (k, g) in scene.generators().iter().enumerate() {
+        if !g.iter().all(|v| v.is_finite()) {
+            return Err(input(format!(
+                "generator {k} ({}) = {g:?} is not finite in float32 (positions too large for half_size?)",
+                sources[k].describe(&scene)
+            )));
+        }
+    }
+    for ((m, x), n) in scene.need_points().into_iter().zip(scene.needs()) {
+        if !n.iter().all(|v| v.is_finite()) {
+            return Err(input(format!(
+                "the need at mass {m}, com_offset_x {x} is {n:?}, not finite in float32 \
+                 (mass range too large for the nominal mass, or com offset for half_size?)"
+            )));
+        }
+    }
+    Ok(scene)
+}

@@ -1,0 +1,277 @@
+//! Verdicts (SPEC §4–9): the cone tests' outcomes judged into a [`HoldReport`] per scene, and
+//! the gate that runs all of them in one batch.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::types::{EditSummary, GeneratorSource, Scene};
+use crate::tables::Candidate;
+use crate::{Engine, Error, Outcome, Verdict, MARGIN_CAP};
+
+/// A witness in physical terms: generator indices, weights (in nominal weights `m0·g`,
+/// float64-polished: `Witness::polished`) and where each generator comes from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WitnessReport {
+    pub generators: Vec<u32>,
+    pub weights: Vec<f64>,
+    pub sources: Vec<String>,
+}
+
+/// The nearest supporting candidate of a need (SPEC §5–6).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BindingReport {
+    /// Index in the candidate table.
+    pub candidate: u32,
+    /// The candidate, e.g. "+(w1 x w6)".
+    pub kind: String,
+    pub generators: Vec<u32>,
+    pub sources: Vec<String>,
+}
+
+/// One need's cone test.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NeedReport {
+    pub mass: f64,
+    pub com_offset_x: f64,
+    pub need: [f32; 3],
+    /// "supported", "unsupported" or "uncertain".
+    pub verdict: &'static str,
+    pub margin: f32,
+    pub capped: bool,
+    pub witness: Option<WitnessReport>,
+    pub certificate: Option<[f32; 3]>,
+    pub binding: Option<BindingReport>,
+}
+
+/// The need that attains the robust margin.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BindingNeed {
+    /// Index into `needs`.
+    pub index: usize,
+    pub mass: f64,
+    pub com_offset_x: f64,
+}
+
+/// The robust hold test of a scene, and the gate's answer (SPEC §8–9).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HoldReport {
+    pub id: Value,
+    /// Every need has a witness and the robust margin is at least `margin_min`.
+    pub held: bool,
+    /// Minimum of the needs' margins.
+    pub robust_margin: f32,
+    /// Not held only because some need lies within tolerance of its boundary: no need is
+    /// certified unsupported. Never true when held.
+    pub uncertain: bool,
+    pub binding_need: BindingNeed,
+    pub margin_min: f64,
+    pub n_generators: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<EditSummary>,
+    pub needs: Vec<NeedReport>,
+}
+
+fn sources_of(scene: &Scene, sources: &[GeneratorSource], gens: &[u32]) -> Vec<String> {
+    gens.iter()
+        .map(|&g| match sources.get(g as usize) {
+            Some(s) => s.describe(scene),
+            None => format!("generator {g} (not in this scene)"),
+        })
+        .collect()
+}
+
+fn binding_of(scene: &Scene, sources: &[GeneratorSource], o: &Outcome) -> Option<BindingReport> {
+    let index = o.binding()?;
+    let c = Candidate::at(index)?;
+    let generators = c.generators();
+    Some(BindingReport {
+        candidate: index,
+        kind: c.to_string(),
+        sources: sources_of(scene, sources, &generators),
+        generators,
+    })
+}
+
+fn contacts_text(b: &Option<BindingReport>) -> String {
+    match b {
+        None => "no plane bounds the contacts' wrenches".to_string(),
+        Some(b) if b.generators.is_empty() => format!(
+            "binding {}: no contact pushes along the need (against gravity)",
+            b.kind
+        ),
+        Some(b) => format!(
+            "binding {}, contacts that bind: {}",
+            b.kind,
+            b.sources.join(", ")
+        ),
+    }
+}
+
+fn fmt3(v: [f32; 3]) -> String {
+    let v = v.map(|x| x + 0.0); // no "-0.00000"
+    format!("({:.5}, {:.5}, {:.5})", v[0], v[1], v[2])
+}
+
+/// Judges one scene from the outcomes of its cases (in the order of [`Scene::cases`]).
+///
+/// Panics if `outcomes` is empty or longer than the scene's needs: [`hold_reports`] pairs them.
+pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
+    let points = scene.need_points();
+    let needs = scene.needs();
+    let sources = scene.generator_sources();
+    // The cases the outcomes answer, for float64-polished witness weights (forces that
+    // reproduce the need to ~1e-15); `None` only for a scene `parse_line` would reject.
+    let cases = scene.cases().ok();
+    assert!(
+        !outcomes.is_empty() && outcomes.len() <= points.len(),
+        "judge: {} outcomes for {} needs",
+        outcomes.len(),
+        points.len()
+    );
+    let reports: Vec<NeedReport> = outcomes
+        .iter()
+        .zip(points.iter().zip(&needs))
+        .enumerate()
+        .map(|(k, (o, (&(mass, com), &need)))| NeedReport {
+            mass,
+            com_offset_x: com,
+            need,
+            verdict: o.verdict().as_str(),
+            margin: o.margin.min(MARGIN_CAP),
+            capped: o.is_capped(),
+            witness: o.witness().map(|w| WitnessReport {
+                sources: sources_of(scene, &sources, &w.indices),
+                weights: match &cases {
+                    Some(c) => w.polished(&c[k]),
+                    None => w.weights.clone(),
+                },
+                generators: w.indices,
+            }),
+            certificate: o.certificate(),
+            binding: binding_of(scene, &sources, o),
+        })
+        .collect();
+    // The need attaining the robust margin (first one on ties; NaN never wins).
+    let mut bi = 0;
+    for (i, r) in reports.iter().enumerate() {
+        if r.margin < reports[bi].margin || reports[bi].margin.is_nan() {
+            bi = i;
+        }
+    }
+    let robust = reports[bi].margin;
+    let verdicts: Vec<Verdict> = outcomes.iter().map(|o| o.verdict()).collect();
+    let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
+    let margin_ok = (robust as f64) >= scene.margin_min;
+    let held = all_supported && margin_ok;
+    let any_unsupported = verdicts.contains(&Verdict::Unsupported);
+    let any_uncertain = verdicts.contains(&Verdict::Uncertain);
+    let uncertain = !held && any_uncertain && !any_unsupported;
+
+    let need_name = |i: usize| {
+        let r = &reports[i];
+        format!(
+            "need {i} (mass {}, com_offset_x {})",
+            r.mass, r.com_offset_x
+        )
+    };
+    let reason = (!held).then(|| {
+        // The worst need of the worst kind: certified unsupported, else uncertain, else the
+        // need whose margin falls short of margin_min.
+        let worst = |kind: Verdict| {
+            (0..reports.len())
+                .filter(|&i| verdicts[i] == kind)
+                .min_by(|&a, &b| reports[a].margin.total_cmp(&reports[b].margin))
+        };
+        let count = |kind: Verdict| verdicts.iter().filter(|&&v| v == kind).count();
+        let total = reports.len();
+        let mut why = if let Some(i) = worst(Verdict::Unsupported) {
+            let r = &reports[i];
+            format!(
+                "{}: certified unsupported ({} of {total} needs), certificate y = {} \
+                 (y·need = {:.5} < 0); {}",
+                need_name(i),
+                count(Verdict::Unsupported),
+                fmt3(r.certificate.unwrap_or_default()),
+                r.margin,
+                contacts_text(&r.binding)
+            )
+        } else if let Some(i) = worst(Verdict::Uncertain) {
+            let r = &reports[i];
+            format!(
+                "{}: uncertain ({} of {total} needs): within tolerance of the boundary of the \
+                 contacts' cone, neither a witness nor a certificate passes (margin {:.3e}); {}",
+                need_name(i),
+                count(Verdict::Uncertain),
+                r.margin,
+                contacts_text(&r.binding)
+            )
+        } else {
+            let r = &reports[bi];
+            format!(
+                "robust margin {:.5} < margin_min {} at {} (every need supported, but not by \
+                 enough); {}",
+                robust,
+                scene.margin_min,
+                need_name(bi),
+                contacts_text(&r.binding)
+            )
+        };
+        if scene.contacts.is_empty() {
+            why.push_str("; no contacts");
+        }
+        if let Some(e) = &scene.edit {
+            why.push_str(&format!(
+                "; edit: kept pairs {:?}, no overlap {:?}, made {:?} and broken {:?} contribute nothing",
+                e.kept, e.no_overlap, e.made, e.broken
+            ));
+        }
+        why
+    });
+    HoldReport {
+        id: scene.id.clone(),
+        held,
+        robust_margin: robust,
+        uncertain,
+        binding_need: BindingNeed {
+            index: bi,
+            mass: reports[bi].mass,
+            com_offset_x: reports[bi].com_offset_x,
+        },
+        margin_min: scene.margin_min,
+        n_generators: 4 * scene.contacts.len(),
+        reason,
+        edit: scene.edit.clone(),
+        needs: reports,
+    }
+}
+
+/// The hold reports of many scenes: all their needs go through ONE `engine.evaluate` call.
+pub fn hold_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldReport>, Error> {
+    let mut cases = Vec::new();
+    let mut counts = Vec::with_capacity(scenes.len());
+    for s in scenes {
+        let c = s.cases()?;
+        counts.push(c.len());
+        cases.extend(c);
+    }
+    let outcomes = engine.evaluate(&cases)?;
+    if outcomes.len() != cases.len() {
+        return Err(Error::Gpu(format!(
+            "{} outcomes for {} cases",
+            outcomes.len(),
+            cases.len()
+        )));
+    }
+    let mut at = 0;
+    Ok(scenes
+        .iter()
+        .zip(counts)
+        .map(|(s, n)| {
+            let r = judge(s, &outcomes[at..at + n]);
+            at += n;
+            r
+        })
+        .collect())
+}

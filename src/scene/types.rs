@@ -1,0 +1,225 @@
+//! Contacts, bodies and scenes; the generators (SPEC §2) and needs (SPEC §3, §8) they give.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::LINE_TOLERANCE;
+use crate::{Case, Error};
+
+/// Friction coefficient: a number, or an interval `[lo, hi]` whose worst case is `lo` (SPEC §8).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Friction {
+    Value(f64),
+    Interval([f64; 2]),
+}
+
+impl Friction {
+    /// The μ the generators use: the value, or the interval's lower end.
+    pub fn lower(&self) -> f64 {
+        match *self {
+            Friction::Value(v) => v,
+            Friction::Interval([lo, _]) => lo,
+        }
+    }
+}
+
+/// One contact of a body pair (SPEC §2): the segment `[p0, p1]` (a point when equal), relative
+/// to the reference point, with its inward unit normal and friction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Contact {
+    /// Body pair id.
+    pub pair: u64,
+    /// Position in the input list (`contacts`, or `before` for an edit).
+    pub source: usize,
+    pub p0: [f64; 2],
+    pub p1: [f64; 2],
+    /// Inward unit normal (normalised from the input).
+    pub normal: [f64; 2],
+    pub mu: Friction,
+}
+
+impl Contact {
+    /// Tangent `t = (n_z, −n_x)` (SPEC §2).
+    pub fn tangent(&self) -> [f64; 2] {
+        [self.normal[1], -self.normal[0]]
+    }
+
+    /// Whether the contact is a point (endpoints equal within `tol`).
+    pub fn is_point(&self, tol: f64) -> bool {
+        dist(self.p0, self.p1) <= tol
+    }
+
+    /// "contact 2 (pair 1)".
+    pub fn label(&self) -> String {
+        format!("contact {} (pair {})", self.source, self.pair)
+    }
+}
+
+/// The box: half-size ℓ (moment unit), nominal mass and the box of masses and centre-of-mass
+/// x-offsets to hold over (SPEC §3, §8).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Body {
+    pub half_size: f64,
+    pub mass_nominal: f64,
+    /// `[lo, hi]`, same units as the nominal mass.
+    pub mass_range: [f64; 2],
+    /// `[lo, hi]`, offset of the centre of mass from the reference point along x.
+    pub com_offset_x: [f64; 2],
+}
+
+impl Body {
+    /// The corners of the mass × centre-of-mass box as `(mass, com_offset_x)`, in need order:
+    /// mass outer, offset inner, lower ends first; equal ends give one value.
+    pub fn corners(&self) -> Vec<(f64, f64)> {
+        let masses = interval_values(self.mass_range);
+        let offsets = interval_values(self.com_offset_x);
+        masses
+            .iter()
+            .flat_map(|&m| offsets.iter().map(move |&x| (m, x)))
+            .collect()
+    }
+
+    /// The need of a box of mass `m` with its centre of mass at `x` (SPEC §3), in f64.
+    pub fn need(&self, mass: f64, com_offset_x: f64) -> [f64; 3] {
+        let r = mass / self.mass_nominal;
+        [0.0, r, -r * com_offset_x / self.half_size]
+    }
+}
+
+/// What an edit did to each body pair (SPEC §9).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EditSummary {
+    /// Pairs touching before and after with a non-empty overlap: these contribute.
+    pub kept: Vec<u64>,
+    /// Pairs touching before and after whose contact sets do not overlap (moved off the old
+    /// line, or slid off): they contribute nothing.
+    pub no_overlap: Vec<u64>,
+    /// Pairs touching only after.
+    pub made: Vec<u64>,
+    /// Pairs touching only before.
+    pub broken: Vec<u64>,
+}
+
+/// A scene ready for the cone test: the body, the effective contacts (after edit resolution)
+/// and the margin the gate asks for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scene {
+    /// The input's `id`, echoed as given (a string or a number).
+    pub id: Value,
+    pub body: Body,
+    pub contacts: Vec<Contact>,
+    pub margin_min: f64,
+    /// Present for an edit line.
+    pub edit: Option<EditSummary>,
+}
+
+/// Where a generator comes from: contact, endpoint, ray.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GeneratorSource {
+    /// Index into `Scene::contacts`.
+    pub contact: usize,
+    pub pair: u64,
+    /// 0: `p0`, 1: `p1`.
+    pub endpoint: u8,
+    /// `+1`: ray `n + μt`, `−1`: ray `n − μt`.
+    pub ray: i8,
+}
+
+impl GeneratorSource {
+    pub fn describe(&self, scene: &Scene) -> String {
+        let c = &scene.contacts[self.contact];
+        let end = if c.is_point(LINE_TOLERANCE * scene.body.half_size) {
+            "point".to_string()
+        } else {
+            format!("p{}", self.endpoint)
+        };
+        format!(
+            "{} {end} ray n{}μt",
+            c.label(),
+            if self.ray > 0 { '+' } else { '−' }
+        )
+    }
+}
+
+impl Scene {
+    /// The generators of SPEC §2 in f64, in order: contact, endpoint (p0, p1), ray (+, −).
+    pub fn generators_f64(&self) -> Vec<[f64; 3]> {
+        let ell = self.body.half_size;
+        self.contacts
+            .iter()
+            .flat_map(|c| [c.p0, c.p1].map(|p| edge_rays(p, c.normal, c.mu.lower(), ell)))
+            .flatten()
+            .collect()
+    }
+
+    /// The generators as the cone test takes them.
+    pub fn generators(&self) -> Vec<[f32; 3]> {
+        self.generators_f64()
+            .iter()
+            .map(|g| g.map(|v| v as f32))
+            .collect()
+    }
+
+    /// Which contact, endpoint and ray generator `index` comes from, for every generator.
+    pub fn generator_sources(&self) -> Vec<GeneratorSource> {
+        let mut out = Vec::with_capacity(4 * self.contacts.len());
+        for (k, c) in self.contacts.iter().enumerate() {
+            for endpoint in 0..2u8 {
+                for ray in [1i8, -1] {
+                    out.push(GeneratorSource {
+                        contact: k,
+                        pair: c.pair,
+                        endpoint,
+                        ray,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// `(mass, com_offset_x)` of every need, in need order (see [`Body::corners`]).
+    pub fn need_points(&self) -> Vec<(f64, f64)> {
+        self.body.corners()
+    }
+
+    /// The needs of SPEC §3 at the corners of the mass × centre-of-mass box, as f32.
+    pub fn needs(&self) -> Vec<[f32; 3]> {
+        self.need_points()
+            .into_iter()
+            .map(|(m, x)| self.body.need(m, x).map(|v| v as f32))
+            .collect()
+    }
+
+    /// One cone test per need, all with the same generators.
+    pub fn cases(&self) -> Result<Vec<Case>, Error> {
+        let g = self.generators();
+        self.needs().into_iter().map(|n| Case::new(&g, n)).collect()
+    }
+}
+
+/// The two generators of SPEC §2 at an application point `p` (relative to the reference
+/// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
+/// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
+pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
+    let t = [n[1], -n[0]];
+    [1.0, -1.0].map(|s| {
+        let r = [n[0] + s * mu * t[0], n[1] + s * mu * t[1]];
+        [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size]
+    })
+}
+
+/// The values an interval takes at its corners: both ends, or one when they are equal.
+fn interval_values(iv: [f64; 2]) -> Vec<f64> {
+    if iv[0] == iv[1] {
+        vec![iv[0]]
+    } else {
+        vec![iv[0], iv[1]]
+    }
+}
+
+/// Euclidean distance of two points.
+pub(super) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (b[0] - a[0]).hypot(b[1] - a[1])
+}
