@@ -20,6 +20,7 @@
 //! ```
 
 pub mod cpu;
+pub mod draw;
 pub mod gpu;
 pub mod jsonl;
 pub mod sample;

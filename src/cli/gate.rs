@@ -5,7 +5,13 @@ use planar_hold::Backend;
 
 use super::{engine, io, BackendArg, Failure};
 
-pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), Failure> {
+/// `draw`: a directory for one picture per line (`planar-hold draw`'s), beside the report.
+pub fn run(
+    path: &str,
+    backend: BackendArg,
+    output: Option<&str>,
+    draw: Option<&str>,
+) -> Result<(), Failure> {
     let lines = io::read_lines(path)?;
     let parsed = io::parse_all(path, &lines, |text| {
         parse_line(text).map_err(|e| e.to_string())
@@ -21,6 +27,12 @@ pub fn run(path: &str, backend: BackendArg, output: Option<&str>) -> Result<(), 
             (gpu, disagreeing)
         }
     };
+    if let Some(dir) = draw {
+        let mut pictures = super::draw::Pictures::new(dir)?;
+        for ((scene, report), &line) in scenes.iter().zip(&reports).zip(parsed.item_lines()) {
+            pictures.write(line, scene, report)?;
+        }
+    }
     let total = reports.len();
     parsed.finish(output, reports)?;
     io::agreement(disagreeing, total)

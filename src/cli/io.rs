@@ -81,6 +81,11 @@ pub fn parse_all<T>(
 }
 
 impl<T> Parsed<T> {
+    /// The input line number of each item.
+    pub fn item_lines(&self) -> &[usize] {
+        &self.item_lines
+    }
+
     /// `--backend both`: names on stderr every line whose GPU and CPU answers differ
     /// (as `differ` says) and returns how many do.
     pub fn report_disagreements<A>(

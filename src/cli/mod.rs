@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod draw;
 mod eval;
 mod gate;
 mod info;
@@ -44,6 +45,21 @@ enum Command {
         /// Output file (default: standard output); written whole or not at all.
         #[arg(short, long)]
         output: Option<String>,
+        /// Also write one SVG picture per line into this directory (as `draw` does).
+        #[arg(long, value_name = "DIR")]
+        draw: Option<String>,
+    },
+    /// One SVG picture per scene or edit line: the scene with its forces or failure, and
+    /// the wrench cone's slice with the needs. Writes DIR/<id>.svg.
+    Draw {
+        /// Input file, one scene or edit a line ("-" for standard input).
+        scenes: String,
+        /// Directory for the pictures (created if missing).
+        #[arg(short, long, value_name = "DIR")]
+        output: String,
+        /// gpu or cpu.
+        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+        backend: BackendArg,
     },
     /// The SPEC §6 reference scenes, then a random batch on the GPU and the CPU.
     Demo {
@@ -106,7 +122,13 @@ pub fn run() -> ExitCode {
             scenes,
             backend,
             output,
-        } => gate::run(&scenes, backend, output.as_deref()),
+            draw,
+        } => gate::run(&scenes, backend, output.as_deref(), draw.as_deref()),
+        Command::Draw {
+            scenes,
+            output,
+            backend,
+        } => draw::run(&scenes, backend, &output),
         Command::Demo { cases } => demo::run(cases),
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(args),

@@ -199,13 +199,13 @@ pub fn parse_line(text: &str) -> Result<Scene, Error> {
         com_offset_x,
     };
     let tol = LINE_TOLERANCE * half_size;
-    let (contacts, edit) = match (raw.contacts, raw.before, raw.after) {
-        (Some(c), None, None) => (contact_list("contact", c)?, None),
+    let (contacts, edit, before, after) = match (raw.contacts, raw.before, raw.after) {
+        (Some(c), None, None) => (contact_list("contact", c)?, None, vec![], vec![]),
         (None, Some(b), Some(a)) => {
             let before = contact_list("before contact", b)?;
             let after = contact_list("after contact", a)?;
             let (kept, summary) = resolve_edit(&before, &after, tol);
-            (kept, Some(summary))
+            (kept, Some(summary), before, after)
         }
         (Some(_), _, _) => return Err(input(
             "a line has either `contacts` (a scene) or `before` and `after` (an edit), not both",
@@ -232,6 +232,8 @@ pub fn parse_line(text: &str) -> Result<Scene, Error> {
         contacts,
         margin_min,
         edit,
+        before,
+        after,
     };
     // The cone test runs in float32: every number it gets must be finite there.
     let sources = scene.generator_sources();

@@ -112,6 +112,12 @@ pub struct Scene {
     pub margin_min: f64,
     /// Present for an edit line.
     pub edit: Option<EditSummary>,
+    /// For an edit: the contacts as given before and after (empty for a scene). They do not
+    /// enter the cone test (the kept overlaps in `contacts` do); pictures draw them as ghosts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<Contact>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<Contact>,
 }
 
 /// Where a generator comes from: contact, endpoint, ray.

@@ -1,0 +1,174 @@
+//! Panels: world coordinates to pixels (uniform scale, y up), axes with ticks, arrows.
+
+use svg::node::element::{Group, Line, Rectangle, Text};
+
+use super::style;
+
+/// A panel of the picture: the pixel rectangle and the map from world coordinates into it,
+/// one scale for both axes (lengths and angles read true).
+#[derive(Clone, Copy, Debug)]
+pub struct Frame {
+    /// Pixel rectangle: left, top, width, height.
+    pub px: [f64; 4],
+    /// World rectangle shown: x0, x1, y0, y1.
+    pub world: [f64; 4],
+    /// Pixels per world unit.
+    pub scale: f64,
+    /// Pixel position of the world origin.
+    pub origin: [f64; 2],
+}
+
+impl Frame {
+    /// The frame showing at least `[x0, x1] × [y0, y1]` centred in the pixel rectangle.
+    pub fn fit(px: [f64; 4], bounds: [f64; 4]) -> Frame {
+        let w = (bounds[1] - bounds[0]).max(1e-9);
+        let h = (bounds[3] - bounds[2]).max(1e-9);
+        let scale = (px[2] / w).min(px[3] / h);
+        let cx = 0.5 * (bounds[0] + bounds[1]);
+        let cy = 0.5 * (bounds[2] + bounds[3]);
+        let (hw, hh) = (0.5 * px[2] / scale, 0.5 * px[3] / scale);
+        let origin = [
+            px[0] + 0.5 * px[2] - cx * scale,
+            px[1] + 0.5 * px[3] + cy * scale,
+        ];
+        Frame {
+            px,
+            world: [cx - hw, cx + hw, cy - hh, cy + hh],
+            scale,
+            origin,
+        }
+    }
+
+    /// Pixel coordinates of a world point.
+    pub fn at(&self, p: [f64; 2]) -> [f64; 2] {
+        [
+            self.origin[0] + self.scale * p[0],
+            self.origin[1] - self.scale * p[1],
+        ]
+    }
+
+    /// Attributes that let a reader (or a test) map pixels back to world coordinates.
+    pub fn tag(&self, g: Group) -> Group {
+        g.set(
+            "data-origin",
+            format!("{} {}", r(self.origin[0]), r(self.origin[1])),
+        )
+        .set("data-scale", self.scale)
+    }
+
+    /// The panel's border, ticks and numbers along the bottom and left edges, axis names.
+    pub fn axes(&self, x_name: &str, y_name: &str) -> Group {
+        let [left, top, width, height] = self.px;
+        let mut g = Group::new().set("class", "axes").add(
+            Rectangle::new()
+                .set("x", r(left))
+                .set("y", r(top))
+                .set("width", r(width))
+                .set("height", r(height))
+                .set("fill", "none")
+                .set("stroke", style::AXIS)
+                .set("stroke-width", 1),
+        );
+        let tick = |g: Group, a: [f64; 2], b: [f64; 2]| g.add(line(a, b, style::AXIS, 1.0));
+        let step = nice_step(self.world[1] - self.world[0]);
+        for v in ticks(self.world[0], self.world[1], step) {
+            let x = self.at([v, 0.0])[0];
+            g = tick(g, [x, top + height], [x, top + height + 4.0]);
+            g = g.add(label(
+                &number(v, step),
+                [x, top + height + 16.0],
+                "middle",
+                style::AXIS,
+            ));
+        }
+        let step = nice_step(self.world[3] - self.world[2]);
+        for v in ticks(self.world[2], self.world[3], step) {
+            let y = self.at([0.0, v])[1];
+            g = tick(g, [left - 4.0, y], [left, y]);
+            g = g.add(label(
+                &number(v, step),
+                [left - 6.0, y + 4.0],
+                "end",
+                style::AXIS,
+            ));
+        }
+        g.add(label(
+            x_name,
+            [left + 0.5 * width, top + height + 32.0],
+            "middle",
+            style::TEXT,
+        ))
+        .add(label(y_name, [0.0, 0.0], "middle", style::TEXT).set(
+            "transform",
+            format!(
+                "translate({} {}) rotate(-90)",
+                r(left - 40.0),
+                r(top + 0.5 * height)
+            ),
+        ))
+    }
+
+    /// Whether a world point lies inside the shown rectangle.
+    pub fn contains(&self, p: [f64; 2]) -> bool {
+        p[0] >= self.world[0]
+            && p[0] <= self.world[1]
+            && p[1] >= self.world[2]
+            && p[1] <= self.world[3]
+    }
+}
+
+/// Rounds a pixel coordinate to 0.01 px: short files, exact enough to read back.
+pub fn r(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// A tick spacing of 1, 2 or 5 × 10^k giving about five ticks over `span`.
+fn nice_step(span: f64) -> f64 {
+    let raw = (span / 5.0).max(1e-12);
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// A tick number with as many decimals as the step needs.
+fn number(v: f64, step: f64) -> String {
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    format!("{:.*}", decimals, v + 0.0)
+}
+
+/// A straight line in pixels.
+pub fn line(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
+    Line::new()
+        .set("x1", r(a[0]))
+        .set("y1", r(a[1]))
+        .set("x2", r(b[0]))
+        .set("y2", r(b[1]))
+        .set("stroke", colour)
+        .set("stroke-width", width)
+}
+
+/// An arrow from `a` to `b` in pixels, its head a marker in the arrow's colour.
+pub fn arrow(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
+    line(a, b, colour, width)
+        .set("marker-end", format!("url(#{})", style::marker_id(colour)))
+        .set("stroke-linecap", "round")
+}
+
+/// Text at a pixel position; `anchor` is "start", "middle" or "end".
+pub fn label(text: &str, at: [f64; 2], anchor: &str, colour: &str) -> Text {
+    Text::new(text)
+        .set("x", r(at[0]))
+        .set("y", r(at[1]))
+        .set("text-anchor", anchor)
+        .set("fill", colour)
+        .set("font-size", style::FONT_SIZE)
+}

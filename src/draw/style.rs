@@ -1,0 +1,50 @@
+//! The fixed palette and sizes: one place to restyle every picture.
+
+use svg::node::element::{Definitions, Marker, Path};
+
+pub const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
+pub const FONT_SIZE: f64 = 12.0;
+
+pub const TEXT: &str = "#222222";
+pub const AXIS: &str = "#666666";
+pub const BOX: &str = "#444444";
+pub const CONTACT: &str = "#1f77b4";
+pub const GHOST_BEFORE: &str = "#9ecae1";
+pub const GHOST_AFTER: &str = "#bbbbbb";
+pub const FRICTION: &str = "#2ca02c";
+pub const GRAVITY: &str = "#000000";
+pub const FORCE: &str = "#ff7f0e";
+pub const FAILURE: &str = "#d62728";
+pub const NEED: &str = "#9467bd";
+pub const SLICE_FILL: &str = "#c6dbef";
+
+/// Every colour an arrow can have: one arrowhead marker each.
+const ARROW_COLOURS: [&str; 6] = [CONTACT, FRICTION, GRAVITY, FORCE, FAILURE, NEED];
+
+/// The id of the arrowhead marker of `colour`.
+pub fn marker_id(colour: &str) -> String {
+    format!("head-{}", colour.trim_start_matches('#'))
+}
+
+/// The arrowhead markers, one per arrow colour.
+pub fn markers() -> Definitions {
+    ARROW_COLOURS
+        .iter()
+        .fold(Definitions::new(), |defs, &colour| {
+            defs.add(
+                Marker::new()
+                    .set("id", marker_id(colour))
+                    .set("viewBox", "0 0 10 10")
+                    .set("refX", 9)
+                    .set("refY", 5)
+                    .set("markerWidth", 5)
+                    .set("markerHeight", 5)
+                    .set("orient", "auto")
+                    .add(
+                        Path::new()
+                            .set("d", "M 0 0 L 10 5 L 0 10 z")
+                            .set("fill", colour),
+                    ),
+            )
+        })
+}

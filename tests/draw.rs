@@ -1,0 +1,525 @@
+//! Pictures (`planar_hold::draw`, `planar-hold draw`, `gate --draw`): well-formed SVG with the
+//! classed elements, rasterised by resvg, and geometry read back from the drawing.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use planar_hold::draw;
+use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
+use planar_hold::{Backend, Engine};
+use serde_json::{json, Value};
+
+const TOL: f64 = 0.02; // world units: a pixel or two at the pictures' scales
+
+fn scene_and_report(line: &Value) -> (Scene, HoldReport) {
+    let scene = parse_line(&line.to_string()).expect("valid line");
+    let report = hold_reports(
+        &mut Engine::new(Backend::Cpu).unwrap(),
+        std::slice::from_ref(&scene),
+    )
+    .unwrap()
+    .remove(0);
+    (scene, report)
+}
+
+fn has_class(n: &roxmltree::Node, class: &str) -> bool {
+    n.attribute("class")
+        .is_some_and(|c| c.split_whitespace().any(|w| w == class))
+}
+
+fn all_with<'a>(doc: &'a roxmltree::Document, class: &str) -> Vec<roxmltree::Node<'a, 'a>> {
+    doc.descendants().filter(|n| has_class(n, class)).collect()
+}
+
+fn num(n: &roxmltree::Node, attr: &str) -> f64 {
+    n.attribute(attr)
+        .unwrap_or_else(|| panic!("{attr} missing on <{}>", n.tag_name().name()))
+        .parse()
+        .unwrap()
+}
+
+/// Pixel → world map of a panel, from its `data-origin` and `data-scale`.
+struct Panel {
+    origin: [f64; 2],
+    scale: f64,
+}
+
+impl Panel {
+    fn of(doc: &roxmltree::Document, class: &str) -> Panel {
+        let g = all_with(doc, class).into_iter().next().expect("panel");
+        let o: Vec<f64> = g
+            .attribute("data-origin")
+            .unwrap()
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        Panel {
+            origin: [o[0], o[1]],
+            scale: num(&g, "data-scale"),
+        }
+    }
+
+    fn world(&self, px: [f64; 2]) -> [f64; 2] {
+        [
+            (px[0] - self.origin[0]) / self.scale,
+            (self.origin[1] - px[1]) / self.scale,
+        ]
+    }
+
+    /// A line's two ends in world coordinates.
+    fn ends(&self, l: &roxmltree::Node) -> ([f64; 2], [f64; 2]) {
+        (
+            self.world([num(l, "x1"), num(l, "y1")]),
+            self.world([num(l, "x2"), num(l, "y2")]),
+        )
+    }
+}
+
+fn close(a: [f64; 2], b: [f64; 2]) -> bool {
+    (a[0] - b[0]).abs() <= TOL && (a[1] - b[1]).abs() <= TOL
+}
+
+/// Rasterises with resvg and checks something was painted.
+fn rasterise(svg: &str, what: &str) {
+    let opt = resvg::usvg::Options::default();
+    let tree = resvg::usvg::Tree::from_str(svg, &opt)
+        .unwrap_or_else(|e| panic!("{what}: usvg cannot read the picture: {e}"));
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).expect("pixmap");
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    let painted = pixmap
+        .pixels()
+        .iter()
+        .filter(|p| p.alpha() > 0 && (p.red() < 250 || p.green() < 250 || p.blue() < 250))
+        .count();
+    assert!(painted > 1000, "{what}: only {painted} pixels painted");
+}
+
+fn contact(pair: u32, p0: [f64; 2], p1: [f64; 2], mu: f64) -> Value {
+    json!({"pair": pair, "p0": p0, "p1": p1, "normal": [0.0, 1.0], "mu": mu})
+}
+
+/// SPEC §6's flat box on two floor corners, and the same box on one floor segment.
+fn flat_boxes(mu: f64) -> [Value; 2] {
+    [
+        json!({"id": "corners", "half_size": 1.0, "contacts": [
+            contact(0, [-1.0, -1.0], [-1.0, -1.0], mu), contact(1, [1.0, -1.0], [1.0, -1.0], mu)]}),
+        json!({"id": "segment", "half_size": 1.0, "contacts": [
+            contact(0, [-1.0, -1.0], [1.0, -1.0], mu)]}),
+    ]
+}
+
+#[test]
+fn flat_box_witness_arrows_start_at_the_corners_and_carry_the_weight() {
+    for line in flat_boxes(0.2) {
+        let (scene, report) = scene_and_report(&line);
+        assert!(report.held);
+        let svg = draw::svg_text(&scene, &report);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let panel = Panel::of(&doc, "scene-panel");
+        let forces = all_with(&doc, "force");
+        assert_eq!(forces.len(), 2, "{}: one arrow per corner", line["id"]);
+        let starts: Vec<[f64; 2]> = forces.iter().map(|f| panel.ends(f).0).collect();
+        for corner in [[-1.0, -1.0], [1.0, -1.0]] {
+            assert!(
+                starts.iter().any(|&s| close(s, corner)),
+                "{}: no force starts at {corner:?}: {starts:?}",
+                line["id"]
+            );
+        }
+        let rise: f64 = forces
+            .iter()
+            .map(|f| {
+                let (a, b) = panel.ends(f);
+                b[1] - a[1]
+            })
+            .sum();
+        let gravity = all_with(&doc, "gravity");
+        assert_eq!(gravity.len(), 1);
+        let (top, bottom) = panel.ends(&gravity[0]);
+        assert!(close(top, [0.0, 0.0]), "weight at the centre of mass");
+        assert!((bottom[0] - top[0]).abs() <= TOL, "weight points down");
+        let weight = top[1] - bottom[1];
+        assert!(weight > 0.1);
+        assert!(
+            (rise - weight).abs() <= 1e-3 * weight + 0.02,
+            "{}: vertical force components {rise} vs weight {weight}",
+            line["id"]
+        );
+        // Both arrows lean inward with friction μ = 0.2: ½·A₊ + ½·B₋ (SPEC §6).
+        for f in &forces {
+            let (a, b) = panel.ends(f);
+            let (dx, dz) = (b[0] - a[0], b[1] - a[1]);
+            assert!((dx.abs() / dz - 0.2).abs() < 0.02, "{dx} {dz}");
+            assert!(dx * a[0] < 0.0, "inward");
+        }
+        rasterise(&svg, "flat box");
+    }
+}
+
+/// Whether `p` lies inside the convex polygon `poly` (either orientation), by `margin`.
+fn inside(poly: &[[f64; 2]], p: [f64; 2], margin: f64) -> bool {
+    let n = poly.len();
+    let signs: Vec<f64> = (0..n)
+        .map(|k| {
+            let (a, b) = (poly[k], poly[(k + 1) % n]);
+            let len = (b[0] - a[0]).hypot(b[1] - a[1]);
+            ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])) / len
+        })
+        .collect();
+    signs.iter().all(|&s| s > margin) || signs.iter().all(|&s| s < -margin)
+}
+
+#[test]
+fn flat_box_cone_slice_is_the_expected_quadrilateral_with_the_need_inside() {
+    // Slice points (w_x, w_τ)/w_z of A₊, A₋, B₊, B₋ (SPEC §6 generators).
+    let expected = [[0.2, 0.8], [-0.2, 1.2], [0.2, -1.2], [-0.2, -0.8]];
+    for line in flat_boxes(0.2) {
+        let (scene, report) = scene_and_report(&line);
+        let svg = draw::svg_text(&scene, &report);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let panel = Panel::of(&doc, "cone-panel");
+        let slices = all_with(&doc, "cone-slice");
+        assert_eq!(slices.len(), 1);
+        let poly: Vec<[f64; 2]> = slices[0]
+            .attribute("points")
+            .unwrap()
+            .split_whitespace()
+            .map(|p| {
+                let xy: Vec<f64> = p.split(',').map(|v| v.parse().unwrap()).collect();
+                panel.world([xy[0], xy[1]])
+            })
+            .collect();
+        assert_eq!(poly.len(), 4, "{}: {poly:?}", line["id"]);
+        for e in expected {
+            assert!(poly.iter().any(|&p| close(p, e)), "{e:?} not in {poly:?}");
+        }
+        let needs = all_with(&doc, "need");
+        assert_eq!(needs.len(), 1);
+        let need = panel.world([num(&needs[0], "cx"), num(&needs[0], "cy")]);
+        assert!(close(need, [0.0, 0.0]));
+        assert!(inside(&poly, need, 0.1), "need {need:?} inside {poly:?}");
+        // The binding facet is a sliding edge: the line f_x = +0.2 or −0.2.
+        let facet = all_with(&doc, "binding-facet");
+        assert_eq!(facet.len(), 1);
+        let (a, b) = panel.ends(&facet[0]);
+        assert!((a[0] - b[0]).abs() <= TOL && (a[0].abs() - 0.2).abs() <= TOL);
+    }
+}
+
+#[test]
+fn readme_failing_edit_pivots_on_the_contact_end_the_certificate_names() {
+    let e1 = json!({"id": "e1", "half_size": 1.0,
+        "before": [{"pair": 0, "p0": [-1, -1], "p1": [1, -1], "normal": [0, 1], "mu": 0.5}],
+        "after":  [{"pair": 0, "p0": [0.2, -1], "p1": [1.4, -1], "normal": [0, 1], "mu": 0.5}]});
+    let (scene, report) = scene_and_report(&e1);
+    assert!(!report.held && !report.uncertain);
+    let need = &report.needs[report.binding_need.index];
+    assert!(need.certificate.is_some());
+    // The certificate's binding candidate is built from the rays at one end: p0 of contact 0.
+    let binding = need.binding.as_ref().unwrap();
+    assert_eq!(binding.generators.len(), 2);
+    assert!(binding
+        .sources
+        .iter()
+        .all(|s| s.contains("contact 0") && s.contains(" p0 ")));
+    let named = scene.contacts[0].p0;
+    assert!(close(named, [0.2, -1.0]));
+
+    let svg = draw::svg_text(&scene, &report);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let panel = Panel::of(&doc, "scene-panel");
+    let pivots: Vec<_> = all_with(&doc, "pivot");
+    assert_eq!(pivots.len(), 1);
+    assert!(has_class(&pivots[0], "certificate"));
+    let pivot = panel.world([num(&pivots[0], "cx"), num(&pivots[0], "cy")]);
+    assert!(close(pivot, named), "pivot {pivot:?}, named end {named:?}");
+    // The kept overlap starts there; the before and after contacts are ghosts.
+    let kept = all_with(&doc, "kept");
+    assert_eq!(kept.len(), 1);
+    let (a, b) = panel.ends(&kept[0]);
+    assert!(
+        close(a, [0.2, -1.0]) && close(b, [1.0, -1.0]),
+        "{a:?} {b:?}"
+    );
+    assert_eq!(all_with(&doc, "ghost").len(), 2);
+    assert_eq!(all_with(&doc, "turn").len(), 1);
+    assert!(
+        svg.contains("counterclockwise"),
+        "the centre of mass is left of the pivot"
+    );
+    assert!(all_with(&doc, "binding")
+        .iter()
+        .any(|n| has_class(n, "contact")));
+    assert!(all_with(&doc, "force").is_empty());
+    rasterise(&svg, "e1");
+}
+
+#[test]
+fn sliding_failure_slides_down_the_slope() {
+    // A floor tilted by atan(0.2) ≈ 11° (normal leaning right) with μ = 0.1 < 0.2: the box
+    // slides down the slope, to the right.
+    let line = json!({"id": "slide", "half_size": 1.0, "contacts": [
+        {"pair": 0, "p0": [-1, -1], "p1": [1, -1], "normal": [0.2, 1], "mu": 0.1}]});
+    let (scene, report) = scene_and_report(&line);
+    assert!(!report.held);
+    let svg = draw::svg_text(&scene, &report);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let panel = Panel::of(&doc, "scene-panel");
+    let slides = all_with(&doc, "slide");
+    assert_eq!(slides.len(), 1, "{svg}");
+    let (a, b) = panel.ends(&slides[0]);
+    assert!(b[0] > a[0] && b[1] < a[1], "{a:?} -> {b:?}");
+    // Along the slope: direction (1, −0.2) up to the drawing's rounding.
+    assert!(
+        ((a[1] - b[1]) / (b[0] - a[0]) - 0.2).abs() < 0.02,
+        "{a:?} -> {b:?}"
+    );
+    rasterise(&svg, "slide");
+}
+
+#[test]
+fn unbounded_slices_are_cut_at_the_view_and_full_cones_fill_it() {
+    let view = [-1.0, 1.0, -1.0, 1.0];
+    // C = R³: no supporting plane.
+    assert!(draw::half_spaces(&[
+        [1.0, 0.0, 0.0],
+        [-1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, -1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, -1.0]
+    ])
+    .is_none());
+    assert_eq!(draw::slice(None, view).len(), 4);
+    // One upward point generator and a sideways one (f_z = 0): a ray from (0, 0.5) along +x.
+    let planes = draw::half_spaces(&[[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]]).unwrap();
+    let poly = draw::slice(Some(&planes), view);
+    let xs: Vec<f64> = poly.iter().map(|p| p[0]).collect();
+    assert!(poly.iter().all(|p| (p[1] - 0.5).abs() < 1e-9), "{poly:?}");
+    assert!(xs.iter().any(|&x| x.abs() < 1e-9) && xs.iter().any(|&x| (x - 1.0).abs() < 1e-9));
+    // Only a downward generator: empty.
+    let planes = draw::half_spaces(&[[0.0, -1.0, 0.0]]).unwrap();
+    assert!(draw::slice(Some(&planes), view).is_empty());
+    // No generators at all: empty.
+    assert!(draw::slice(Some(&draw::half_spaces(&[]).unwrap()), view).is_empty());
+}
+
+#[test]
+fn file_names_are_safe() {
+    assert_eq!(draw::file_name(Some(&json!("p0001")), 1), "p0001.svg");
+    assert_eq!(draw::file_name(Some(&json!("a/b c")), 1), "a_b_c.svg");
+    assert_eq!(draw::file_name(Some(&json!("../up")), 1), "_up.svg");
+    assert_eq!(draw::file_name(Some(&json!(7)), 1), "7.svg");
+    assert_eq!(draw::file_name(Some(&json!("///")), 4), "line-4.svg");
+    assert_eq!(draw::file_name(Some(&json!("")), 5), "line-5.svg");
+    assert_eq!(draw::file_name(None, 6), "line-6.svg");
+}
+
+// ------------------------------------------------------------------ the command
+
+fn cases() -> PathBuf {
+    common::shared_dir().join("cases")
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_planar-hold"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("planar-hold-draw-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn svgs(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect()
+}
+
+/// Checks every public line's picture: well-formed, classed, rasterised.
+fn check_public_pictures(dir: &Path) {
+    let text = std::fs::read_to_string(cases().join("scenes_public.jsonl")).unwrap();
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let scene = parse_line(line).expect("public scenes are valid");
+        let id = scene.id.as_str().unwrap().to_string();
+        let path = dir.join(format!("{id}.svg"));
+        let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let report = hold_reports(
+            &mut Engine::new(Backend::Cpu).unwrap(),
+            std::slice::from_ref(&scene),
+        )
+        .unwrap()
+        .remove(0);
+        let mut want = vec!["box", "gravity", "need", "scene-panel", "cone-panel"];
+        if !scene.contacts.is_empty() {
+            want.extend(["contact", "friction-edge"]);
+        }
+        if report.held {
+            want.push("force");
+        }
+        if report.needs.iter().any(|n| n.certificate.is_some()) {
+            want.push("certificate");
+        }
+        if scene.edit.is_some() && !(scene.before.is_empty() && scene.after.is_empty()) {
+            want.push("ghost");
+        }
+        for class in want {
+            assert!(
+                !all_with(&doc, class).is_empty(),
+                "{id}: no element of class {class}"
+            );
+        }
+        if !report.held {
+            assert!(
+                all_with(&doc, "force").is_empty()
+                    || report.needs.iter().all(|n| n.witness.is_some())
+            );
+        }
+        // Every need of the report is a point of the cone panel.
+        assert_eq!(all_with(&doc, "need").len(), report.needs.len(), "{id}");
+        rasterise(&svg, &id);
+        checked += 1;
+    }
+    assert_eq!(checked, 54);
+}
+
+#[test]
+fn draw_command_pictures_every_public_line() {
+    let dir = scratch("public");
+    let out = bin()
+        .args([
+            "draw",
+            cases().join("scenes_public.jsonl").to_str().unwrap(),
+            "-o",
+        ])
+        .arg(&dir)
+        .args(["--backend", "cpu"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(svgs(&dir).len(), 54);
+    check_public_pictures(&dir);
+
+    // gate --draw writes the same pictures beside its report.
+    let gate_dir = scratch("gate");
+    let report = gate_dir.with_extension("jsonl");
+    let out = bin()
+        .args([
+            "gate",
+            cases().join("scenes_public.jsonl").to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-o",
+        ])
+        .arg(&report)
+        .arg("--draw")
+        .arg(&gate_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&report).unwrap().lines().count(),
+        54
+    );
+    assert_eq!(svgs(&dir), svgs(&gate_dir));
+    for name in svgs(&dir) {
+        assert_eq!(
+            std::fs::read(dir.join(&name)).unwrap(),
+            std::fs::read(gate_dir.join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&gate_dir);
+    let _ = std::fs::remove_file(&report);
+}
+
+#[test]
+fn draw_command_on_the_gpu() {
+    if common::gpu_engine().is_none() {
+        return;
+    }
+    let dir = scratch("gpu");
+    let out = bin()
+        .args([
+            "draw",
+            cases().join("scenes_public.jsonl").to_str().unwrap(),
+            "-o",
+        ])
+        .arg(&dir)
+        .args(["--backend", "gpu"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check_public_pictures(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn draw_command_reports_bad_lines_and_draws_the_rest() {
+    let dir = scratch("bad");
+    let input = dir.with_extension("jsonl");
+    let good = &flat_boxes(0.2)[0];
+    let text = format!(
+        "{good}\n{{\"id\": \"broken\", \"half_size\": -1, \"contacts\": []}}\n\n{}\n{{not json\n",
+        json!({"id": "with/slash", "half_size": 1.0, "contacts": []})
+    );
+    std::fs::write(&input, text).unwrap();
+    let out = bin()
+        .arg("draw")
+        .arg(&input)
+        .arg("-o")
+        .arg(&dir)
+        .args(["--backend", "cpu"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(":2: line 2: invalid input: half_size"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(":5: line 5:"), "{stderr}");
+    assert!(stderr.contains("2 bad input line(s)"), "{stderr}");
+    assert_eq!(
+        svgs(&dir),
+        BTreeSet::from(["corners.svg".to_string(), "with_slash.svg".to_string()])
+    );
+    // --backend both is refused with a reason.
+    let out = bin()
+        .arg("draw")
+        .arg(&input)
+        .arg("-o")
+        .arg(&dir)
+        .args(["--backend", "both"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pick gpu or cpu"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&input);
+}
