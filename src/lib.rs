@@ -22,11 +22,14 @@
 pub mod cpu;
 pub mod draw;
 pub mod gpu;
-pub mod jsonl;
+pub mod io;
 pub mod sample;
 pub mod scene;
 pub mod tables;
 pub mod types;
+
+/// The JSON Lines form of cases and answers (the name it had before `io` held every format).
+pub use io::json as jsonl;
 
 pub use types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 

@@ -83,7 +83,7 @@ fn bad_lines_are_named_and_the_rest_still_answered() {
     let out_path = path.with_extension("out");
     let out = eval(&path, &["-o", out_path.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     for (k, (_, word)) in bad.iter().enumerate() {
         let number = k + 2;
@@ -116,7 +116,7 @@ fn missing_input_file_is_a_clear_error() {
         .args(["eval", "/nonexistent/cases.jsonl", "--backend", "cpu"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/cases.jsonl"));
 }
 

@@ -1,12 +1,13 @@
 //! `planar-hold demo`: the SPEC §6 reference scenes side by side with their expected values,
 //! then a random batch on the GPU and the CPU with the agreement count and cases/s of each.
 
+use std::io::Write;
 use std::time::Instant;
 
 use planar_hold::sample::{contact_generators, mixed_cases};
 use planar_hold::{Backend, Case, Engine, Outcome};
 
-use super::Failure;
+use super::{BackendArg, Failure};
 
 /// A SPEC §6 scene: name, case, expected verdict and margin.
 fn reference_scenes() -> Vec<(String, Case, &'static str, f32)> {
@@ -67,16 +68,25 @@ fn show(o: &Outcome) -> String {
     )
 }
 
-pub fn run(n: usize) -> Result<(), Failure> {
+/// `backend`: `cpu` alone, `gpu` (required) beside the CPU, or `both` (the GPU when found).
+pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
     let mut cpu = Engine::new(Backend::Cpu)?;
-    let mut gpu = match Engine::new(Backend::Gpu) {
-        Ok(e) => Some(e),
-        Err(e) => {
-            println!("GPU: {e}\n     (continuing with the CPU only)\n");
-            None
-        }
+    let mut gpu = match backend {
+        BackendArg::Cpu => None,
+        BackendArg::Gpu => Some(Engine::new(Backend::Gpu)?),
+        BackendArg::Both => match Engine::new(Backend::Gpu) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                writeln!(out, "GPU: {e}\n     (continuing with the CPU only)\n")?;
+                None
+            }
+        },
     };
-    println!("SPEC §6 reference scenes (flat square box, corners A = (-1,-1), B = (1,-1), ℓ = 1):");
+    writeln!(
+        out,
+        "SPEC §6 reference scenes (flat square box, corners A = (-1,-1), B = (1,-1), ℓ = 1):"
+    )?;
     let scenes = reference_scenes();
     let cases: Vec<Case> = scenes.iter().map(|s| s.1).collect();
     let on_cpu = cpu.evaluate(&cases)?;
@@ -87,34 +97,39 @@ pub fn run(n: usize) -> Result<(), Failure> {
         } else {
             format!("{verdict:<11} {margin:>9.5}")
         };
-        println!(
+        writeln!(
+            out,
             "  {name}\n    expected {expected}\n    cpu      {}",
             show(&on_cpu[k])
-        );
+        )?;
         if let Some(g) = &on_gpu {
-            println!("    gpu      {}", show(&g[k]));
+            writeln!(out, "    gpu      {}", show(&g[k]))?;
         }
     }
 
-    println!("\nRandom batch: {n} cases (boxes, random cones and degenerate shapes)");
+    writeln!(
+        out,
+        "\nRandom batch: {n} cases (boxes, random cones and degenerate shapes)"
+    )?;
     let batch = mixed_cases(2026, n);
     let mut out_cpu = vec![Outcome::default(); n];
     let start = Instant::now();
     cpu.evaluate_into(&batch, &mut out_cpu)?;
     let cpu_rate = n as f64 / start.elapsed().as_secs_f64();
-    println!("  {:<44} {:>12.0} cases/s", cpu.describe(), cpu_rate);
+    writeln!(out, "  {:<44} {:>12.0} cases/s", cpu.describe(), cpu_rate)?;
     if let Some(g) = gpu.as_mut() {
         let mut out_gpu = vec![Outcome::default(); n];
         g.evaluate_into(&batch[..n.min(1024)], &mut out_gpu[..n.min(1024)])?; // warm-up
         let start = Instant::now();
         g.evaluate_into(&batch, &mut out_gpu)?;
         let gpu_rate = n as f64 / start.elapsed().as_secs_f64();
-        println!(
+        writeln!(
+            out,
             "  {:<44} {:>12.0} cases/s  (GPU/CPU = {:.2})",
             g.describe(),
             gpu_rate,
             gpu_rate / cpu_rate
-        );
+        )?;
         let same_verdict = out_gpu
             .iter()
             .zip(&out_cpu)
@@ -130,12 +145,13 @@ pub fn run(n: usize) -> Result<(), Failure> {
             .zip(&out_cpu)
             .filter(|(a, b)| a.disagreement(b).is_some())
             .count();
-        println!(
+        writeln!(
+            out,
             "  agreement: verdicts {same_verdict}/{n}, witness subsets {same_witness}/{n}, \
              beyond tolerance {disagree}"
-        );
+        )?;
     }
     let held = out_cpu.iter().filter(|o| o.witness().is_some()).count();
-    println!("  supported {held}, not supported {}", n - held);
+    writeln!(out, "  supported {held}, not supported {}", n - held)?;
     Ok(())
 }

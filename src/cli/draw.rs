@@ -4,10 +4,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
-use planar_hold::Backend;
+use planar_hold::scene::{HoldReport, Scene};
 
-use super::{engine, io, BackendArg, Failure};
+use super::{exit, BackendArg, Failure};
 
 /// Writes the pictures of one run into a directory, one file per line, never two lines into
 /// one file: a name already written in this run gets `-line-<N>` added.
@@ -20,7 +19,7 @@ impl Pictures {
     /// Creates `dir` if needed.
     pub fn new(dir: &str) -> Result<Pictures, Failure> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::new(format!("cannot create directory {dir}: {e}"), 2))?;
+            .map_err(|e| Failure::new(format!("cannot create directory {dir}: {e}"), exit::IO))?;
         Ok(Pictures {
             dir: PathBuf::from(dir),
             used: HashSet::new(),
@@ -40,7 +39,7 @@ impl Pictures {
         }
         let path = self.dir.join(&name);
         std::fs::write(&path, planar_hold::draw::svg_text(scene, report))
-            .map_err(|e| Failure::new(format!("cannot write {}: {e}", show(&path)), 1))?;
+            .map_err(|e| Failure::new(format!("cannot write {}: {e}", show(&path)), exit::IO))?;
         self.used.insert(name);
         Ok(())
     }
@@ -50,43 +49,21 @@ fn show(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// `planar-hold draw`: the gate's pipeline with the reports discarded and a picture per
+/// valid line; bad lines are named on stderr as `gate` names them (exit status 5).
 pub fn run(path: &str, backend: BackendArg, dir: &str) -> Result<(), Failure> {
-    let backend = match backend {
-        BackendArg::Gpu => Backend::Gpu,
-        BackendArg::Cpu => Backend::Cpu,
-        BackendArg::Both => {
-            return Err(Failure::new(
-                "draw: --backend both compares answers (gate, eval); pick gpu or cpu to draw",
-                2,
-            ))
-        }
-    };
-    let lines = io::read_lines(path)?;
-    let mut scenes = Vec::with_capacity(lines.len());
-    let mut numbers = Vec::with_capacity(lines.len());
-    let mut errors = Vec::new();
-    for (number, text) in &lines {
-        match parse_line(text) {
-            Ok(s) => {
-                scenes.push(s);
-                numbers.push(*number);
-            }
-            Err(e) => errors.push(format!("{path}:{number}: line {number}: {e}")),
-        }
+    if backend == BackendArg::Both {
+        return Err(Failure::new(
+            "draw: --backend both compares answers (gate, eval); pick gpu or cpu to draw",
+            exit::USAGE,
+        ));
     }
-    let reports = hold_reports(&mut engine(backend)?, &scenes)?;
-    let mut pictures = Pictures::new(dir)?;
-    for ((scene, report), &number) in scenes.iter().zip(&reports).zip(&numbers) {
-        pictures.write(number, scene, report)?;
-    }
-    if errors.is_empty() {
-        return Ok(());
-    }
-    for e in &errors {
-        eprintln!("planar-hold: {e}");
-    }
-    Err(Failure::new(
-        format!("{} bad input line(s), not drawn", errors.len()),
-        2,
-    ))
+    let pictures = Pictures::new(dir)?;
+    super::gate::stream(path, backend, Some(NULL_DEVICE), Some(pictures))
 }
+
+/// Where `draw` sends the reports it does not keep.
+#[cfg(unix)]
+const NULL_DEVICE: &str = "/dev/null";
+#[cfg(not(unix))]
+const NULL_DEVICE: &str = "NUL";

@@ -2,39 +2,50 @@
 
 use planar_hold::gpu::{adapters, GpuEngine};
 
-use super::Failure;
+use std::io::Write;
 
-pub fn run() -> Result<(), Failure> {
+use super::{BackendArg, Failure};
+
+/// `backend` `cpu`: the CPU alone, without looking for adapters.
+pub fn run(backend: BackendArg) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    if backend == BackendArg::Cpu {
+        writeln!(out, "cpu: {} threads", rayon::current_num_threads())?;
+        return Ok(());
+    }
     let found = adapters();
     if found.is_empty() {
-        println!(
+        writeln!(
+            out,
             "no GPU adapter found (WGPU_BACKEND={})",
             std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "unset".into())
-        );
+        )?;
     }
     for a in &found {
         let l = &a.limits;
-        println!(
+        writeln!(
+            out,
             "{} — {:?}, {:?}, driver {} {}",
             a.info.name, a.info.backend, a.info.device_type, a.info.driver, a.info.driver_info
-        );
-        println!(
+        )?;
+        writeln!(out,
             "    storage binding {} MiB, buffer {} MiB, {} workgroups per dimension, uniform binding {} KiB, timestamps {}",
             l.max_storage_buffer_binding_size >> 20,
             l.max_buffer_size >> 20,
             l.max_compute_workgroups_per_dimension,
             l.max_uniform_buffer_binding_size >> 10,
             if a.timestamps { "yes" } else { "no" }
-        );
+        )?;
     }
     match GpuEngine::from_env() {
-        Ok(e) => println!(
+        Ok(e) => writeln!(
+            out,
             "chosen: {} — {} cases per chunk",
             e.describe(),
             e.chunk_cases()
-        ),
-        Err(e) => println!("chosen: none — {e}"),
+        )?,
+        Err(e) => writeln!(out, "chosen: none — {e}")?,
     }
-    println!("cpu: {} threads", rayon::current_num_threads());
+    writeln!(out, "cpu: {} threads", rayon::current_num_threads())?;
     Ok(())
 }

@@ -1,194 +1,287 @@
-//! JSON Lines in and out, in one place: numbered input lines, all-or-nothing output.
+//! Streaming in one place for `eval` and `gate`: a reader thread (read and parse a chunk on
+//! every core), the engine on the calling thread, a writer thread (format on every core and
+//! write in order), joined by bounded channels so that a few chunks are in flight and memory
+//! does not grow with the input. Also where answers go (`-o`, whole or not at all).
 
-use std::io::{Read, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::sync_channel;
+use std::time::{Duration, Instant};
 
-use super::Failure;
+use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use planar_hold::io::lines::LineReader;
+use planar_hold::{Backend, Engine};
 
-/// The non-blank lines of a file ("-": standard input) with their 1-based line numbers.
-pub fn read_lines(path: &str) -> Result<Vec<(usize, String)>, Failure> {
-    let mut text = String::new();
-    let read = if path == "-" {
-        std::io::stdin().read_to_string(&mut text)
-    } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text))
-    };
-    read.map_err(|e| Failure::new(format!("cannot read {path}: {e}"), 2))?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| (i + 1, l.to_string()))
-        .collect())
+use super::{engine, exit, BackendArg, Failure};
+
+/// Lines (or Parquet rows) per chunk, and the bytes of JSON text that also end a chunk.
+pub const CHUNK_ROWS: usize = 32_768;
+pub const CHUNK_BYTES: usize = 8 << 20;
+
+/// Chunks queued between two stages (besides the one each stage holds).
+const DEPTH: usize = 2;
+
+/// A file format, from `--format`/`--output-format` or the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// JSON Lines: one JSON object a line (.jsonl, .json, "-").
+    Json,
+    /// Apache Parquet (.parquet).
+    Parquet,
 }
 
-/// One output line: an answer, or the error that kept an input line from being answered.
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-pub enum Line<T> {
-    Answer(T),
-    Error {
-        id: Option<serde_json::Value>,
-        line: usize,
-        error: String,
-    },
-}
-
-/// A line that did not parse: its number, its id when it has one, and what is wrong.
-type BadLine = (usize, Option<serde_json::Value>, String);
-
-/// The input lines parsed: the good items, and where each line's answer or error goes.
-pub struct Parsed<T> {
-    pub items: Vec<T>,
-    /// The input line number of each item.
-    item_lines: Vec<usize>,
-    /// For each input line: `Ok(index into items)` or its error line.
-    slots: Vec<Result<usize, BadLine>>,
-    path: String,
-}
-
-/// Parses every line with `parse`. A bad line becomes an error line of the output (with its
-/// id when it has one) and is reported on stderr with its line number: the good lines are
-/// still answered, and the command fails at the end, so nothing is lost or silent.
-pub fn parse_all<T>(
-    path: &str,
-    lines: &[(usize, String)],
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> Parsed<T> {
-    let mut items = Vec::with_capacity(lines.len());
-    let mut slots = Vec::with_capacity(lines.len());
-    let mut item_lines = Vec::with_capacity(lines.len());
-    for (number, text) in lines {
-        match parse(text) {
-            Ok(item) => {
-                slots.push(Ok(items.len()));
-                items.push(item);
-                item_lines.push(*number);
+impl Format {
+    /// `explicit`, else Parquet for a `.parquet`/`.pq` name, else JSON Lines.
+    pub fn of(path: &str, explicit: Option<Format>) -> Format {
+        explicit.unwrap_or_else(|| {
+            let lower = path.to_ascii_lowercase();
+            if lower.ends_with(".parquet") || lower.ends_with(".pq") {
+                Format::Parquet
+            } else {
+                Format::Json
             }
-            Err(e) => {
-                let id = serde_json::from_str::<serde_json::Value>(text)
-                    .ok()
-                    .and_then(|v| v.get("id").cloned());
-                slots.push(Err((*number, id, e)));
+        })
+    }
+}
+
+/// Opens an input file for reading, or standard input for "-".
+pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
+    if path == "-" {
+        return Ok(Box::new(BufReader::with_capacity(
+            1 << 20,
+            std::io::stdin(),
+        )));
+    }
+    let file = open_file(path)?;
+    Ok(Box::new(BufReader::with_capacity(1 << 20, file)))
+}
+
+pub fn open_file(path: &str) -> Result<File, Failure> {
+    File::open(path).map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))
+}
+
+/// A JSON Lines reader over `path` with its chunk limits.
+pub fn line_reader(path: &str) -> Result<LineReader<Box<dyn BufRead + Send>>, Failure> {
+    Ok(LineReader::new(open_input(path)?, CHUNK_ROWS, CHUNK_BYTES))
+}
+
+/// The engines a `--backend` asks for: the one whose answers are written, and for `both`
+/// the CPU that checks the GPU.
+pub struct Engines {
+    pub main: Engine,
+    pub check: Option<Engine>,
+}
+
+impl Engines {
+    pub fn new(backend: BackendArg) -> Result<Engines, Failure> {
+        Ok(match backend {
+            BackendArg::Cpu => Engines {
+                main: engine(Backend::Cpu)?,
+                check: None,
+            },
+            BackendArg::Gpu => Engines {
+                main: engine(Backend::Gpu)?,
+                check: None,
+            },
+            BackendArg::Both => Engines {
+                main: engine(Backend::Gpu)?,
+                check: Some(engine(Backend::Cpu)?),
+            },
+        })
+    }
+}
+
+/// Where answers go: standard output, a regular file written beside its destination and
+/// renamed into place when complete (whole or absent), or a device/pipe written in place.
+pub struct Output {
+    name: String,
+    /// (temporary, destination) of a regular file not yet renamed.
+    pending: Option<(PathBuf, PathBuf)>,
+}
+
+impl Output {
+    /// Opens the destination (`None` or "-": standard output).
+    pub fn create(output: Option<&str>) -> Result<(Output, Box<dyn Write + Send>), Failure> {
+        let path = match output {
+            None | Some("-") => {
+                let out = Output {
+                    name: "standard output".into(),
+                    pending: None,
+                };
+                return Ok((out, Box::new(std::io::stdout())));
+            }
+            Some(p) => p,
+        };
+        let fail = |e: std::io::Error| Failure::new(format!("cannot write {path}: {e}"), exit::IO);
+        // Only a regular file (or a new one) is written aside and renamed into place: a
+        // device, pipe or symlink such as /dev/null is written as it is, never replaced.
+        let regular = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta.file_type().is_file(),
+            Err(_) => true,
+        };
+        let mut out = Output {
+            name: path.to_string(),
+            pending: None,
+        };
+        let file = if regular {
+            let tmp = PathBuf::from(format!("{path}.partial"));
+            let file = File::create(&tmp).map_err(fail)?;
+            out.pending = Some((tmp, PathBuf::from(path)));
+            file
+        } else {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(fail)?
+        };
+        Ok((out, Box::new(file)))
+    }
+
+    /// The failure of a write to this output.
+    pub fn write_failure(&self, e: impl std::fmt::Display) -> Failure {
+        Failure::new(format!("cannot write {}: {e}", self.name), exit::IO)
+    }
+
+    /// Puts a complete file in place (call once its writer is flushed and dropped).
+    pub fn commit(mut self) -> Result<(), Failure> {
+        if let Some((tmp, dest)) = self.pending.take() {
+            if let Err(e) = std::fs::rename(&tmp, &dest) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(self.write_failure(e));
             }
         }
-    }
-    Parsed {
-        items,
-        item_lines,
-        slots,
-        path: path.to_string(),
+        Ok(())
     }
 }
 
-impl<T> Parsed<T> {
-    /// The input line number of each item.
-    pub fn item_lines(&self) -> &[usize] {
-        &self.item_lines
-    }
-
-    /// `--backend both`: names on stderr every line whose GPU and CPU answers differ
-    /// (as `differ` says) and returns how many do.
-    pub fn report_disagreements<A>(
-        &self,
-        gpu: &[A],
-        cpu: &[A],
-        differ: impl Fn(&A, &A) -> Option<String>,
-    ) -> usize {
-        let mut count = 0;
-        for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
-            if let Some(why) = differ(g, c) {
-                eprintln!(
-                    "planar-hold: GPU and CPU disagree: line {}: {why}",
-                    self.item_lines[i]
-                );
-                count += 1;
-            }
+impl Drop for Output {
+    /// An output never committed leaves nothing behind.
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.pending.take() {
+            let _ = std::fs::remove_file(tmp);
         }
-        count
     }
+}
 
-    /// Writes the answers (one per good line, in order) and the error lines, then fails
-    /// if any line was bad, naming each on stderr.
-    pub fn finish<A: serde::Serialize>(
-        self,
-        output: Option<&str>,
-        answers: Vec<A>,
-    ) -> Result<(), Failure> {
-        let mut answers: Vec<Option<A>> = answers.into_iter().map(Some).collect();
-        let mut errors = Vec::new();
-        let out: Vec<Line<A>> = self
-            .slots
-            .into_iter()
-            .map(|slot| match slot {
-                Ok(i) => Line::Answer(answers[i].take().expect("one answer per good line")),
-                Err((line, id, error)) => {
-                    errors.push(format!("{}:{line}: line {line}: {error}", self.path));
-                    Line::Error { id, line, error }
+/// Runs the pipeline: `read` on a reader thread until it returns `None`, `evaluate` on
+/// this thread, `write` on a writer thread, each chunk in input order. The first failure
+/// of any stage stops the others and is returned.
+pub fn stream<B: Send, R: Send>(
+    mut read: impl FnMut() -> Option<Result<B, Failure>> + Send,
+    mut evaluate: impl FnMut(&B) -> Result<R, Failure>,
+    mut write: impl FnMut(B, R) -> Result<(), Failure> + Send,
+) -> Result<(), Failure> {
+    std::thread::scope(|s| {
+        let (to_engine, from_reader) = sync_channel::<Result<B, Failure>>(DEPTH);
+        let (to_writer, from_engine) = sync_channel::<(B, R)>(DEPTH);
+        let reader = s.spawn(move || {
+            while let Some(batch) = read() {
+                let failed = batch.is_err();
+                if to_engine.send(batch).is_err() || failed {
+                    break;
                 }
-            })
-            .collect();
-        write_lines(output, &out)?;
-        if errors.is_empty() {
-            return Ok(());
-        }
-        for e in &errors {
-            eprintln!("planar-hold: {e}");
-        }
-        Err(Failure::new(
-            format!(
-                "{} bad input line(s), answered with an \"error\" field",
-                errors.len()
-            ),
-            2,
-        ))
-    }
-}
-
-/// Writes one JSON value per line to `output` (standard output when `None`). A regular
-/// file is written beside its destination and renamed into place, so it is whole or absent.
-pub fn write_lines<T: serde::Serialize>(output: Option<&str>, items: &[T]) -> Result<(), Failure> {
-    let mut buffer = Vec::with_capacity(items.len() * 160);
-    for item in items {
-        serde_json::to_writer(&mut buffer, item).map_err(|e| Failure::new(e.to_string(), 1))?;
-        buffer.push(b'\n');
-    }
-    match output {
-        None | Some("-") => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&buffer)
-                .and_then(|_| out.flush())
-                .map_err(|e| Failure::new(format!("cannot write standard output: {e}"), 1))
-        }
-        Some(path) => {
-            let fail = |e: std::io::Error| Failure::new(format!("cannot write {path}: {e}"), 1);
-            // Only a regular file (or a new one) is written aside and renamed into place: a
-            // device, pipe or symlink such as /dev/null is written as it is, never replaced.
-            let regular = match std::fs::symlink_metadata(path) {
-                Ok(meta) => meta.file_type().is_file(),
-                Err(_) => true,
-            };
-            if !regular {
-                return std::fs::write(path, &buffer).map_err(fail);
             }
-            let tmp = format!("{path}.partial");
-            std::fs::write(&tmp, &buffer)
-                .and_then(|_| std::fs::rename(&tmp, path))
-                .map_err(|e| {
-                    let _ = std::fs::remove_file(&tmp);
-                    fail(e)
-                })
+        });
+        let writer = s.spawn(move || -> Result<(), Failure> {
+            for (batch, result) in from_engine {
+                write(batch, result)?;
+            }
+            Ok(())
+        });
+        let mut outcome = Ok(());
+        for batch in from_reader {
+            match batch.and_then(|b| evaluate(&b).map(|r| (b, r))) {
+                Ok(done) => {
+                    if to_writer.send(done).is_err() {
+                        break; // the writer failed: its error is returned below
+                    }
+                }
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
         }
+        drop(to_writer);
+        let written = writer.join().unwrap_or_else(|_| {
+            Err(Failure::new(
+                "internal error: the writer thread panicked",
+                1,
+            ))
+        });
+        if reader.join().is_err() {
+            return Err(Failure::new(
+                "internal error: the reader thread panicked",
+                1,
+            ));
+        }
+        outcome.and(written)
+    })
+}
+
+/// A progress bar on stderr that shows itself once a run has lasted a second, and only
+/// when stderr is a terminal.
+pub struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+    terminal: bool,
+}
+
+impl Progress {
+    /// `total` in `unit`s ("bytes" or "rows"), when known.
+    pub fn new(total: Option<u64>, unit: &str) -> Progress {
+        let bar = match total {
+            Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::hidden()),
+            None => ProgressBar::hidden(),
+        };
+        let template = match (total, unit) {
+            (Some(_), "bytes") => "{elapsed} [{bar:30}] {bytes}/{total_bytes} ({eta} left)",
+            (Some(_), _) => "{elapsed} [{bar:30}] {human_pos}/{human_len} rows ({eta} left)",
+            (None, _) => "{elapsed} {spinner} {human_pos} lines",
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: false,
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    pub fn set(&mut self, position: u64) {
+        if !self.shown && self.terminal && self.start.elapsed() > Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.bar.set_position(position);
     }
 }
 
-/// After the answers are written: fails with exit status 3 when `disagreeing` of `total`
-/// answers differed between GPU and CPU (`--backend both`).
-pub fn agreement(disagreeing: usize, total: usize) -> Result<(), Failure> {
-    if disagreeing == 0 {
-        return Ok(());
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
     }
-    Err(Failure::new(
-        format!("{disagreeing} of {total} answers disagree between GPU and CPU"),
-        3,
-    ))
+}
+
+/// The exit status once every answer is written: `--backend both` disagreements (3)
+/// first, then refused lines (named on stderr as they were written).
+pub fn conclude(disagreeing: usize, refused: usize, total: usize) -> Result<(), Failure> {
+    if disagreeing > 0 {
+        return Err(Failure::new(
+            format!("{disagreeing} of {total} answers disagree between GPU and CPU"),
+            exit::DISAGREE,
+        ));
+    }
+    if refused > 0 {
+        return Err(Failure::new(
+            format!("{refused} bad input line(s), answered with an \"error\" field"),
+            exit::REFUSED,
+        ));
+    }
+    Ok(())
 }

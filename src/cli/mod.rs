@@ -1,4 +1,5 @@
-//! Command-line interface: argument parsing here, one module per command, JSON Lines I/O in `io`.
+//! Command-line interface: argument parsing here, one module per command, streaming I/O in
+//! `io`.
 
 mod bench;
 mod demo;
@@ -13,11 +14,32 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use planar_hold::{Backend, Engine, Error};
 
+/// Exit statuses, one meaning each (also in `--help` and the README).
+pub mod exit {
+    /// The engine failed: no GPU adapter, device lost, out of memory.
+    pub const ENGINE: u8 = 1;
+    /// (clap's own) the command line was not understood.
+    #[allow(dead_code)]
+    pub const USAGE: u8 = 2;
+    /// `--backend both`: some answers differ between GPU and CPU (all written).
+    pub const DISAGREE: u8 = 3;
+    /// Nothing could be read or written: missing input, bad path, unwritable output.
+    pub const IO: u8 = 4;
+    /// Some input lines or rows were refused (answered with an "error"), the rest answered.
+    pub const REFUSED: u8 = 5;
+}
+
+const EXIT_STATUSES: &str = "Exit status: 0 every line answered; 1 the engine failed (no GPU \
+adapter, device lost); 2 usage error; 3 --backend both: GPU and CPU disagree (all answers \
+written); 4 nothing could be read or written (missing file, bad path, unwritable output); \
+5 some lines or rows refused (answered in place with an \"error\" field), the rest answered.";
+
 #[derive(Parser)]
 #[command(
     name = "planar-hold",
     version,
-    about = "Can planar frictional contacts hold a rigid box? Exact, batched, GPU or CPU."
+    about = "Can planar frictional contacts hold a rigid box? Exact, batched, GPU or CPU.",
+    after_help = EXIT_STATUSES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -26,31 +48,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Cone tests from JSON Lines: {"id", "generators": [[fx, fz, m], ...], "need": [x, y, z]}
-    Eval {
-        /// Input file, one case a line ("-" for standard input).
-        cases: String,
-        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
-        backend: BackendArg,
-        /// Output file (default: standard output); written whole or not at all.
-        #[arg(short, long)]
-        output: Option<String>,
-    },
+    /// Cone tests, streamed from JSON Lines or Parquet to either:
+    /// {"id", "generators": [[fx, fz, m], ...], "need": [x, y, z]}
+    #[command(after_help = EXIT_STATUSES)]
+    Eval(eval::Args),
     /// Hold gate over scenes and edits from JSON Lines (SPEC §8–9), one line per scene or edit.
-    Gate {
-        /// Input file, one scene or edit a line ("-" for standard input).
-        scenes: String,
-        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
-        backend: BackendArg,
-        /// Output file (default: standard output); written whole or not at all.
-        #[arg(short, long)]
-        output: Option<String>,
-        /// Also write one SVG picture per line into this directory (as `draw` does).
-        #[arg(long, value_name = "DIR")]
-        draw: Option<String>,
-    },
+    #[command(after_help = EXIT_STATUSES)]
+    Gate(gate::Args),
     /// One SVG picture per scene or edit line: the scene with its forces or failure, and
     /// the wrench cone's slice with the needs. Writes DIR/<id>.svg.
+    #[command(after_help = EXIT_STATUSES)]
     Draw {
         /// Input file, one scene or edit a line ("-" for standard input).
         scenes: String,
@@ -66,9 +73,16 @@ enum Command {
         /// Cases in the random batch.
         #[arg(long, default_value_t = 100_000)]
         cases: usize,
+        /// Backends to run (`both`: the CPU, and the GPU when an adapter is found).
+        #[arg(long, value_enum, default_value_t = BackendArg::Both)]
+        backend: BackendArg,
     },
     /// The adapters found and the limits that bound a batch.
-    Info,
+    Info {
+        /// `cpu`: the CPU alone, without looking for adapters.
+        #[arg(long, value_enum, default_value_t = BackendArg::Both)]
+        backend: BackendArg,
+    },
     /// Cases/s, µs per case and latency of each backend at batch sizes 256, 65,536 and N.
     Bench(bench::Args),
 }
@@ -92,7 +106,23 @@ impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         Failure {
             message: e.to_string(),
-            code: 1,
+            code: exit::ENGINE,
+        }
+    }
+}
+
+/// A failed write to standard output (`demo`, `info`, `bench`); a closed pipe is told
+/// apart by [`run`], which ends quietly on it.
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        let code = if e.kind() == std::io::ErrorKind::BrokenPipe {
+            0
+        } else {
+            exit::IO
+        };
+        Failure {
+            message: format!("cannot write standard output: {e}"),
+            code,
         }
     }
 }
@@ -113,28 +143,21 @@ pub fn engine(backend: Backend) -> Result<Engine, Failure> {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Eval {
-            cases,
-            backend,
-            output,
-        } => eval::run(&cases, backend, output.as_deref()),
-        Command::Gate {
-            scenes,
-            backend,
-            output,
-            draw,
-        } => gate::run(&scenes, backend, output.as_deref(), draw.as_deref()),
+        Command::Eval(args) => eval::run(args),
+        Command::Gate(args) => gate::run(args),
         Command::Draw {
             scenes,
             output,
             backend,
         } => draw::run(&scenes, backend, &output),
-        Command::Demo { cases } => demo::run(cases),
-        Command::Info => info::run(),
+        Command::Demo { cases, backend } => demo::run(cases, backend),
+        Command::Info { backend } => info::run(backend),
         Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`| head`): nothing more to say to it.
+        Err(f) if f.code == 0 => ExitCode::SUCCESS,
         Err(f) => {
             eprintln!("planar-hold: {}", f.message);
             ExitCode::from(f.code)

@@ -1,0 +1,230 @@
+//! The JSON Lines form of cases and answers (`planar-hold eval`), typed end to end: a line is
+//! read straight into a [`Case`] (no `serde_json::Value` tree; the id is kept as its raw
+//! text) and an answer is written straight from the [`Outcome`].
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::tables::Candidate;
+use crate::types::{Case, Outcome, MAX_GENERATORS};
+
+/// The need when a line gives none: gravity on a unit mass, (0, 1, 0).
+pub const DEFAULT_NEED: [f32; 3] = [0.0, 1.0, 0.0];
+
+/// One input line: `{"id": ..., "generators": [[fx, fz, m], ...], "need": [x, y, z]}`.
+/// Unknown fields are refused: a typo such as `"Need"` must not fall back to the default.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseLine<'a> {
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    generators: Generators,
+    #[serde(default)]
+    need: Option<Triple>,
+}
+
+/// Up to [`MAX_GENERATORS`] generators, read in place (no allocation per line).
+struct Generators {
+    len: usize,
+    items: [[f32; 3]; MAX_GENERATORS],
+}
+
+/// Three numbers, checked finite in float32.
+struct Triple([f32; 3]);
+
+/// Reads one triple, naming it ("generator 3", "need") in its errors.
+struct TripleSeed<'w>(&'w dyn fmt::Display);
+
+impl<'de> DeserializeSeed<'de> for TripleSeed<'_> {
+    type Value = [f32; 3];
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<[f32; 3], D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TripleSeed<'_> {
+    type Value = [f32; 3];
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: an array of three numbers", self.0)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[f32; 3], A::Error> {
+        let mut wide = [0f64; 3];
+        let mut n = 0;
+        while let Some(x) = seq.next_element::<f64>()? {
+            if n < 3 {
+                wide[n] = x;
+            }
+            n += 1;
+        }
+        if n != 3 {
+            return Err(de::Error::custom(format_args!(
+                "{} must be three numbers, got {n}",
+                self.0
+            )));
+        }
+        let narrow = wide.map(|x| x as f32);
+        if narrow.iter().all(|c| c.is_finite()) {
+            Ok(narrow)
+        } else {
+            Err(de::Error::custom(format_args!(
+                "{} = {wide:?} is not finite in float32",
+                self.0
+            )))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Triple {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Triple, D::Error> {
+        TripleSeed(&"need").deserialize(d).map(Triple)
+    }
+}
+
+struct GeneratorIndex(usize);
+
+impl fmt::Display for GeneratorIndex {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "generator {}", self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Generators {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Generators, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Generators;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("generators: an array of [fx, fz, m] triples")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Generators, A::Error> {
+                let mut out = Generators {
+                    len: 0,
+                    items: [[0.0; 3]; MAX_GENERATORS],
+                };
+                while out.len < MAX_GENERATORS {
+                    let seed = TripleSeed(&GeneratorIndex(out.len));
+                    match seq.next_element_seed(seed)? {
+                        Some(g) => out.items[out.len] = g,
+                        None => return Ok(out),
+                    }
+                    out.len += 1;
+                }
+                // Count the rest for the message without keeping them.
+                let mut n = out.len;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                if n > MAX_GENERATORS {
+                    return Err(de::Error::custom(format_args!(
+                        "{n} generators, more than {MAX_GENERATORS} \
+                         (at most 4 body pairs × 2 endpoints × 2 rays)"
+                    )));
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// Parses one line (bytes: invalid UTF-8 is this line's error, no one else's) into its id
+/// (raw JSON text, echoed back as given) and case. No allocation unless the line is bad.
+pub fn parse_case_raw(text: &[u8]) -> Result<(Option<&RawValue>, Case), String> {
+    let line: CaseLine =
+        serde_json::from_slice(text).map_err(|e| format!("not a valid case: {e}"))?;
+    let need = line.need.map_or(DEFAULT_NEED, |t| t.0);
+    let case = Case::new(&line.generators.items[..line.generators.len], need)
+        .map_err(|e| e.to_string())?;
+    Ok((line.id, case))
+}
+
+/// Parses one line into its id (echoed back as given) and case; the error says what is wrong.
+pub fn parse_case(text: &str) -> Result<(Option<Value>, Case), String> {
+    let (id, case) = parse_case_raw(text.as_bytes())?;
+    let id = id
+        .map(|raw| serde_json::from_str(raw.get()))
+        .transpose()
+        .map_err(|e| format!("not a valid case: id: {e}"))?;
+    Ok((id, case))
+}
+
+/// The id of a line that could not be parsed as a case, when it is a JSON object with one:
+/// an error line keeps it so that callers can match errors to their input.
+pub fn salvage_id(text: &[u8]) -> Option<Value> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: Option<Value>,
+    }
+    serde_json::from_slice::<IdOnly>(text).ok()?.id
+}
+
+/// One output line. `I` is the id's form: `Value`, or `&RawValue` to echo the input's text.
+#[derive(Serialize)]
+pub struct Answer<I = Value> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<I>,
+    pub verdict: &'static str,
+    pub margin: f32,
+    /// True when no candidate supports the cone (it fills R³) and the margin is the cap.
+    pub capped: bool,
+    pub witness: Option<WitnessJson>,
+    pub certificate: Option<[f32; 3]>,
+    pub binding: Option<u32>,
+    /// The binding candidate in words, e.g. "+(w0 x w3)".
+    pub binding_candidate: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct WitnessJson {
+    pub generators: Vec<u32>,
+    /// Re-solved in float64 on the subset found (`Witness::polished`).
+    pub weights: Vec<f64>,
+}
+
+impl<I> Answer<I> {
+    pub fn new(id: Option<I>, case: &Case, o: &Outcome) -> Answer<I> {
+        Answer {
+            id,
+            verdict: o.verdict().as_str(),
+            margin: o.margin,
+            capped: o.is_capped(),
+            witness: o.witness().map(|w| WitnessJson {
+                weights: w.polished(case),
+                generators: w.indices,
+            }),
+            certificate: o.certificate(),
+            binding: o.binding(),
+            binding_candidate: o.binding().and_then(Candidate::at).map(|c| c.to_string()),
+        }
+    }
+}
+
+/// The output line of an input line that was refused: its number, its id when it had one.
+#[derive(Serialize)]
+pub struct ErrorLine<'a> {
+    pub id: Option<Value>,
+    pub line: u64,
+    pub error: &'a str,
+}
+
+/// Appends `value` and a newline to `out`.
+pub fn write_line<T: Serialize>(out: &mut Vec<u8>, value: &T) {
+    // Writing into a Vec fails only for a non-string map key, which these types never have.
+    serde_json::to_writer(&mut *out, value).expect("answers serialize to JSON");
+    out.push(b'\n');
+}
+
+/// The float64 that a JSON reader gets back from the shortest decimal of `x`, as
+/// `serde_json` writes it: columnar outputs store this so that they read back as the
+/// JSON answers do.
+pub fn f32_as_written(x: f32) -> f64 {
+    if !x.is_finite() {
+        return f64::NAN;
+    }
+    let mut buffer = zmij::Buffer::new();
+    buffer.format_finite(x).parse().unwrap_or(f64::NAN)
+}

@@ -1,0 +1,535 @@
+//! Cases from Parquet and answers to Parquet, through the Arrow crates, a row group at a
+//! time (memory bounded by the batch size, not the file's).
+//!
+//! Input columns: `generators` (list of 3-number lists, float32 or float64; fixed-size lists
+//! accepted), optional `need` (3 numbers; null or absent: (0, 1, 0)), optional `id` (any
+//! type, passed through). Output columns mirror the JSON answers: `id`, `verdict`, `margin`,
+//! `capped`, `witness` {`generators`, `weights`}, `certificate`, `binding`,
+//! `binding_candidate`, and `line`, `error` (set on refused rows only). Floats are stored as
+//! float64 holding the value the JSON answer's decimal reads back as, so that a reader gets
+//! the same numbers from either format.
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use rayon::prelude::*;
+use serde_json::value::RawValue;
+
+use super::json::{f32_as_written, Answer, DEFAULT_NEED};
+use super::{CaseBatch, Ids};
+use crate::types::{Case, Outcome, MAX_GENERATORS};
+
+// ------------------------------------------------------------------ reading
+
+/// A Parquet file of cases, read a batch of rows at a time.
+pub struct ParquetCases {
+    reader: ParquetRecordBatchReader,
+    /// Rows read so far (row numbers are 1-based).
+    rows: u64,
+    total: u64,
+    ids_as_json: bool,
+    id_type: Option<DataType>,
+}
+
+impl ParquetCases {
+    /// Opens `file`, checks its columns, and reads `batch_rows` rows per batch. With
+    /// `ids_as_json` the ids are converted to JSON text (for a JSON output), else the `id`
+    /// column is passed through as it is.
+    pub fn new(file: File, batch_rows: usize, ids_as_json: bool) -> Result<Self, String> {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+        let schema = builder.schema().clone();
+        let index = |name: &str| schema.index_of(name).ok();
+        let generators = index("generators")
+            .ok_or_else(|| format!("no `generators` column (columns: {})", names(&schema)))?;
+        let mut roots = vec![generators];
+        roots.extend(index("need"));
+        let id_type = index("id").map(|i| schema.field(i).data_type().clone());
+        if let Some(i) = index("id") {
+            let t = schema.field(i).data_type();
+            if ids_as_json && !id_json_supported(t) {
+                return Err(format!(
+                    "the id column's type {t} has no JSON form here: write Parquet \
+                     (-o FILE.parquet) to pass it through"
+                ));
+            }
+            roots.push(i);
+        }
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        let total = builder.metadata().file_metadata().num_rows().max(0) as u64;
+        let reader = builder
+            .with_projection(mask)
+            .with_batch_size(batch_rows.max(1))
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(ParquetCases {
+            reader,
+            rows: 0,
+            total,
+            ids_as_json,
+            id_type,
+        })
+    }
+
+    /// The type of the output's id column: the input's own, or none without one.
+    pub fn id_type(&self) -> Option<DataType> {
+        self.id_type.clone()
+    }
+
+    /// Rows in the file.
+    pub fn total_rows(&self) -> u64 {
+        self.total
+    }
+
+    /// Rows read so far.
+    pub fn rows_read(&self) -> u64 {
+        self.rows
+    }
+
+    /// The next batch, its rows parsed on every core; `None` at the end.
+    pub fn next_batch(&mut self) -> Option<Result<CaseBatch, String>> {
+        let batch = match self.reader.next()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e.to_string())),
+        };
+        let first = self.rows + 1;
+        self.rows += batch.num_rows() as u64;
+        Some(cases_of(&batch, first, self.ids_as_json))
+    }
+}
+
+fn names(schema: &Schema) -> String {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    names.join(", ")
+}
+
+/// The cases of one record batch (columns as [`ParquetCases`] describes), first row
+/// numbered `first`.
+pub fn cases_of(batch: &RecordBatch, first: u64, ids_as_json: bool) -> Result<CaseBatch, String> {
+    let n = batch.num_rows();
+    let column = |name: &str| batch.column_by_name(name);
+    let generators = column("generators").ok_or("no `generators` column")?;
+    let gens = Nested::of(generators, "generators")?;
+    let inner = Nested::of(gens.values, "generators' items")?;
+    let floats = Floats::of(inner.values, "generators' numbers")?;
+    let need = match column("need") {
+        Some(a) => {
+            let nested = Nested::of(a, "need")?;
+            let floats = Floats::of(nested.values, "need's numbers")?;
+            Some((nested, floats))
+        }
+        None => None,
+    };
+    let parsed: Vec<Result<Case, String>> = (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|i| row_case(&gens, &inner, &floats, need.as_ref(), i))
+        .collect();
+    let ids = match column("id") {
+        None => Ids::None,
+        Some(a) if ids_as_json => Ids::Json((0..n).map(|i| id_json(a, i)).collect()),
+        Some(a) => Ids::Arrow(a.clone()),
+    };
+    let numbers = (first..first + n as u64).collect();
+    Ok(CaseBatch::from_rows(numbers, parsed, ids))
+}
+
+/// A list column of any offset width, or a fixed-size one.
+struct Nested<'a> {
+    array: &'a dyn Array,
+    offsets: Offsets<'a>,
+    values: &'a ArrayRef,
+}
+
+enum Offsets<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    Fixed(usize),
+}
+
+impl<'a> Nested<'a> {
+    fn of(a: &'a ArrayRef, what: &str) -> Result<Nested<'a>, String> {
+        if let Some(l) = a.as_list_opt::<i32>() {
+            Ok(Nested {
+                array: l,
+                offsets: Offsets::I32(l.value_offsets()),
+                values: l.values(),
+            })
+        } else if let Some(l) = a.as_list_opt::<i64>() {
+            Ok(Nested {
+                array: l,
+                offsets: Offsets::I64(l.value_offsets()),
+                values: l.values(),
+            })
+        } else if let Some(l) = a.as_fixed_size_list_opt() {
+            Ok(Nested {
+                array: l,
+                offsets: Offsets::Fixed(l.value_length().max(0) as usize),
+                values: l.values(),
+            })
+        } else {
+            Err(format!("{what} must be a list, got {}", a.data_type()))
+        }
+    }
+
+    /// The range of row `i` in `values`, or `None` when the row is null.
+    fn range(&self, i: usize) -> Option<(usize, usize)> {
+        if self.array.is_null(i) {
+            return None;
+        }
+        Some(match self.offsets {
+            Offsets::I32(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::I64(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::Fixed(n) => (i * n, (i + 1) * n),
+        })
+    }
+}
+
+enum Floats<'a> {
+    F32(&'a arrow_array::Float32Array),
+    F64(&'a arrow_array::Float64Array),
+}
+
+impl<'a> Floats<'a> {
+    fn of(a: &'a ArrayRef, what: &str) -> Result<Floats<'a>, String> {
+        if let Some(f) = a.as_primitive_opt::<Float32Type>() {
+            Ok(Floats::F32(f))
+        } else if let Some(f) = a.as_primitive_opt::<Float64Type>() {
+            Ok(Floats::F64(f))
+        } else {
+            Err(format!(
+                "{what} must be float32 or float64, got {}",
+                a.data_type()
+            ))
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<f64> {
+        match self {
+            Floats::F32(f) => f.is_valid(i).then(|| f.value(i) as f64),
+            Floats::F64(f) => f.is_valid(i).then(|| f.value(i)),
+        }
+    }
+}
+
+/// Three numbers at `range`, finite in float32; errors name `what`.
+fn triple(
+    floats: &Floats,
+    (a, b): (usize, usize),
+    what: &dyn std::fmt::Display,
+) -> Result<[f32; 3], String> {
+    if b - a != 3 {
+        return Err(format!("{what} must be three numbers, got {}", b - a));
+    }
+    let mut wide = [0f64; 3];
+    for (k, w) in wide.iter_mut().enumerate() {
+        *w = floats
+            .get(a + k)
+            .ok_or_else(|| format!("{what} has a null number"))?;
+    }
+    let narrow = wide.map(|x| x as f32);
+    if narrow.iter().all(|x| x.is_finite()) {
+        Ok(narrow)
+    } else {
+        Err(format!("{what} = {wide:?} is not finite in float32"))
+    }
+}
+
+fn row_case(
+    gens: &Nested,
+    inner: &Nested,
+    floats: &Floats,
+    need: Option<&(Nested, Floats)>,
+    i: usize,
+) -> Result<Case, String> {
+    let (a, b) = gens.range(i).ok_or("generators is null")?;
+    if b - a > MAX_GENERATORS {
+        return Err(format!(
+            "{} generators, more than {MAX_GENERATORS} (at most 4 body pairs × 2 endpoints × 2 rays)",
+            b - a
+        ));
+    }
+    let mut g = [[0f32; 3]; MAX_GENERATORS];
+    for (k, slot) in g[..b - a].iter_mut().enumerate() {
+        let what = format_args!("generator {k}");
+        let range = inner
+            .range(a + k)
+            .ok_or_else(|| format!("generator {k} is null"))?;
+        *slot = triple(floats, range, &what)?;
+    }
+    let need = match need.and_then(|(n, f)| n.range(i).map(|r| (r, f))) {
+        Some((range, f)) => triple(f, range, &"need")?,
+        None => DEFAULT_NEED,
+    };
+    Case::new(&g[..b - a], need).map_err(|e| e.to_string())
+}
+
+fn id_json_supported(t: &DataType) -> bool {
+    use DataType::*;
+    matches!(
+        t,
+        Null | Boolean
+            | Int8
+            | Int16
+            | Int32
+            | Int64
+            | UInt8
+            | UInt16
+            | UInt32
+            | UInt64
+            | Float32
+            | Float64
+            | Utf8
+            | LargeUtf8
+            | Utf8View
+    )
+}
+
+/// Row `i` of an id column as JSON text (`None` when null or of a type without a JSON form).
+fn id_json(a: &ArrayRef, i: usize) -> Option<Box<RawValue>> {
+    if a.is_null(i) {
+        return None;
+    }
+    macro_rules! int {
+        ($($t:ty),*) => {$(
+            if let Some(p) = a.as_primitive_opt::<$t>() {
+                return RawValue::from_string(p.value(i).to_string()).ok();
+            }
+        )*};
+    }
+    int!(Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type);
+    let value = if let Some(p) = a.as_primitive_opt::<Float32Type>() {
+        serde_json::json!(p.value(i))
+    } else if let Some(p) = a.as_primitive_opt::<Float64Type>() {
+        serde_json::json!(p.value(i))
+    } else if let Some(s) = a.as_string_opt::<i32>() {
+        serde_json::json!(s.value(i))
+    } else if let Some(s) = a.as_string_opt::<i64>() {
+        serde_json::json!(s.value(i))
+    } else if let Some(s) = a.as_string_view_opt() {
+        serde_json::json!(s.value(i))
+    } else if let Some(b) = a.as_boolean_opt() {
+        serde_json::json!(b.value(i))
+    } else {
+        return None;
+    };
+    serde_json::value::to_raw_value(&value).ok()
+}
+
+// ------------------------------------------------------------------ writing
+
+/// The output schema; the id column has the input's type (a Parquet input's `id`), is
+/// text (JSON Lines input: a string id as it is, others as JSON text), or is absent.
+pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
+    let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
+    let witness = Fields::from(vec![
+        Field::new("generators", list(DataType::UInt32), true),
+        Field::new("weights", list(DataType::Float64), true),
+    ]);
+    let mut fields = Vec::new();
+    if let Some(t) = id {
+        fields.push(Field::new("id", t, true));
+    }
+    fields.extend([
+        Field::new("verdict", DataType::Utf8, true),
+        Field::new("margin", DataType::Float64, true),
+        Field::new("capped", DataType::Boolean, true),
+        Field::new("witness", DataType::Struct(witness), true),
+        Field::new("certificate", list(DataType::Float64), true),
+        Field::new("binding", DataType::UInt32, true),
+        Field::new("binding_candidate", DataType::Utf8, true),
+        Field::new("line", DataType::UInt64, true),
+        Field::new("error", DataType::Utf8, true),
+    ]);
+    Arc::new(Schema::new(fields))
+}
+
+/// Answers written to a Parquet file, one row group per batch.
+pub struct ParquetAnswers<W: Write + Send> {
+    writer: ArrowWriter<W>,
+    schema: SchemaRef,
+}
+
+/// One answered row, converted on a worker thread before the (sequential) column append.
+struct RowOut {
+    answer: Answer<()>,
+    margin: f64,
+    certificate: Option<[f64; 3]>,
+}
+
+impl<W: Write + Send> ParquetAnswers<W> {
+    /// A writer of answers whose ids have type `id` (see [`answer_schema`]).
+    pub fn new(out: W, id: Option<DataType>) -> Result<Self, String> {
+        let schema = answer_schema(id);
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let writer =
+            ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| e.to_string())?;
+        Ok(ParquetAnswers { writer, schema })
+    }
+
+    /// Writes the batch's answers (`outcomes[i]` answers `batch.cases[i]`) as a row group.
+    pub fn write(&mut self, batch: &CaseBatch, outcomes: &[Outcome]) -> Result<(), String> {
+        let record = answers_batch(&self.schema, batch, outcomes)?;
+        self.writer.write(&record).map_err(|e| e.to_string())?;
+        self.writer.flush().map_err(|e| e.to_string())
+    }
+
+    /// Writes the footer and returns the output.
+    pub fn finish(self) -> Result<W, String> {
+        self.writer.into_inner().map_err(|e| e.to_string())
+    }
+}
+
+/// The answers of one batch as a record batch of `schema`.
+pub fn answers_batch(
+    schema: &SchemaRef,
+    batch: &CaseBatch,
+    outcomes: &[Outcome],
+) -> Result<RecordBatch, String> {
+    let n = batch.rows.len();
+    let out: Vec<Option<RowOut>> = batch
+        .rows
+        .par_iter()
+        .with_min_len(1024)
+        .map(|row| {
+            let i = *row.as_ref().ok()? as usize;
+            let answer = Answer::new(None, &batch.cases[i], &outcomes[i]);
+            Some(RowOut {
+                margin: f32_as_written(answer.margin),
+                certificate: answer.certificate.map(|c| c.map(f32_as_written)),
+                answer,
+            })
+        })
+        .collect();
+
+    let mut verdict = StringBuilder::with_capacity(n, n * 11);
+    let mut margin = Float64Builder::with_capacity(n);
+    let mut capped = BooleanBuilder::with_capacity(n);
+    let mut w_gens = ListBuilder::new(UInt32Builder::new());
+    let mut w_weights = ListBuilder::new(Float64Builder::new());
+    let mut w_valid = Vec::with_capacity(n);
+    let mut certificate = ListBuilder::new(Float64Builder::new());
+    let mut binding = UInt32Builder::with_capacity(n);
+    let mut candidate = StringBuilder::new();
+    let mut line = UInt64Builder::with_capacity(n);
+    let mut error = StringBuilder::new();
+    for ((row, o), &number) in batch.rows.iter().zip(&out).zip(&batch.numbers) {
+        match (row, o) {
+            (Ok(_), Some(o)) => {
+                let a = &o.answer;
+                verdict.append_value(a.verdict);
+                margin.append_value(o.margin);
+                capped.append_value(a.capped);
+                match &a.witness {
+                    Some(w) => {
+                        w_gens.values().append_slice(&w.generators);
+                        w_gens.append(true);
+                        w_weights.values().append_slice(&w.weights);
+                        w_weights.append(true);
+                    }
+                    None => {
+                        w_gens.append_null();
+                        w_weights.append_null();
+                    }
+                }
+                w_valid.push(a.witness.is_some());
+                match o.certificate {
+                    Some(c) => {
+                        certificate.values().append_slice(&c);
+                        certificate.append(true);
+                    }
+                    None => certificate.append_null(),
+                }
+                binding.append_option(a.binding);
+                candidate.append_option(a.binding_candidate.as_deref());
+                line.append_null();
+                error.append_null();
+            }
+            _ => {
+                let e = match row {
+                    Err(e) => e.as_str(),
+                    Ok(_) => "no answer",
+                };
+                verdict.append_null();
+                margin.append_null();
+                capped.append_null();
+                w_gens.append_null();
+                w_weights.append_null();
+                w_valid.push(false);
+                certificate.append_null();
+                binding.append_null();
+                candidate.append_null();
+                line.append_value(number);
+                error.append_value(e);
+            }
+        }
+    }
+    let witness_fields = match schema.field_with_name("witness").map(|f| f.data_type()) {
+        Ok(DataType::Struct(f)) => f.clone(),
+        _ => return Err("answer schema without a witness struct".into()),
+    };
+    let witness = StructArray::try_new(
+        witness_fields,
+        vec![Arc::new(w_gens.finish()), Arc::new(w_weights.finish())],
+        Some(NullBuffer::from(w_valid)),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+    if let Ok(field) = schema.field_with_name("id") {
+        columns.push(id_column(batch, field.data_type())?);
+    }
+    columns.extend([
+        Arc::new(verdict.finish()) as ArrayRef,
+        Arc::new(margin.finish()),
+        Arc::new(capped.finish()),
+        Arc::new(witness),
+        Arc::new(certificate.finish()),
+        Arc::new(binding.finish()),
+        Arc::new(candidate.finish()),
+        Arc::new(line.finish()),
+        Arc::new(error.finish()),
+    ]);
+    RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())
+}
+
+/// The id column of the output: the input's own, or the JSON ids as text.
+fn id_column(batch: &CaseBatch, t: &DataType) -> Result<ArrayRef, String> {
+    match &batch.ids {
+        Ids::Arrow(a) if a.data_type() == t => Ok(a.clone()),
+        Ids::Arrow(a) => Err(format!(
+            "id column changed type from {t} to {}",
+            a.data_type()
+        )),
+        Ids::Json(ids) => {
+            let mut b = StringBuilder::new();
+            for id in ids {
+                match id {
+                    None => b.append_null(),
+                    Some(raw) => match serde_json::from_str::<String>(raw.get()) {
+                        Ok(s) => b.append_value(s),
+                        Err(_) => b.append_value(raw.get()),
+                    },
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        Ids::None => Ok(arrow_array::new_null_array(t, batch.rows.len())),
+    }
+}
