@@ -156,16 +156,14 @@ pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
         });
     }
     match story.failure {
-        Some(Failure::Tip {
-            pivot, clockwise, ..
-        }) => {
+        // The turning arc is drawn in pixels below, once the frame is known.
+        Some(Failure::Tip { pivot, .. }) => {
             shapes.push(Shape::Dot {
                 at: pivot,
                 class: "certificate pivot",
                 colour: style::FAILURE,
                 radius: 6.0,
             });
-            let _ = clockwise;
         }
         Some(Failure::Slide { direction }) => {
             // Beside the weight arrow, from the centre of mass's height.
