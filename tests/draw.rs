@@ -523,3 +523,30 @@ fn draw_command_reports_bad_lines_and_draws_the_rest() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&input);
 }
+
+#[test]
+fn readme_pictures_are_what_the_command_makes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = scratch("docs");
+    let out = bin()
+        .arg("draw")
+        .arg(root.join("docs/examples.jsonl"))
+        .arg("-o")
+        .arg(&dir)
+        .args(["--backend", "cpu"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["s1.svg", "e1.svg"] {
+        assert!(
+            std::fs::read(dir.join(name)).unwrap()
+                == std::fs::read(root.join("docs/pictures").join(name)).unwrap(),
+            "docs/pictures/{name} is stale: planar-hold draw docs/examples.jsonl -o docs/pictures --backend cpu"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,7 +5,7 @@
 //! rectangle cut by the half-planes of the cone's supporting planes, so generators with
 //! `w_z ≤ 0` (which make the slice unbounded) need no special case.
 
-use svg::node::element::{Circle, Group, Polygon};
+use svg::node::element::{Circle, ClipPath, Definitions, Group, Polygon, Rectangle};
 
 use super::frame::{arrow, label, line, r, Frame};
 use super::style;
@@ -227,8 +227,9 @@ pub fn panel(
     let planes = half_spaces(&gens);
     let poly = slice(planes.as_deref(), frame.world);
 
-    let mut g = frame.tag(Group::new().set("class", "cone-panel"));
-    g = g.add(frame.axes("f_x / (m0·g)", "τ / (m0·g·ℓ)   at f_z = 1"));
+    let mut g = Group::new()
+        .set("class", "plot")
+        .set("clip-path", "url(#cone-clip)");
     // Zero lines.
     let [x0, x1, y0, y1] = frame.world;
     g = g
@@ -302,6 +303,8 @@ pub fn panel(
         }),
     };
     let span = (x1 - x0).min(y1 - y0);
+    // One arrow per direction; generators along the same one share it and its label.
+    let mut directions: Vec<([f64; 2], Vec<usize>)> = Vec::new();
     for (k, &w) in gens.iter().enumerate() {
         if on_slice(w).is_some() {
             continue;
@@ -312,25 +315,35 @@ pub fn panel(
         if n < 1e-9 {
             continue;
         }
-        let tip = [
+        let tip = frame.at([
             centre[0] + 0.2 * span * d[0] / n,
             centre[1] + 0.2 * span * d[1] / n,
-        ];
-        let (a, t) = (frame.at(centre), frame.at(tip));
+        ]);
+        match directions
+            .iter_mut()
+            .find(|(t, _)| (t[0] - tip[0]).hypot(t[1] - tip[1]) < 3.0)
+        {
+            Some((_, ks)) => ks.push(k),
+            None => directions.push((tip, vec![k])),
+        }
+    }
+    for (t, ks) in directions {
+        let names: Vec<String> = ks.iter().map(|k| format!("w{k}")).collect();
         g = g
             .add(
-                arrow(a, t, style::CONTACT, 1.2)
+                arrow(frame.at(centre), t, style::CONTACT, 1.2)
                     .set("class", "unbounded-direction")
                     .set("stroke-dasharray", "4 2"),
             )
             .add(
                 label(
-                    &format!("w{k}"),
+                    &names.join(", "),
                     [t[0] + 3.0, t[1] - 3.0],
                     "start",
                     style::CONTACT,
                 )
-                .set("font-size", 10),
+                .set("font-size", 10)
+                .set("class", "generator-label"),
             );
     }
     // The binding facet of the need the picture explains.
@@ -384,7 +397,20 @@ pub fn panel(
                 .to_string(),
         );
     }
-    (g, notes)
+    // Everything but the axes is clipped to the panel: unbounded slices and far lines stop there.
+    let clip = ClipPath::new().set("id", "cone-clip").add(
+        Rectangle::new()
+            .set("x", r(px[0]))
+            .set("y", r(px[1]))
+            .set("width", r(px[2]))
+            .set("height", r(px[3])),
+    );
+    let panel = frame
+        .tag(Group::new().set("class", "cone-panel"))
+        .add(Definitions::new().add(clip))
+        .add(frame.axes("f_x / (m0·g)", "τ / (m0·g·ℓ)   at f_z = 1"))
+        .add(g);
+    (panel, notes)
 }
 
 /// Whether a polygon reaches the border of the view (then the view cut it).

@@ -267,6 +267,7 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
         _ => None,
     };
     let gens = scene.generators_f64();
+    let mut sliding = false;
     let binds = match &need.binding {
         None => "nothing: the contacts' wrenches fill every direction".to_string(),
         Some(b) if b.generators.is_empty() => "no contact pushes against gravity".to_string(),
@@ -287,16 +288,22 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
                 (Some(Candidate::PairPlane { .. }), Some((p, name))) => {
                     format!("tipping about {name} at {} ({})", v2(*p), b.kind)
                 }
-                (Some(Candidate::PairPlane { .. }), None) if parallel => format!(
-                    "sliding: the friction edges {} ({})",
-                    b.sources.join(" and "),
-                    b.kind
-                ),
-                (Some(Candidate::GeneratorPlane { axis: 2, .. }), _) => format!(
-                    "sliding: the friction edge {} ({})",
-                    b.sources.join(", "),
-                    b.kind
-                ),
+                (Some(Candidate::PairPlane { .. }), None) if parallel => {
+                    sliding = true;
+                    format!(
+                        "sliding: the friction edges {} ({})",
+                        b.sources.join(" and "),
+                        b.kind
+                    )
+                }
+                (Some(Candidate::GeneratorPlane { axis: 2, .. }), _) => {
+                    sliding = true;
+                    format!(
+                        "sliding: the friction edge {} ({})",
+                        b.sources.join(", "),
+                        b.kind
+                    )
+                }
                 _ => format!("the plane {} through {}", b.kind, b.sources.join(", ")),
             }
         }
@@ -314,7 +321,11 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
                 .any(|c| segment_distance(p, c.p0, c.p1) <= 1e-3 * ell)
         };
         let centre = (omega.abs() > 1e-12).then(|| [y[1] / omega, -y[0] / omega]);
-        if let Some(mut pivot) = centre.filter(|&p| on_contact(p)) {
+        // Turning about a contact (a pivot), or about a point of the box or near it (the
+        // box spins in place, e.g. pressed between contacts that let it turn); a fixed point
+        // farther away reads as a slide.
+        let near = |p: [f64; 2]| p[0].abs().max(p[1].abs()) <= 1.5 * ell;
+        if let Some(mut pivot) = centre.filter(|&p| !sliding && (on_contact(p) || near(p))) {
             if let Some((p, _)) = &one_point {
                 if (p[0] - pivot[0]).hypot(p[1] - pivot[1]) <= 1e-3 * ell {
                     pivot = *p;
@@ -334,7 +345,7 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
             .iter()
             .map(|&k| scene.contacts[k].tangent())
             .collect();
-        if let Some(&t) = tangents.first() {
+        if let Some(&t) = tangents.first().filter(|_| sliding) {
             let along = v[0] * t[0] + v[1] * t[1];
             if tangents
                 .iter()
@@ -390,7 +401,7 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
                 )
             }
             Some(Failure::Slide { direction }) if direction[1] < -0.99 => {
-                "the box falls".to_string()
+                format!("the box falls (toward {})", v2(direction))
             }
             Some(Failure::Slide { direction }) => {
                 format!("the box slides toward {}", v2(direction))

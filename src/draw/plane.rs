@@ -85,8 +85,12 @@ pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
                 tol,
             ));
         }
-        // Normal at the middle, friction edges (μ's lower end) at each endpoint.
-        let mid = [0.5 * (c.p0[0] + c.p1[0]), 0.5 * (c.p0[1] + c.p1[1])];
+        // Normal a third of the way along (off the middle, where a centred weight arrow
+        // ends), friction edges (μ's lower end) at each endpoint.
+        let mid = [
+            c.p0[0] + (c.p1[0] - c.p0[0]) / 3.0,
+            c.p0[1] + (c.p1[1] - c.p0[1]) / 3.0,
+        ];
         shapes.push(Shape::Arrow {
             a: mid,
             b: add(mid, c.normal, 0.3 * ell),
@@ -152,16 +156,14 @@ pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
         });
     }
     match story.failure {
-        Some(Failure::Tip {
-            pivot, clockwise, ..
-        }) => {
+        // The turning arc is drawn in pixels below, once the frame is known.
+        Some(Failure::Tip { pivot, .. }) => {
             shapes.push(Shape::Dot {
                 at: pivot,
                 class: "certificate pivot",
                 colour: style::FAILURE,
                 radius: 6.0,
             });
-            let _ = clockwise;
         }
         Some(Failure::Slide { direction }) => {
             // Beside the weight arrow, from the centre of mass's height.
@@ -400,7 +402,7 @@ pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
     if let Some(Failure::Tip { pivot, .. }) = story.failure {
         let q = frame.at(pivot);
         g = g.add(
-            label("pivot", [q[0] + 8.0, q[1] + 16.0], "start", style::FAILURE)
+            label("pivot", [q[0] - 8.0, q[1] + 20.0], "end", style::FAILURE)
                 .set("class", "certificate-label"),
         );
     }
