@@ -523,3 +523,196 @@ fn adding_a_generator_never_loses_support() {
         assert_none("adding a generator", &failures);
     }
 }
+
+// ------------------------------------------------------------------ thin cones
+
+/// Cones of 16 generators within `spread` radians of one axis, each at its own scale, with
+/// needs inside (non-negative combinations), on the axis, and outside.
+fn thin_cones(seed: u64, n: usize) -> Vec<(Case, bool)> {
+    let mut rng = Rng::new(seed);
+    let spreads = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6];
+    (0..n)
+        .map(|t| {
+            let spread = spreads[t % spreads.len()];
+            let axis = rng.vector().map(f64::from);
+            let gens: Vec<V> = (0..MAX_GENERATORS)
+                .map(|_| {
+                    let v = rng.vector().map(f64::from);
+                    let s = 10f64.powi(rng.below(7) as i32 - 3);
+                    [0, 1, 2].map(|k| s * (axis[k] + spread * v[k]))
+                })
+                .collect();
+            let (need, inside): (V, bool) = match rng.below(3) {
+                0 => {
+                    let (i, j) = (rng.below(16), rng.below(16));
+                    let (a, b) = (rng.unit() as f64, rng.unit() as f64);
+                    ([0, 1, 2].map(|k| a * gens[i][k] + b * gens[j][k]), true)
+                }
+                1 => (axis.map(|x| -x), false),
+                _ => {
+                    let v = rng.vector().map(f64::from);
+                    ([0, 1, 2].map(|k| axis[k] + 0.5 * v[k]), false)
+                }
+            };
+            let narrow = |v: V| v.map(|x| x as f32);
+            let gens: Vec<[f32; 3]> = gens.into_iter().map(narrow).collect();
+            (Case::new(&gens, narrow(need)).unwrap(), inside)
+        })
+        .collect()
+}
+
+#[test]
+fn thin_cones_give_only_proofs_that_check_out() {
+    let family = thin_cones(77, 3000);
+    let cases: Vec<Case> = family.iter().map(|(c, _)| *c).collect();
+    for (name, mut engine) in common::engines() {
+        let outcomes = evaluate(&mut engine, &cases);
+        let mut failures = evidence_failures(name, &cases, &outcomes);
+        let mut answered = 0;
+        for (k, ((_, inside), o)) in family.iter().zip(&outcomes).enumerate() {
+            if *inside && o.verdict() == Verdict::Unsupported {
+                failures.push(format!(
+                    "{name} case {k}: a need inside the cone is unsupported"
+                ));
+            }
+            answered += usize::from(o.verdict() != Verdict::Uncertain);
+        }
+        assert_none("thin cones", &failures);
+        // Uncertain only near the boundary, which the thinnest cones are everywhere.
+        assert!(
+            answered > cases.len() / 2,
+            "{name}: only {answered} certain answers"
+        );
+    }
+}
+
+// ------------------------------------------------------------------ the issue's reproductions
+
+/// The flat box of SPEC §6 at μ = 0.2 (corners A₊, A₋, B₊, B₋).
+const FLAT_BOX: [[f32; 3]; 4] = [
+    [0.2, 1.0, 0.8],
+    [-0.2, 1.0, 1.2],
+    [0.2, 1.0, -1.2],
+    [-0.2, 1.0, -0.8],
+];
+
+fn times(g: [f32; 3], s: f32) -> [f32; 3] {
+    g.map(|v| v * s)
+}
+
+#[test]
+fn issue_reproductions_through_the_api() {
+    let gravity = [0.0, 1.0, 0.0];
+    let case = |g: &[[f32; 3]], need: [f32; 3]| Case::new(g, need).unwrap();
+    let box_at = |s: [f32; 4]| {
+        let g: Vec<[f32; 3]> = FLAT_BOX.iter().zip(s).map(|(g, s)| times(*g, s)).collect();
+        g
+    };
+    let sliding = 0.2 / 1.04f64.sqrt();
+    for (name, mut engine) in common::engines() {
+        let mut run = |c: Case| {
+            let o = evaluate(&mut engine, &[c])[0];
+            check_evidence(&c, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+            o
+        };
+        // Nothing points along +y.
+        let o = run(case(&[[1.0, 0.0, 0.0]], [0.0, 2e19, 0.0]));
+        assert_eq!(o.verdict(), Verdict::Unsupported, "{name} n");
+        assert_eq!(o.margin, -2e19, "{name} n");
+        // No contacts at all.
+        let o = run(case(&[], [0.0, 1e-23, 0.0]));
+        assert_eq!(o.verdict(), Verdict::Unsupported, "{name} e");
+        assert_eq!(o.margin, -1e-23, "{name} e");
+        // The flat box × 1e20 and with per-generator scales: supported, margin 0.196.
+        for s in [[1e20; 4], [1e-20, 1e20, 1e-20, 1e20]] {
+            let o = run(case(&box_at(s), gravity));
+            assert_eq!(o.verdict(), Verdict::Supported, "{name} {s:?}");
+            assert!(
+                (o.margin as f64 - sliding).abs() < 1e-6,
+                "{name} {s:?}: {}",
+                o.margin
+            );
+            let w = o.witness().unwrap();
+            assert_eq!(w.indices, [0, 3], "{name}");
+            for (&i, &l) in w.indices.iter().zip(&w.weights) {
+                let expected = 0.5 / s[i as usize] as f64;
+                assert!((l - expected).abs() < 1e-6 * expected, "{name} {s:?}: {l}");
+            }
+        }
+        // The flat box with need and generators × 1e13, 1e10, 1e-30: supported, margin
+        // 0.196 × the scale (capped at 1000).
+        for s in [1e13f32, 1e10, 1e-30] {
+            let o = run(case(&box_at([s; 4]), times(gravity, s)));
+            assert_eq!(o.verdict(), Verdict::Supported, "{name} ×{s}");
+            let expected = (sliding * s as f64).min(1000.0);
+            assert!(
+                (o.margin as f64 - expected).abs() < 1e-5 * expected,
+                "{name} ×{s}: {}",
+                o.margin
+            );
+        }
+        // 16 nearly parallel generators (pairwise angle ~1e-4), the need inside.
+        let gens: Vec<[f32; 3]> = (0..16)
+            .map(|k| {
+                let a = 1e-4 * k as f32;
+                [a.cos(), a.sin(), 1.0]
+            })
+            .collect();
+        let inside = [0, 1, 2].map(|k| gens[0][k] + gens[15][k]);
+        let o = run(case(&gens, inside));
+        assert_ne!(o.verdict(), Verdict::Unsupported, "{name} thin cone");
+    }
+}
+
+#[test]
+fn issue_reproductions_through_the_cli() {
+    let dir = std::env::temp_dir().join(format!("planar-hold-issue7-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("repro.jsonl");
+    std::fs::write(
+        &input,
+        concat!(
+            r#"{"id":"n","generators":[[1,0,0]],"need":[0,2e19,0]}"#, "\n",
+            r#"{"id":"e","generators":[],"need":[0,1e-23,0]}"#, "\n",
+            r#"{"id":"b20","generators":[[2e19,1e20,8e19],[-2e19,1e20,1.2e20],[2e19,1e20,-1.2e20],[-2e19,1e20,-8e19]]}"#, "\n",
+            r#"{"id":"m","generators":[[2e-21,1e-20,8e-21],[-2e19,1e20,1.2e20],[2e-21,1e-20,-1.2e-20],[-2e19,1e20,-8e19]]}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let mut backends = vec!["cpu"];
+    if common::gpu_engine().is_some() {
+        backends.push("gpu");
+    }
+    for backend in backends {
+        let out = common::cli()
+            .args(["eval", "--backend", backend])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let verdicts: Vec<&str> = lines
+            .iter()
+            .map(|l| l["verdict"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            verdicts,
+            ["unsupported", "unsupported", "supported", "supported"],
+            "{backend}"
+        );
+        for l in &lines[2..] {
+            let m = l["margin"].as_f64().unwrap();
+            assert!((m - 0.19612).abs() < 1e-5, "{backend}: {l}");
+        }
+        assert_eq!(lines[0]["margin"].as_f64(), Some(-2e19), "{backend}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
