@@ -716,3 +716,280 @@ fn issue_reproductions_through_the_cli() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// ------------------------------------------------------------------ the gate
+
+use planar_hold::scene::{hold_reports, parse_line, HoldReport};
+use serde_json::{json, Value};
+
+/// A scene line: contacts `(pair, p0, p1, normal, mu)` on a box of half-size `half`.
+fn scene_line(
+    half: f64,
+    mass: [f64; 2],
+    com: [f64; 2],
+    contacts: &[(u32, [f64; 2], [f64; 2], [f64; 2], Value)],
+) -> Value {
+    let contacts: Vec<Value> = contacts
+        .iter()
+        .map(|(pair, p0, p1, n, mu)| json!({"pair": pair, "p0": p0, "p1": p1, "normal": n, "mu": mu}))
+        .collect();
+    json!({"id": "t", "half_size": half, "mass": {"nominal": 1.0, "range": mass},
+           "com_offset_x": com, "contacts": contacts})
+}
+
+fn gate(engine: &mut Engine, lines: &[Value]) -> Vec<HoldReport> {
+    let scenes: Vec<_> = lines
+        .iter()
+        .map(|l| parse_line(&l.to_string()).expect("valid scene"))
+        .collect();
+    hold_reports(engine, &scenes).expect("hold reports")
+}
+
+/// Random scenes of 1–4 contacts (points or segments) on the box's faces, with a random
+/// mass and centre-of-mass box, at friction `mu` everywhere.
+fn random_scenes(seed: u64, n: usize) -> Vec<Box<dyn Fn(Value, f64) -> Value>> {
+    let mut rng = Rng::new(seed);
+    let faces = [
+        ([0.0, 1.0], 0usize),
+        ([0.0, -1.0], 0),
+        ([1.0, 0.0], 1),
+        ([-1.0, 0.0], 1),
+    ];
+    (0..n)
+        .map(|_| {
+            let half = 10f64.powi(rng.below(5) as i32 - 2) * (0.5 + rng.unit() as f64);
+            let count = 1 + rng.below(4);
+            let contacts: Vec<(u32, [f64; 2], [f64; 2], [f64; 2])> = (0..count)
+                .map(|pair| {
+                    let (normal, along) = faces[rng.below(4)];
+                    let mut p0 = [0.0; 2];
+                    p0[1 - along] = -normal[1 - along] * half;
+                    let mut p1 = p0;
+                    p0[along] = rng.range(-1.0, 1.0) as f64 * half;
+                    p1[along] = if rng.below(2) == 0 {
+                        p0[along]
+                    } else {
+                        rng.range(-1.0, 1.0) as f64 * half
+                    };
+                    (pair as u32, p0, p1, normal)
+                })
+                .collect();
+            let m = 0.5 + rng.unit() as f64;
+            let mass = [m, m * (1.0 + 0.2 * rng.unit() as f64)];
+            let x = rng.range(-0.5, 0.5) as f64 * half;
+            let com = [x, x + 0.1 * half * rng.unit() as f64];
+            Box::new(move |mu: Value, scale: f64| {
+                let c: Vec<_> = contacts
+                    .iter()
+                    .map(|&(pair, p0, p1, n)| {
+                        (
+                            pair,
+                            p0.map(|v| v * scale),
+                            p1.map(|v| v * scale),
+                            n,
+                            mu.clone(),
+                        )
+                    })
+                    .collect();
+                scene_line(half * scale, mass, com.map(|v| v * scale), &c)
+            }) as Box<dyn Fn(Value, f64) -> Value>
+        })
+        .collect()
+}
+
+const MUS: [f64; 12] = [
+    0.05, 0.2, 0.5, 1.0, 3.0, 10.0, 99.0, 100.0, 1e3, 1e5, 1e6, 1e30,
+];
+
+#[test]
+fn more_friction_never_unholds() {
+    let floor = |mu: Value| {
+        [
+            scene_line(
+                1.0,
+                [1.0, 1.0],
+                [0.0, 0.0],
+                &[(0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], mu.clone())],
+            ),
+            scene_line(
+                1.0,
+                [1.0, 1.0],
+                [0.0, 0.0],
+                &[
+                    (0, [-1.0, -1.0], [-1.0, -1.0], [0.0, 1.0], mu.clone()),
+                    (1, [1.0, -1.0], [1.0, -1.0], [0.0, 1.0], mu),
+                ],
+            ),
+        ]
+    };
+    let scenes = random_scenes(78, 400);
+    for (name, mut engine) in common::engines() {
+        // SPEC §6's flat box, as a segment and as two corners: held for every μ ≥ 0.2.
+        for mu in MUS
+            .iter()
+            .filter(|&&m| m >= 0.2)
+            .map(|&m| json!(m))
+            .chain([json!([1e6, 1e9])])
+        {
+            for r in gate(&mut engine, &floor(mu.clone())) {
+                assert!(
+                    r.held,
+                    "{name}: flat box at mu {mu} not held: {:?}",
+                    r.reason
+                );
+                assert!(
+                    r.robust_margin >= 0.19,
+                    "{name}: mu {mu}: {}",
+                    r.robust_margin
+                );
+            }
+        }
+        let lines: Vec<Value> = scenes
+            .iter()
+            .flat_map(|s| MUS.map(|mu| s(json!(mu), 1.0)))
+            .collect();
+        let reports = gate(&mut engine, &lines);
+        let mut failures = Vec::new();
+        let mut held = 0;
+        for (n, ladder) in reports.chunks(MUS.len()).enumerate() {
+            for (k, pair) in ladder.windows(2).enumerate() {
+                let (a, b) = (&pair[0], &pair[1]);
+                held += usize::from(b.held);
+                if a.held && !b.held {
+                    failures.push(format!(
+                        "{name} scene {n}: held at mu {} but not at {}: {:?}",
+                        MUS[k],
+                        MUS[k + 1],
+                        b.reason
+                    ));
+                }
+                let size = a.robust_margin.abs().max(1.0);
+                if b.robust_margin < a.robust_margin - 1e-4 * size {
+                    failures.push(format!(
+                        "{name} scene {n}: margin {} at mu {} fell to {} at {}",
+                        a.robust_margin,
+                        MUS[k],
+                        b.robust_margin,
+                        MUS[k + 1]
+                    ));
+                }
+            }
+        }
+        assert_none("raising mu", &failures);
+        assert!(held > lines.len() / 4, "{name}: only {held} held");
+    }
+}
+
+#[test]
+fn units_of_length_and_mass_change_no_answer() {
+    let scenes = random_scenes(79, 300);
+    let scales = [1.0, 1e-12, 1e-6, 2f64.powi(-40), 1e6, 1e12];
+    for (name, mut engine) in common::engines() {
+        let lines: Vec<Value> = scenes
+            .iter()
+            .flat_map(|s| scales.map(|k| s(json!(0.6), k)))
+            .collect();
+        let reports = gate(&mut engine, &lines);
+        let mut failures = Vec::new();
+        for (n, group) in reports.chunks(scales.len()).enumerate() {
+            let base = &group[0];
+            for (r, k) in group.iter().zip(scales).skip(1) {
+                // ℓ and positions scaled together: the same dimensionless generators and needs.
+                let far = base.robust_margin.abs() > 1e-3;
+                if far && r.held != base.held {
+                    failures.push(format!(
+                        "{name} scene {n} × {k}: held {} became {}",
+                        base.held, r.held
+                    ));
+                }
+                if (r.robust_margin - base.robust_margin).abs()
+                    > 1e-4 * base.robust_margin.abs().max(1.0)
+                {
+                    failures.push(format!(
+                        "{name} scene {n} × {k}: margin {} became {}",
+                        base.robust_margin, r.robust_margin
+                    ));
+                }
+            }
+        }
+        assert_none("half_size scaling", &failures);
+    }
+}
+
+#[test]
+fn extreme_masses_and_offsets_follow_spec() {
+    let corner = |mass: [f64; 2], com: [f64; 2]| {
+        scene_line(
+            1.0,
+            mass,
+            com,
+            &[(0, [-1.0, -1.0], [-1.0, -1.0], [0.0, 1.0], json!(0.5))],
+        )
+    };
+    let flat = |mass: [f64; 2], com: [f64; 2]| {
+        scene_line(
+            1.0,
+            mass,
+            com,
+            &[(0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], json!(0.5))],
+        )
+    };
+    // Four walls pinch the box: the cone fills R³, held whatever the load.
+    let pinched = |mass: [f64; 2], com: [f64; 2]| {
+        let mu = json!(0.5);
+        scene_line(
+            1.0,
+            mass,
+            com,
+            &[
+                (0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], mu.clone()),
+                (1, [-1.0, 1.0], [1.0, 1.0], [0.0, -1.0], mu.clone()),
+                (2, [-1.0, -1.0], [-1.0, 1.0], [1.0, 0.0], mu.clone()),
+                (3, [1.0, -1.0], [1.0, 1.0], [-1.0, 0.0], mu),
+            ],
+        )
+    };
+    // A need beyond float32 (mass × offset / ℓ ≈ 2e49) is refused, naming the cause.
+    let refused = parse_line(&corner([1e30, 1e30], [2e19, 2e19]).to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("not finite in float32"), "{refused}");
+    for (name, mut engine) in common::engines() {
+        for mass in [[1e-20, 1e-20], [1e-30, 1e18], [1e18, 1e18]] {
+            for com in [[0.0, 0.0], [2e19, 2e19], [-2e19, 3e-19]] {
+                let lines = [corner(mass, com), flat(mass, com), pinched(mass, com)];
+                let r = gate(&mut engine, &lines);
+                let what = format!("{name} mass {mass:?} com {com:?}");
+                assert!(!r[0].held, "{what}: a lone corner holds");
+                assert!(
+                    r[0].robust_margin < 0.0 && !r[0].uncertain,
+                    "{what}: {:?}",
+                    r[0].reason
+                );
+                // The floor segment holds while the centre of mass is over it, by a margin
+                // that scales with the mass; past it, it is certified not to.
+                let over = com.iter().all(|x| x.abs() < 1.0);
+                assert_eq!(r[1].held, over, "{what}: segment {:?}", r[1].reason);
+                if over && mass[0] == mass[1] {
+                    let expected = (0.5 / 1.25f64.sqrt() * mass[0]).min(1000.0);
+                    assert!(
+                        (r[1].robust_margin as f64 - expected).abs() < 1e-5 * expected,
+                        "{what}: {}",
+                        r[1].robust_margin
+                    );
+                }
+                assert!(r[2].held, "{what}: pinched box not held: {:?}", r[2].reason);
+                assert!(
+                    r[2].robust_margin >= 999.0,
+                    "{what}: {}",
+                    r[2].robust_margin
+                );
+                for report in &r {
+                    for need in &report.needs {
+                        assert!(need.margin.is_finite(), "{what}: margin {}", need.margin);
+                    }
+                }
+            }
+        }
+    }
+}
