@@ -375,7 +375,7 @@ fn powers_of_ten_keep_the_answer_away_from_the_boundary() {
     }
 }
 
-/// Per-generator factors for case `n`: each active generator its own.
+/// One random factor per generator slot: `powers_of` to a power in `-span..=span`.
 fn generator_factors(rng: &mut Rng, powers_of: f64, span: i32) -> [f64; MAX_GENERATORS] {
     std::array::from_fn(|_| powers_of.powi(rng.below(2 * span as usize + 1) as i32 - span))
 }
@@ -722,16 +722,14 @@ fn issue_reproductions_through_the_cli() {
 use planar_hold::scene::{hold_reports, parse_line, HoldReport};
 use serde_json::{json, Value};
 
-/// A scene line: contacts `(pair, p0, p1, normal, mu)` on a box of half-size `half`.
-fn scene_line(
-    half: f64,
-    mass: [f64; 2],
-    com: [f64; 2],
-    contacts: &[(u32, [f64; 2], [f64; 2], [f64; 2], Value)],
-) -> Value {
+/// Where a contact lies: `(pair, p0, p1, inward normal)`.
+type Placement = (u32, [f64; 2], [f64; 2], [f64; 2]);
+
+/// A scene line: contacts `(placement, mu)` on a box of half-size `half`.
+fn scene_line(half: f64, mass: [f64; 2], com: [f64; 2], contacts: &[(Placement, Value)]) -> Value {
     let contacts: Vec<Value> = contacts
         .iter()
-        .map(|(pair, p0, p1, n, mu)| json!({"pair": pair, "p0": p0, "p1": p1, "normal": n, "mu": mu}))
+        .map(|((pair, p0, p1, n), mu)| json!({"pair": pair, "p0": p0, "p1": p1, "normal": n, "mu": mu}))
         .collect();
     json!({"id": "t", "half_size": half, "mass": {"nominal": 1.0, "range": mass},
            "com_offset_x": com, "contacts": contacts})
@@ -759,7 +757,7 @@ fn random_scenes(seed: u64, n: usize) -> Vec<Box<dyn Fn(Value, f64) -> Value>> {
         .map(|_| {
             let half = 10f64.powi(rng.below(5) as i32 - 2) * (0.5 + rng.unit() as f64);
             let count = 1 + rng.below(4);
-            let contacts: Vec<(u32, [f64; 2], [f64; 2], [f64; 2])> = (0..count)
+            let contacts: Vec<Placement> = (0..count)
                 .map(|pair| {
                     let (normal, along) = faces[rng.below(4)];
                     let mut p0 = [0.0; 2];
@@ -782,13 +780,8 @@ fn random_scenes(seed: u64, n: usize) -> Vec<Box<dyn Fn(Value, f64) -> Value>> {
                 let c: Vec<_> = contacts
                     .iter()
                     .map(|&(pair, p0, p1, n)| {
-                        (
-                            pair,
-                            p0.map(|v| v * scale),
-                            p1.map(|v| v * scale),
-                            n,
-                            mu.clone(),
-                        )
+                        let at = |p: [f64; 2]| p.map(|v| v * scale);
+                        ((pair, at(p0), at(p1), n), mu.clone())
                     })
                     .collect();
                 scene_line(half * scale, mass, com.map(|v| v * scale), &c)
@@ -809,15 +802,15 @@ fn more_friction_never_unholds() {
                 1.0,
                 [1.0, 1.0],
                 [0.0, 0.0],
-                &[(0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], mu.clone())],
+                &[((0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0]), mu.clone())],
             ),
             scene_line(
                 1.0,
                 [1.0, 1.0],
                 [0.0, 0.0],
                 &[
-                    (0, [-1.0, -1.0], [-1.0, -1.0], [0.0, 1.0], mu.clone()),
-                    (1, [1.0, -1.0], [1.0, -1.0], [0.0, 1.0], mu),
+                    ((0, [-1.0, -1.0], [-1.0, -1.0], [0.0, 1.0]), mu.clone()),
+                    ((1, [1.0, -1.0], [1.0, -1.0], [0.0, 1.0]), mu),
                 ],
             ),
         ]
@@ -923,7 +916,7 @@ fn extreme_masses_and_offsets_follow_spec() {
             1.0,
             mass,
             com,
-            &[(0, [-1.0, -1.0], [-1.0, -1.0], [0.0, 1.0], json!(0.5))],
+            &[((0, [-1.0, -1.0], [-1.0, -1.0], [0.0, 1.0]), json!(0.5))],
         )
     };
     let flat = |mass: [f64; 2], com: [f64; 2]| {
@@ -931,7 +924,7 @@ fn extreme_masses_and_offsets_follow_spec() {
             1.0,
             mass,
             com,
-            &[(0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], json!(0.5))],
+            &[((0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0]), json!(0.5))],
         )
     };
     // Four walls pinch the box: the cone fills R³, held whatever the load.
@@ -942,10 +935,10 @@ fn extreme_masses_and_offsets_follow_spec() {
             mass,
             com,
             &[
-                (0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], mu.clone()),
-                (1, [-1.0, 1.0], [1.0, 1.0], [0.0, -1.0], mu.clone()),
-                (2, [-1.0, -1.0], [-1.0, 1.0], [1.0, 0.0], mu.clone()),
-                (3, [1.0, -1.0], [1.0, 1.0], [-1.0, 0.0], mu),
+                ((0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0]), mu.clone()),
+                ((1, [-1.0, 1.0], [1.0, 1.0], [0.0, -1.0]), mu.clone()),
+                ((2, [-1.0, -1.0], [-1.0, 1.0], [1.0, 0.0]), mu.clone()),
+                ((3, [1.0, -1.0], [1.0, 1.0], [-1.0, 0.0]), mu),
             ],
         )
     };
