@@ -154,7 +154,10 @@ impl Scene {
         let ell = self.body.half_size;
         self.contacts
             .iter()
-            .flat_map(|c| [c.p0, c.p1].map(|p| edge_rays(p, c.normal, c.mu.lower(), ell)))
+            .flat_map(|c| {
+                let mu = c.mu.lower().min(super::MU_MAX);
+                [c.p0, c.p1].map(|p| edge_rays(p, c.normal, mu, ell))
+            })
             .flatten()
             .collect()
     }
