@@ -94,6 +94,14 @@ fn shader_constants_match_the_host() {
     assert_eq!(constant(&m, "CANDIDATE_COUNT") as usize, CANDIDATE_COUNT);
     assert_eq!(constant(&m, "FIRST_PAIR") as usize, FIRST_PAIR);
     assert_eq!(constant(&m, "FIRST_TRIPLE") as usize, FIRST_TRIPLE);
+    assert_eq!(
+        constant(&m, "FIRST_GENERATOR_DIRECTION") as usize,
+        FIRST_GENERATOR_DIRECTION
+    );
+    assert_eq!(
+        constant(&m, "GENERATOR_WORDS"),
+        planar_hold::MAX_GENERATORS as u32 * WORKGROUP_SIZE
+    );
     assert_eq!(constant(&m, "NO_BINDING"), planar_hold::NO_BINDING);
 }
 
