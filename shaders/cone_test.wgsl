@@ -3,15 +3,16 @@
 // Mirrored line for line by `src/cpu/mod.rs` (same tables, same order, same tolerances); the
 // structs are mirrored by `src/types.rs` (keep in sync: `tests/layout.rs` checks them).
 //
-// Pair-major, so that nothing per pair or per triple needs a dynamically indexed array (a GPU
-// can only put those in slow local memory; `tests/shader.rs` keeps them under 1 KiB): the
-// generators live in workgroup memory, their lengths in two 16-entry arrays, and the need's
-// numerators c_ij·need of the 120 pairs in one array, filled by the pass that solves the
-// pairs. The main pass then takes each pair (i, j) in table order with its cross product
-// c_ij = w_i × w_j in registers, runs the triples (i, j, k), k > j, whose determinants
-// det(w_i, w_j, w_k) = c_ij·w_k also bound the pair's plane, and decides the pair's two
-// plane candidates on the spot. Every other candidate's support test is a direct loop over
-// the generators. Every loop over generators stops after the highest active slot.
+// Pair-major, so that nothing per pair or per triple needs a large dynamically indexed array
+// (a GPU can only put those in slow local memory; `tests/shader.rs` keeps all of them under
+// 1 KiB per invocation): the generators, their lengths and inverse lengths sit in 16-entry
+// arrays, the need's numerators c_ij·need of the 120 pairs in one array filled by the pass
+// that solves the pairs. The main pass then takes each pair (i, j) in table order with its
+// cross product c_ij = w_i × w_j in registers, runs the triples (i, j, k), k > j, whose
+// determinants det(w_i, w_j, w_k) = c_ij·w_k also bound the pair's plane, and decides the
+// pair's two plane candidates on the spot. Every other candidate's support test is a direct
+// loop over the generators, run only where that candidate would be the nearest so far.
+// Every loop over generators stops after the highest active slot.
 
 const MAX_GENERATORS: u32 = 16u;
 const WITNESS_COUNT: u32 = 696u;
@@ -36,10 +37,8 @@ const MARGIN_CAP: f32 = 1000.0;
 const NO_BINDING: u32 = 0xffffffffu;
 const NONE_YET: f32 = 3.0e38;
 
-// 64 fills a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD; the
-// workgroup's generators then take 12 KiB of the 16 KiB (downlevel: 16,352 B) it may use.
+// 64 fills a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.
 const WORKGROUP_SIZE: u32 = 64u;
-const GENERATOR_WORDS: u32 = 1024u; // MAX_GENERATORS * WORKGROUP_SIZE
 
 // Keep in sync with `Case` in src/types.rs (208 bytes).
 struct Case {
@@ -76,20 +75,21 @@ struct Params {
 @group(0) @binding(3) var<uniform> candidates: array<vec4<u32>, CANDIDATE_COUNT>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-// The generators of every invocation of the workgroup, by component: slot k of invocation
-// `lane` at k * WORKGROUP_SIZE + lane, so that neighbouring invocations read neighbouring words.
-var<workgroup> wx: array<f32, GENERATOR_WORDS>;
-var<workgroup> wy: array<f32, GENERATOR_WORDS>;
-var<workgroup> wz: array<f32, GENERATOR_WORDS>;
-var<private> lane: u32;
+// The generators, by component (three arrays of f32: 192 B, where one of vec3 takes 256 B).
+// Private rather than workgroup memory: every index here comes from a table or a loop
+// counter, the same in the invocations that run together, which llvmpipe turns into one
+// vector load, where a per-invocation workgroup address is loaded lane by lane (the kernel
+// ran 4× slower there with these arrays in workgroup memory).
+var<private> wx: array<f32, MAX_GENERATORS>;
+var<private> wy: array<f32, MAX_GENERATORS>;
+var<private> wz: array<f32, MAX_GENERATORS>;
 // |w_k| and 1/|w_k| (0 for a zero slot).
 var<private> len: array<f32, MAX_GENERATORS>;
 var<private> inv_len: array<f32, MAX_GENERATORS>;
 
 // w_k (`w[k]` in the CPU reference).
 fn generator(k: u32) -> vec3<f32> {
-    let at = k * WORKGROUP_SIZE + lane;
-    return vec3<f32>(wx[at], wy[at], wz[at]);
+    return vec3<f32>(wx[k], wy[k], wz[k]);
 }
 
 fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
@@ -284,10 +284,9 @@ fn cone_test(index: u32) -> Outcome {
         if ((mask >> i) & 1u) == 1u {
             wi = vec3<f32>(cases[index].generators[3u * i], cases[index].generators[3u * i + 1u], cases[index].generators[3u * i + 2u]);
         }
-        let at = i * WORKGROUP_SIZE + lane;
-        wx[at] = wi.x;
-        wy[at] = wi.y;
-        wz[at] = wi.z;
+        wx[i] = wi.x;
+        wy[i] = wi.y;
+        wz[i] = wi.z;
         len[i] = sqrt(dot3(wi, wi));
         inv_len[i] = 0.0;
         if len[i] > 0.0 {
@@ -560,11 +559,10 @@ fn cone_test(index: u32) -> Outcome {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let index = id.x;
     if index >= params.count {
         return;
     }
-    lane = local;
     outcomes[index] = cone_test(index);
 }

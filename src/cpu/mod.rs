@@ -368,8 +368,8 @@ pub fn cone_test(case: &Case) -> Outcome {
             }
         }
         if planes {
-            for index in 2 * p..2 * p + 2 {
-                let (supports, y_need) = if table[index][3] == 1 {
+            for (index, e) in table.iter().enumerate().skip(2 * p).take(2) {
+                let (supports, y_need) = if e[3] == 1 {
                     (plane_hi <= EPS * cl, -c_need[p] / cl)
                 } else {
                     (plane_lo >= -EPS * cl, c_need[p] / cl)
