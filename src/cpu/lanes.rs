@@ -8,7 +8,7 @@
 //! once every lane has one, the search is skipped. The rare lane whose cone fills R³ with
 //! no witness at the need's scale is handed to the reference for its second look.
 
-use super::{conclude, Found, EPS, NONE_YET, V3};
+use super::{conclude, Found, Prescaled, EPS, NONE_YET, THIN};
 use crate::tables::{
     candidates, pair_index, witness_subsets, FIRST_PAIR, FIRST_TRIPLE, KIND_APEX,
     KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE, KIND_PERPENDICULAR,
@@ -102,6 +102,42 @@ fn cross<const L: usize>(a: &V3s<L>, b: &V3s<L>) -> V3s<L> {
         sub(mul(a[2], b[0]), mul(a[0], b[2])),
         sub(mul(a[0], b[1]), mul(a[1], b[0])),
     ]
+}
+/// `diff_of_products` of the reference, per lane (Dekker's exact product errors).
+#[inline(always)]
+fn diff_of_products<const L: usize>(a: V<L>, b: V<L>, c: V<L>, d: V<L>) -> V<L> {
+    let split = |x: V<L>| {
+        let t = scale(4097.0, x);
+        let hi = sub(t, sub(t, x));
+        (hi, sub(x, hi))
+    };
+    let error = |x: V<L>, y: V<L>, p: V<L>| {
+        let ((xh, xl), (yh, yl)) = (split(x), split(y));
+        sub(
+            mul(xl, yl),
+            sub(sub(sub(p, mul(xh, yh)), mul(xl, yh)), mul(xh, yl)),
+        )
+    };
+    let (p, q) = (mul(a, b), mul(c, d));
+    add(sub(p, q), sub(error(a, b, p), error(c, d, q)))
+}
+/// `pair_cross` of the reference, per lane: the accurate product only where some lane's
+/// pair is thin, taken on those lanes alone.
+#[inline(always)]
+fn pair_cross<const L: usize>(a: &V3s<L>, b: &V3s<L>, a_len: V<L>, b_len: V<L>) -> V3s<L> {
+    let c = cross(a, b);
+    let c2 = dot(&c, &c);
+    let bound = mul(scale(THIN, a_len), b_len);
+    let thin = test(|l| c2[l] < bound[l] * bound[l]);
+    if !any(thin) {
+        return c;
+    }
+    let accurate = [
+        diff_of_products(a[1], b[2], a[2], b[1]),
+        diff_of_products(a[2], b[0], a[0], b[2]),
+        diff_of_products(a[0], b[1], a[1], b[0]),
+    ];
+    std::array::from_fn(|k| select(thin, accurate[k], c[k]))
 }
 /// `cross_axis` of the reference, per lane.
 #[inline(always)]
@@ -258,15 +294,14 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     let table = candidates();
     let mut need: V3s<L> = [[0.0; L]; 3];
     let mut w = [[[0.0; L]; 3]; MAX_GENERATORS];
-    for (l, case) in cases.iter().enumerate() {
+    let scaled: [Prescaled; L] = std::array::from_fn(|l| Prescaled::of(&cases[l]));
+    for (l, case) in scaled.iter().enumerate() {
         for (component, &value) in need.iter_mut().zip(&case.need) {
             component[l] = value;
         }
-        for (i, wi) in w.iter_mut().enumerate() {
-            if case.active_mask >> i & 1 == 1 {
-                for (component, &value) in wi.iter_mut().zip(&case.generators[i]) {
-                    component[l] = value;
-                }
+        for (wi, gi) in w.iter_mut().zip(&case.w) {
+            for (component, &value) in wi.iter_mut().zip(gi) {
+                component[l] = value;
             }
         }
     }
@@ -315,7 +350,7 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
     let mut c_need = [[0.0; L]; PAIR_COUNT];
     for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
         let (i, j) = (s[0] as usize, s[1] as usize);
-        let cp = cross(&w[i], &w[j]);
+        let cp = pair_cross(&w[i], &w[j], len[i], len[j]);
         let cl2 = dot(&cp, &cp);
         c[p] = cp;
         c_len[p] = sqrt(cl2);
@@ -494,8 +529,6 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
             // second look at the wider scale (rare), for this lane alone.
             return super::cone_test(&cases[l]);
         }
-        let wl: [V3; MAX_GENERATORS] =
-            std::array::from_fn(|i| [w[i][0][l], w[i][1][l], w[i][2][l]]);
         // No subset with a witness is need = 0's empty witness.
         let weight = [0, 1, 2].map(|k| search.weight[k][l]);
         let found = subsets
@@ -505,8 +538,7 @@ pub fn cone_test_lanes<const L: usize>(cases: &[Case; L]) -> [Outcome; L] {
             best[l],
             best_dot[l],
             (search.have[l] != 0).then_some(found),
-            &wl,
-            [need[0][l], need[1][l], need[2][l]],
+            &scaled[l],
             need_len[l],
             std::array::from_fn(|i| need_dot[i][l]),
             std::array::from_fn(|i| len[i][l]),
