@@ -3,10 +3,16 @@
 // Mirrored line for line by `src/cpu/mod.rs` (same tables, same order, same tolerances); the
 // structs are mirrored by `src/types.rs` (keep in sync: `tests/layout.rs` checks them).
 //
-// One pass shares all the work: the 120 cross products c_ij = w_i × w_j serve the pair solves,
-// the pair-plane candidates and (dotted with the need) the Cramer numerators; the 560 triple
-// products det(w_i, w_j, w_k) = c_ij·w_k serve both the triple solves and the pair-plane
-// support tests; every other support test reads running minima and maxima gathered on the way.
+// Pair-major, so that nothing per pair or per triple needs a large dynamically indexed array
+// (a GPU can only put those in slow local memory; `tests/shader.rs` keeps all of them under
+// 1 KiB per invocation): the generators, their lengths and inverse lengths sit in 16-entry
+// arrays, the need's numerators c_ij·need of the 120 pairs in one array filled by the pass
+// that solves the pairs. The main pass then takes each pair (i, j) in table order with its
+// cross product c_ij = w_i × w_j in registers, runs the triples (i, j, k), k > j, whose
+// determinants det(w_i, w_j, w_k) = c_ij·w_k also bound the pair's plane, and decides the
+// pair's two plane candidates on the spot. Every other candidate's support test is a direct
+// loop over the generators, run only where that candidate would be the nearest so far.
+// Every loop over generators stops after the highest active slot.
 
 const MAX_GENERATORS: u32 = 16u;
 const WITNESS_COUNT: u32 = 696u;
@@ -14,6 +20,7 @@ const CANDIDATE_COUNT: u32 = 385u;
 const FIRST_PAIR: u32 = 16u;
 const FIRST_TRIPLE: u32 = 136u;
 const PAIR_COUNT: u32 = 120u;
+const FIRST_GENERATOR_DIRECTION: u32 = 240u;
 
 const KIND_PAIR_PLANE: u32 = 0u;
 const KIND_GENERATOR_DIRECTION: u32 = 1u;
@@ -32,8 +39,7 @@ const NONE_YET: f32 = 3.0e38;
 const F32_MAX: f32 = 3.40282347e38;
 const THIN: f32 = 0.125;
 
-// One invocation per case, so private arrays are large (~4 KiB): 64 keeps a workgroup small
-// while filling a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.
+// 64 fills a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.
 const WORKGROUP_SIZE: u32 = 64u;
 
 // Keep in sync with `Case` in src/types.rs (208 bytes).
@@ -70,6 +76,23 @@ struct Params {
 // (kind, i, j or axis, sign), SPEC §5 order.
 @group(0) @binding(3) var<uniform> candidates: array<vec4<u32>, CANDIDATE_COUNT>;
 @group(0) @binding(4) var<uniform> params: Params;
+
+// The generators, by component (three arrays of f32: 192 B, where one of vec3 takes 256 B).
+// Private rather than workgroup memory: every index here comes from a table or a loop
+// counter, the same in the invocations that run together, which llvmpipe turns into one
+// vector load, where a per-invocation workgroup address is loaded lane by lane (the kernel
+// ran 4× slower there with these arrays in workgroup memory).
+var<private> wx: array<f32, MAX_GENERATORS>;
+var<private> wy: array<f32, MAX_GENERATORS>;
+var<private> wz: array<f32, MAX_GENERATORS>;
+// |w_k| and 1/|w_k| (0 for a zero slot).
+var<private> len: array<f32, MAX_GENERATORS>;
+var<private> inv_len: array<f32, MAX_GENERATORS>;
+
+// w_k (`w[k]` in the CPU reference).
+fn generator(k: u32) -> vec3<f32> {
+    return vec3<f32>(wx[k], wy[k], wz[k]);
+}
 
 fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
     return a.x * b.x + a.y * b.y + a.z * b.z;
@@ -179,24 +202,20 @@ struct Found {
     weight: vec3<f32>,
 }
 
-var<private> w: array<vec3<f32>, MAX_GENERATORS>;
-var<private> len: array<f32, MAX_GENERATORS>;
-// c_p = w_i × w_j for the pair p = (i, j).
-var<private> c: array<vec3<f32>, PAIR_COUNT>;
-
 // Weights λ with Σλw = rhs for the subset s = (i, j, k, size) of determinant det:
-// projection; the normal equations through Lagrange's identity; Cramer's rule.
+// projection; the normal equations through Lagrange's identity; Cramer's rule. The cross
+// products are recomputed, the same expressions as everywhere else.
 fn solve(s: vec4<u32>, det: f32, rhs: vec3<f32>) -> vec3<f32> {
     if s.w == 1u {
-        return vec3<f32>(dot3(rhs, w[s.x]) / det, 0.0, 0.0);
+        return vec3<f32>(dot3(rhs, generator(s.x)) / det, 0.0, 0.0);
     } else if s.w == 2u {
-        let cp = c[pair_index(s.x, s.y)];
-        return vec3<f32>(dot3(cross3(rhs, w[s.y]), cp) / det, -dot3(cross3(rhs, w[s.x]), cp) / det, 0.0);
+        let cp = pair_cross(generator(s.x), generator(s.y), len[s.x], len[s.y]);
+        return vec3<f32>(dot3(cross3(rhs, generator(s.y)), cp) / det, -dot3(cross3(rhs, generator(s.x)), cp) / det, 0.0);
     }
     return vec3<f32>(
-        dot3(c[pair_index(s.y, s.z)], rhs) / det,
-        -dot3(c[pair_index(s.x, s.z)], rhs) / det,
-        dot3(c[pair_index(s.x, s.y)], rhs) / det,
+        dot3(pair_cross(generator(s.y), generator(s.z), len[s.y], len[s.z]), rhs) / det,
+        -dot3(pair_cross(generator(s.x), generator(s.z), len[s.x], len[s.z]), rhs) / det,
+        dot3(pair_cross(generator(s.x), generator(s.y), len[s.x], len[s.y]), rhs) / det,
     );
 }
 
@@ -227,10 +246,11 @@ fn check(s: vec4<u32>, weight: vec3<f32>, need: vec3<f32>, need_len: f32, loose:
             return out;
         }
         out.weight[k] = max(weight[k], 0.0);
+        let wi = generator(i);
         sum = vec3<f32>(
-            sum.x + out.weight[k] * w[i].x,
-            sum.y + out.weight[k] * w[i].y,
-            sum.z + out.weight[k] * w[i].z,
+            sum.x + out.weight[k] * wi.x,
+            sum.y + out.weight[k] * wi.y,
+            sum.z + out.weight[k] * wi.z,
         );
     }
     out.forces = true;
@@ -270,14 +290,14 @@ fn independent(s: vec4<u32>) -> f32 {
         }
         return 0.0;
     } else if s.w == 2u {
-        let cp = c[pair_index(s.x, s.y)];
+        let cp = pair_cross(generator(s.x), generator(s.y), len[s.x], len[s.y]);
         let cl2 = dot3(cp, cp);
         if sqrt(cl2) > EPS * len[s.x] * len[s.y] {
             return cl2;
         }
         return 0.0;
     }
-    let d = dot3(c[pair_index(s.x, s.y)], w[s.z]);
+    let d = dot3(pair_cross(generator(s.x), generator(s.y), len[s.x], len[s.y]), generator(s.z));
     if abs(d) > EPS * len[s.x] * len[s.y] * len[s.z] {
         return d;
     }
@@ -295,17 +315,17 @@ fn candidate_vector(e: vec4<u32>, need: vec3<f32>, need_dot_i: f32) -> vec4<f32>
     }
     let need_len = sqrt(dot3(need, need));
     if kind == KIND_PAIR_PLANE {
-        return vec4<f32>(sign * pair_cross(w[i], w[e.z], len[i], len[e.z]), EPS * len[i] * len[e.z]);
+        return vec4<f32>(sign * pair_cross(generator(i), generator(e.z), len[i], len[e.z]), EPS * len[i] * len[e.z]);
     } else if kind == KIND_GENERATOR_DIRECTION {
-        return vec4<f32>(sign * w[i], 0.0);
+        return vec4<f32>(sign * generator(i), 0.0);
     } else if kind == KIND_PERPENDICULAR {
         var floor = NONE_YET;
         if len[i] > 0.0 {
             floor = EPS * need_len;
         }
-        return vec4<f32>(perpendicular(need, w[i], need_dot_i, len[i]), floor);
+        return vec4<f32>(perpendicular(need, generator(i), need_dot_i, len[i]), floor);
     } else if kind == KIND_GENERATOR_PLANE {
-        return vec4<f32>(sign * cross_axis(w[i], e.z), EPS * len[i]);
+        return vec4<f32>(sign * cross_axis(generator(i), e.z), EPS * len[i]);
     }
     return vec4<f32>(-1.0 * need, 0.0);
 }
@@ -319,7 +339,7 @@ fn candidate_direction(e: vec4<u32>, need: vec3<f32>, need_dot_i: f32) -> vec3<f
 fn supports_all(y: vec3<f32>) -> bool {
     var ok = true;
     for (var k = 0u; k < MAX_GENERATORS; k++) {
-        ok = ok && dot3(y, w[k]) >= -EPS * len[k];
+        ok = ok && dot3(y, generator(k)) >= -EPS * len[k];
     }
     return ok;
 }
@@ -337,7 +357,7 @@ fn direct_search(need: vec3<f32>) -> Nearest {
     var best_dot = NONE_YET;
     for (var index = 0u; index < CANDIDATE_COUNT; index++) {
         let e = candidates[index];
-        let v = candidate_vector(e, need, dot3(need, w[e.y]));
+        let v = candidate_vector(e, need, dot3(need, generator(e.y)));
         let y = v.xyz;
         let yl = sqrt(dot3(y, y));
         if yl > v.w {
@@ -352,54 +372,49 @@ fn direct_search(need: vec3<f32>) -> Nearest {
     return Nearest(best, best_dot);
 }
 
-fn cone_test(case_: Case) -> Outcome {
+// The generator in slot k of case `index` as the caller gave it.
+fn raw_generator(index: u32, k: u32) -> vec3<f32> {
+    return vec3<f32>(cases[index].generators[3u * k], cases[index].generators[3u * k + 1u], cases[index].generators[3u * k + 2u]);
+}
+
+fn cone_test(index: u32) -> Outcome {
     // Exact power-of-two prescaling: the need and each active generator times 2^-e, their
     // largest component in [2, 4). No direction changes, no bit is lost, and nothing below
     // overflows or underflows: every test is scale-free. Mapped back at the end.
-    let need_raw = vec3<f32>(case_.need[0], case_.need[1], case_.need[2]);
+    let need_raw = vec3<f32>(cases[index].need[0], cases[index].need[1], cases[index].need[2]);
     let e_need = exponent_of(need_raw);
     let need = pow2(-e_need) * need_raw;
-    var e_gen: array<i32, MAX_GENERATORS>;
     let need_len = sqrt(dot3(need, need));
+    let mask = cases[index].active_mask & 0xffffu;
+    // Slots from n on are inactive. An inactive slot reads as the zero vector: it then builds
+    // no candidate (zero length), no witness (zero determinant) and lies on every plane, so
+    // every loop over generators stops at n.
+    let n = 32u - countLeadingZeros(mask);
 
-    // Per generator. An inactive slot reads as the zero vector: it then builds no candidate
-    // (zero length), no witness (zero determinant) and lies on every plane.
-    var inv_len: array<f32, MAX_GENERATORS>;
-    var need_dot: array<f32, MAX_GENERATORS>;
-    var need_cross: array<vec3<f32>, MAX_GENERATORS>;
-    var dir_lo: array<f32, MAX_GENERATORS>;
-    var dir_hi: array<f32, MAX_GENERATORS>;
-    var axis_lo: array<vec3<f32>, MAX_GENERATORS>;
-    var axis_hi: array<vec3<f32>, MAX_GENERATORS>;
     for (var i = 0u; i < MAX_GENERATORS; i++) {
-        w[i] = vec3<f32>(0.0);
-        e_gen[i] = 0;
-        if ((case_.active_mask >> i) & 1u) == 1u {
-            let g = vec3<f32>(case_.generators[3u * i], case_.generators[3u * i + 1u], case_.generators[3u * i + 2u]);
-            e_gen[i] = exponent_of(g);
-            w[i] = pow2(-e_gen[i]) * g;
+        var wi = vec3<f32>(0.0);
+        if ((mask >> i) & 1u) == 1u {
+            let g = raw_generator(index, i);
+            wi = pow2(-exponent_of(g)) * g;
         }
-        len[i] = sqrt(dot3(w[i], w[i]));
+        wx[i] = wi.x;
+        wy[i] = wi.y;
+        wz[i] = wi.z;
+        len[i] = sqrt(dot3(wi, wi));
         inv_len[i] = 0.0;
         if len[i] > 0.0 {
             inv_len[i] = 1.0 / len[i];
         }
-        need_dot[i] = dot3(need, w[i]);
-        need_cross[i] = cross3(need, w[i]);
-        dir_lo[i] = len[i];
-        dir_hi[i] = len[i];
-        axis_lo[i] = vec3<f32>(0.0);
-        axis_hi[i] = vec3<f32>(0.0);
     }
 
     var found = Found(false, 0u, vec3<u32>(0u), vec3<f32>(0.0));
     var have_witness = need_len == 0.0; // need = 0: the empty witness
 
     // Singles: projection.
-    for (var t = 0u; t < FIRST_PAIR; t++) {
+    for (var t = 0u; t < n; t++) {
         let i = subsets[t].x;
         if !have_witness && len[i] > 0.0 {
-            let f = check(subsets[t], vec3<f32>(need_dot[i] / (len[i] * len[i]), 0.0, 0.0), need, need_len, false);
+            let f = check(subsets[t], vec3<f32>(dot3(need, generator(i)) / (len[i] * len[i]), 0.0, 0.0), need, need_len, false);
             if f.forces && f.ok {
                 found = Found(true, 1u, vec3<u32>(i, 0u, 0u), f.weight);
                 have_witness = true;
@@ -407,36 +422,25 @@ fn cone_test(case_: Case) -> Outcome {
         }
     }
 
-    // Pairs: cross products, their need numerators, 2×2 normal equations.
-    var c_len: array<f32, PAIR_COUNT>;
+    // Pairs: the need's numerators c_ij·need (kept for the triples), 2×2 normal equations.
     var c_need: array<f32, PAIR_COUNT>;
-    var plane_lo: array<f32, PAIR_COUNT>;
-    var plane_hi: array<f32, PAIR_COUNT>;
     for (var t = FIRST_PAIR; t < FIRST_TRIPLE; t++) {
-        let p = t - FIRST_PAIR;
         let i = subsets[t].x;
         let j = subsets[t].y;
-        let cp = pair_cross(w[i], w[j], len[i], len[j]);
+        if j >= n {
+            continue;
+        }
+        let p = t - FIRST_PAIR;
+        let wi = generator(i);
+        let wj = generator(j);
+        let cp = pair_cross(wi, wj, len[i], len[j]);
         let cl2 = dot3(cp, cp);
-        c[p] = cp;
-        c_len[p] = sqrt(cl2);
         c_need[p] = dot3(cp, need);
-        plane_lo[p] = 0.0;
-        plane_hi[p] = 0.0;
-        let g = dot3(w[i], w[j]);
-        dir_lo[i] = min(dir_lo[i], g * inv_len[j]);
-        dir_hi[i] = max(dir_hi[i], g * inv_len[j]);
-        dir_lo[j] = min(dir_lo[j], g * inv_len[i]);
-        dir_hi[j] = max(dir_hi[j], g * inv_len[i]);
-        axis_lo[i] = min(axis_lo[i], cp * inv_len[j]);
-        axis_hi[i] = max(axis_hi[i], cp * inv_len[j]);
-        axis_lo[j] = min(axis_lo[j], -cp * inv_len[i]);
-        axis_hi[j] = max(axis_hi[j], -cp * inv_len[i]);
-        if !have_witness && c_len[p] > EPS * len[i] * len[j] {
+        if !have_witness && sqrt(cl2) > EPS * len[i] * len[j] {
             // The normal equations' solution through Lagrange's identity (error ~ 1/sin θ,
             // where the 2×2 Gram system's is ~ 1/sin² θ).
-            let li = dot3(need_cross[j], cp) / cl2;
-            let lj = -dot3(need_cross[i], cp) / cl2;
+            let li = dot3(cross3(need, wj), cp) / cl2;
+            let lj = -dot3(cross3(need, wi), cp) / cl2;
             let f = check(subsets[t], vec3<f32>(li, lj, 0.0), need, need_len, false);
             if f.forces && f.ok {
                 found = Found(true, 2u, vec3<u32>(i, j, 0u), f.weight);
@@ -445,36 +449,82 @@ fn cone_test(case_: Case) -> Outcome {
         }
     }
 
-    // Triples: D = det(w_i, w_j, w_k) = c_ij·w_k, shared by Cramer and the pair-plane supports.
-    for (var t = FIRST_TRIPLE; t < WITNESS_COUNT; t++) {
+    // Each pair (i, j) again, in table order: its triples (i, j, k), k > j, whose
+    // determinants D = c_ij·w_k serve Cramer and the pair plane's support, and its two plane
+    // candidates ±c_ij (candidates 2p, 2p + 1, the first block of the candidate table). The
+    // plane's support reads det(w_i, w_j, w_k) of every other k as the triple of the three
+    // in table order computes it, the same expression the triple search uses.
+    var best = NO_BINDING;
+    var best_dot = NONE_YET;
+    var block = FIRST_TRIPLE; // the pair's first triple (i, j, j + 1) in the table
+    for (var t = FIRST_PAIR; t < FIRST_TRIPLE; t++) {
         let i = subsets[t].x;
         let j = subsets[t].y;
-        let k = subsets[t].z;
-        let pij = pair_index(i, j);
-        let pik = pair_index(i, k);
-        let pjk = pair_index(j, k);
-        let d = dot3(c[pij], w[k]);
-        // c_ij·w_k = D, c_ik·w_j = −D, c_jk·w_i = D.
-        plane_lo[pij] = min(plane_lo[pij], d * inv_len[k]);
-        plane_hi[pij] = max(plane_hi[pij], d * inv_len[k]);
-        plane_lo[pik] = min(plane_lo[pik], -d * inv_len[j]);
-        plane_hi[pik] = max(plane_hi[pik], -d * inv_len[j]);
-        plane_lo[pjk] = min(plane_lo[pjk], d * inv_len[i]);
-        plane_hi[pjk] = max(plane_hi[pjk], d * inv_len[i]);
-        if !have_witness && abs(d) > EPS * len[i] * len[j] * len[k] {
-            let weight = vec3<f32>(c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d);
-            let f = attempt(subsets[t], d, weight, need, need_len, false);
-            if f.ok {
-                found = f;
-                have_witness = true;
+        let first_triple = block;
+        block += MAX_GENERATORS - 1u - j;
+        if j >= n {
+            continue;
+        }
+        let p = t - FIRST_PAIR;
+        let wi = generator(i);
+        let wj = generator(j);
+        let cp = pair_cross(wi, wj, len[i], len[j]);
+        let cl = sqrt(dot3(cp, cp));
+        let valid = cl > EPS * len[i] * len[j];
+        // Only a candidate that could become the nearest needs its support test.
+        let planes = valid && (c_need[p] / cl < best_dot || -c_need[p] / cl < best_dot);
+        // Running min and max over k of D/|w_k| (0 for k = i, j).
+        var plane_lo = 0.0;
+        var plane_hi = 0.0;
+        if planes {
+            // k < i: the triple (k, i, j), D = c_ki·w_j.
+            for (var k = 0u; k < i; k++) {
+                let v = dot3(pair_cross(generator(k), wi, len[k], len[i]), wj) * inv_len[k];
+                plane_lo = min(plane_lo, v);
+                plane_hi = max(plane_hi, v);
+            }
+            // i < k < j: the triple (i, k, j), D = c_ik·w_j = −c_ij·w_k.
+            for (var k = i + 1u; k < j; k++) {
+                let v = -dot3(pair_cross(wi, generator(k), len[i], len[k]), wj) * inv_len[k];
+                plane_lo = min(plane_lo, v);
+                plane_hi = max(plane_hi, v);
+            }
+        }
+        if planes || !have_witness {
+            // k > j: the triple (i, j, k) itself.
+            for (var k = j + 1u; k < n; k++) {
+                let d = dot3(cp, generator(k));
+                plane_lo = min(plane_lo, d * inv_len[k]);
+                plane_hi = max(plane_hi, d * inv_len[k]);
+                if !have_witness && abs(d) > EPS * len[i] * len[j] * len[k] {
+                    let weight = vec3<f32>(c_need[pair_index(j, k)] / d, -c_need[pair_index(i, k)] / d, c_need[p] / d);
+                    let f = attempt(subsets[first_triple + k - j - 1u], d, weight, need, need_len, false);
+                    if f.ok {
+                        found = f;
+                        have_witness = true;
+                    }
+                }
+            }
+        }
+        if planes {
+            for (var index = 2u * p; index < 2u * p + 2u; index++) {
+                var supports = plane_lo >= -EPS * cl;
+                var y_need = c_need[p] / cl;
+                if candidates[index].w == 1u {
+                    supports = plane_hi <= EPS * cl;
+                    y_need = -c_need[p] / cl;
+                }
+                if supports && y_need < best_dot {
+                    best = index;
+                    best_dot = y_need;
+                }
             }
         }
     }
 
-    // Candidates: the nearest supporting one gives the margin, the binding and the certificate.
-    var best = NO_BINDING;
-    var best_dot = NONE_YET;
-    for (var index = 0u; index < CANDIDATE_COUNT; index++) {
+    // The other candidates, in table order: the nearest supporting one gives the margin, the
+    // binding and the certificate. Support tests only where the candidate would be nearer.
+    for (var index = FIRST_GENERATOR_DIRECTION; index < CANDIDATE_COUNT; index++) {
         let e = candidates[index];
         let kind = e.x;
         let i = e.y;
@@ -484,55 +534,75 @@ fn cone_test(case_: Case) -> Outcome {
             sign = -1.0;
         }
         var valid = false;
-        var supports = false;
         var y_need = 0.0;
-        if kind == KIND_PAIR_PLANE {
-            let j = e.z;
-            let p = pair_index(i, j);
-            let cl = c_len[p];
-            valid = cl > EPS * len[i] * len[j];
-            if negative {
-                supports = plane_hi[p] <= EPS * cl;
-            } else {
-                supports = plane_lo[p] >= -EPS * cl;
-            }
-            y_need = sign * c_need[p] / cl;
-        } else if kind == KIND_GENERATOR_DIRECTION {
+        var supports = true;
+        if kind == KIND_GENERATOR_DIRECTION {
             valid = len[i] > 0.0;
-            if negative {
-                supports = dir_hi[i] <= EPS * len[i];
-            } else {
-                supports = dir_lo[i] >= -EPS * len[i];
+            y_need = sign * dot3(need, generator(i)) * inv_len[i];
+            if valid && y_need < best_dot {
+                // Min and max over k of w_i·w_k/|w_k|, from |w_i| (k = i).
+                let wi = generator(i);
+                var lo = len[i];
+                var hi = len[i];
+                for (var k = 0u; k < n; k++) {
+                    if k != i {
+                        let g = dot3(wi, generator(k)) * inv_len[k];
+                        lo = min(lo, g);
+                        hi = max(hi, g);
+                    }
+                }
+                if negative {
+                    supports = hi <= EPS * len[i];
+                } else {
+                    supports = lo >= -EPS * len[i];
+                }
             }
-            y_need = sign * need_dot[i] * inv_len[i];
         } else if kind == KIND_PERPENDICULAR {
-            let y = perpendicular(need, w[i], need_dot[i], len[i]);
+            let y = perpendicular(need, generator(i), dot3(need, generator(i)), len[i]);
             let yl = sqrt(dot3(y, y));
             valid = len[i] > 0.0 && yl > EPS * need_len;
-            supports = true;
-            for (var k = 0u; k < MAX_GENERATORS; k++) {
-                supports = supports && dot3(y, w[k]) >= -EPS * yl * len[k];
-            }
             y_need = dot3(y, need) / yl;
+            if valid && y_need < best_dot {
+                for (var k = 0u; k < n; k++) {
+                    supports = supports && dot3(y, generator(k)) >= -EPS * yl * len[k];
+                }
+            }
         } else if kind == KIND_GENERATOR_PLANE {
             let axis = e.z;
-            let u = cross_axis(w[i], axis);
+            let wi = generator(i);
+            let u = cross_axis(wi, axis);
             let ul = sqrt(dot3(u, u));
             valid = ul > EPS * len[i];
-            // (w_i × e_a)·w_k = −(w_i × w_k)_a
-            if negative {
-                supports = axis_lo[i][axis] >= -EPS * ul;
-            } else {
-                supports = axis_hi[i][axis] <= EPS * ul;
-            }
             y_need = sign * dot3(u, need) / ul;
+            if valid && y_need < best_dot {
+                // (w_i × e_a)·w_k = −(w_i × w_k)_a: min and max over k of (w_i × w_k)_a/|w_k|
+                // (0 for k = i), as the pair (i, k) or (k, i) in table order computes it.
+                var lo = 0.0;
+                var hi = 0.0;
+                for (var k = 0u; k < n; k++) {
+                    var v = 0.0;
+                    if k < i {
+                        v = -pair_cross(generator(k), wi, len[k], len[i])[axis] * inv_len[k];
+                    } else if k > i {
+                        v = pair_cross(wi, generator(k), len[i], len[k])[axis] * inv_len[k];
+                    }
+                    lo = min(lo, v);
+                    hi = max(hi, v);
+                }
+                if negative {
+                    supports = lo >= -EPS * ul;
+                } else {
+                    supports = hi <= EPS * ul;
+                }
+            }
         } else if kind == KIND_APEX {
             valid = need_len > 0.0;
-            supports = true;
-            for (var k = 0u; k < MAX_GENERATORS; k++) {
-                supports = supports && need_dot[k] <= EPS * need_len * len[k];
-            }
             y_need = -need_len;
+            if valid && y_need < best_dot {
+                for (var k = 0u; k < n; k++) {
+                    supports = supports && dot3(need, generator(k)) <= EPS * need_len * len[k];
+                }
+            }
         }
         if valid && supports && y_need < best_dot {
             best = index;
@@ -544,9 +614,13 @@ fn cone_test(case_: Case) -> Outcome {
     // larger than the need. Look again at SPEC §7's wider scale.
     if best == NO_BINDING && !have_witness {
         for (var t = 0u; t < WITNESS_COUNT; t++) {
-            let det = independent(subsets[t]);
+            let s = subsets[t];
+            if max(s.x, max(s.y, s.z)) >= n {
+                continue;
+            }
+            let det = independent(s);
             if det != 0.0 {
-                let f = attempt(subsets[t], det, solve(subsets[t], det, need), need, need_len, true);
+                let f = attempt(s, det, solve(s, det, need), need, need_len, true);
                 if f.ok {
                     found = f;
                     have_witness = true;
@@ -561,7 +635,7 @@ fn cone_test(case_: Case) -> Outcome {
         // active generator (the pair's own included). Where the search's support test was
         // off, look again with direct tests.
         let e = candidates[best];
-        if !supports_all(candidate_direction(e, need, need_dot[e.y])) {
+        if !supports_all(candidate_direction(e, need, dot3(need, generator(e.y)))) {
             let again = direct_search(need);
             if again.best != NO_BINDING {
                 best = again.best;
@@ -591,7 +665,7 @@ fn cone_test(case_: Case) -> Outcome {
     if have_certificate {
         // The y returned, checked as a reader would: supports, and the need strictly beyond.
         let e = candidates[best];
-        let y = candidate_direction(e, need, need_dot[e.y]);
+        let y = candidate_direction(e, need, dot3(need, generator(e.y)));
         have_certificate = supports_all(y) && dot3(y, need) < -EPS * need_len;
         if have_certificate {
             out.certificate = array<f32, 3>(y.x, y.y, y.z);
@@ -612,9 +686,10 @@ fn cone_test(case_: Case) -> Outcome {
         out.witness_len = found.len;
         out.witness_index = array<u32, 3>(found.index.x, found.index.y, found.index.z);
         out.witness_weight = array<f32, 3>(found.weight.x, found.weight.y, found.weight.z);
-        // Weight k in the caller's units: weight·2^(e_need − e_gen).
+        // Weight k in the caller's units: weight·2^(e_need − e_gen), the generator's exponent
+        // read again from the case (an array of them would cost 64 private bytes).
         for (var k = 0u; k < found.len; k++) {
-            out.witness_exponent[k] = e_need - e_gen[found.index[k]];
+            out.witness_exponent[k] = e_need - exponent_of(raw_generator(index, found.index[k]));
         }
     }
     return out;
@@ -626,5 +701,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if index >= params.count {
         return;
     }
-    outcomes[index] = cone_test(cases[index]);
+    outcomes[index] = cone_test(index);
 }

@@ -94,6 +94,10 @@ fn shader_constants_match_the_host() {
     assert_eq!(constant(&m, "CANDIDATE_COUNT") as usize, CANDIDATE_COUNT);
     assert_eq!(constant(&m, "FIRST_PAIR") as usize, FIRST_PAIR);
     assert_eq!(constant(&m, "FIRST_TRIPLE") as usize, FIRST_TRIPLE);
+    assert_eq!(
+        constant(&m, "FIRST_GENERATOR_DIRECTION") as usize,
+        FIRST_GENERATOR_DIRECTION
+    );
     assert_eq!(constant(&m, "NO_BINDING"), planar_hold::NO_BINDING);
 }
 

@@ -1,11 +1,15 @@
 //! The CPU reference: `shaders/cone_test.wgsl` ported line for line, reading the same
 //! `Case` bytes and the same tables, writing the same `Outcome` bytes.
 //!
-//! One pass shares all the work (SPEC §4–6): the 120 cross products `cᵢⱼ = wᵢ × wⱼ` serve
-//! the pair solves, the plane candidates and, dotted with the need, the Cramer numerators;
-//! the 560 triple products `det(wᵢ, wⱼ, wₖ) = cᵢⱼ·wₖ` serve both the triple solves and the
-//! support tests of the pair planes; the support tests of every other candidate read running
-//! minima and maxima gathered on the way. Nothing is computed twice.
+//! Pair-major, as the shader must be to keep its per-invocation arrays small (SPEC §4–6):
+//! a first pass over the 120 pairs solves them and keeps their need numerators `cᵢⱼ·need`;
+//! the main pass takes each pair `(i, j)` in table order with `cᵢⱼ = wᵢ × wⱼ` at hand, runs
+//! the triples `(i, j, k)`, `k > j`, whose determinants `cᵢⱼ·wₖ` also bound the pair's plane,
+//! and decides the pair's two plane candidates there; every other candidate's support test
+//! is a direct loop over the generators, run only where that candidate would be the nearest.
+//! Loops over generators stop after the highest active slot. Each support value is the very
+//! expression the lane-parallel path computes (a triple's determinant as the triple in table
+//! order forms it), and minima and maxima are exact, so the answers stay bit for bit.
 
 mod lanes;
 
@@ -13,9 +17,9 @@ pub use lanes::cone_test_lanes;
 use rayon::prelude::*;
 
 use crate::tables::{
-    candidates, pair_index, witness_subsets, FIRST_PAIR, FIRST_TRIPLE, KIND_APEX,
-    KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE, KIND_PERPENDICULAR,
-    PAIR_COUNT, WITNESS_COUNT,
+    candidates, pair_index, witness_subsets, FIRST_GENERATOR_DIRECTION, FIRST_PAIR, FIRST_TRIPLE,
+    KIND_APEX, KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE, KIND_PERPENDICULAR,
+    PAIR_COUNT,
 };
 use crate::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 
@@ -228,35 +232,31 @@ impl Found {
 /// given the subset's determinant `det` (|wᵢ|² for a single, |cᵢⱼ|² for a pair, D for a
 /// triple). Projection; the normal equations through Lagrange's identity,
 /// `((rhs × wⱼ)·cᵢⱼ, (wᵢ × rhs)·cᵢⱼ) / |cᵢⱼ|²` (error ~ 1/sin θ where the 2×2 Gram system's is
-/// ~ 1/sin² θ); Cramer's rule with the shared cross products. (`solve` in the shader.)
+/// ~ 1/sin² θ); Cramer's rule. The pairs' cross products are recomputed, the same
+/// expressions as everywhere else. (`solve` in the shader.)
 #[inline(always)]
 fn solve(
     w: &[V3; MAX_GENERATORS],
-    c: &[V3; PAIR_COUNT],
+    len: &[f32; MAX_GENERATORS],
     s: [u32; 4],
     det: f32,
     rhs: V3,
 ) -> [f32; 3] {
-    let (i, j) = (s[0] as usize, s[1] as usize);
+    let (i, j, k) = (s[0] as usize, s[1] as usize, s[2] as usize);
     if s[3] == 1 {
         [dot3(rhs, w[i]) / det, 0.0, 0.0]
     } else if s[3] == 2 {
-        let cp = c[pair_index(s[0], s[1]) as usize];
+        let cp = pair_cross(w[i], w[j], len[i], len[j]);
         [
             dot3(cross3(rhs, w[j]), cp) / det,
             -dot3(cross3(rhs, w[i]), cp) / det,
             0.0,
         ]
     } else {
-        let (pij, pik, pjk) = (
-            pair_index(s[0], s[1]),
-            pair_index(s[0], s[2]),
-            pair_index(s[1], s[2]),
-        );
         [
-            dot3(c[pjk as usize], rhs) / det,
-            -dot3(c[pik as usize], rhs) / det,
-            dot3(c[pij as usize], rhs) / det,
+            dot3(pair_cross(w[j], w[k], len[j], len[k]), rhs) / det,
+            -dot3(pair_cross(w[i], w[k], len[i], len[k]), rhs) / det,
+            dot3(pair_cross(w[i], w[j], len[i], len[j]), rhs) / det,
         ]
     }
 }
@@ -326,7 +326,6 @@ fn check(
 fn attempt(
     w: &[V3; MAX_GENERATORS],
     len: &[f32; MAX_GENERATORS],
-    c: &[V3; PAIR_COUNT],
     s: [u32; 4],
     det: f32,
     weight: [f32; 3],
@@ -341,7 +340,7 @@ fn attempt(
     if s[3] != 3 {
         return None;
     }
-    let step = solve(w, c, s, det, first.r);
+    let step = solve(w, len, s, det, first.r);
     let refined = [0, 1, 2].map(|k| first.weight[k] - step[k]);
     let again = check(w, len, s, refined, need, need_len, loose)?;
     again.ok.then(|| Found::of(s, again.weight))
@@ -350,23 +349,24 @@ fn attempt(
 /// The determinant of a subset when it is independent (the tests of the search:
 /// |wᵢ| > 0, |cᵢⱼ| > ε|wᵢ||wⱼ|, |D| > ε|wᵢ||wⱼ||wₖ|), as `solve` takes it.
 /// (`independent` in the shader, 0 for none.)
-fn independent(
-    w: &[V3; MAX_GENERATORS],
-    len: &[f32; MAX_GENERATORS],
-    c: &[V3; PAIR_COUNT],
-    s: [u32; 4],
-) -> Option<f32> {
+fn independent(w: &[V3; MAX_GENERATORS], len: &[f32; MAX_GENERATORS], s: [u32; 4]) -> Option<f32> {
     let (i, j, k) = (s[0] as usize, s[1] as usize, s[2] as usize);
     if s[3] == 1 {
         (len[i] > 0.0).then(|| len[i] * len[i])
     } else if s[3] == 2 {
-        let cp = c[pair_index(s[0], s[1]) as usize];
+        let cp = pair_cross(w[i], w[j], len[i], len[j]);
         let cl2 = dot3(cp, cp);
         (cl2.sqrt() > EPS * len[i] * len[j]).then_some(cl2)
     } else {
-        let d = dot3(c[pair_index(s[0], s[1]) as usize], w[k]);
+        let d = dot3(pair_cross(w[i], w[j], len[i], len[j]), w[k]);
         (d.abs() > EPS * len[i] * len[j] * len[k]).then_some(d)
     }
+}
+
+/// One past the highest active slot: slots from there on are zero vectors, which build no
+/// candidate, no witness and lie on every plane, so every loop over generators stops there.
+fn active_count(active_mask: u32) -> usize {
+    (32 - (active_mask & 0xffff).leading_zeros()) as usize
 }
 
 /// The cone test of one case (SPEC §4–7). Mirrors `cone_test` in the shader.
@@ -376,72 +376,47 @@ pub fn cone_test(case: &Case) -> Outcome {
     let scaled = Prescaled::of(case);
     let need = scaled.need;
     let need_len = dot3(need, need).sqrt();
+    let n = active_count(case.active_mask);
 
-    // Per generator. An inactive slot reads as the zero vector: it then builds no candidate
-    // (zero length), no witness (zero determinant) and lies on every plane.
+    // Per generator. An inactive slot reads as the zero vector.
     let mut w = [[0.0f32; 3]; MAX_GENERATORS];
     let mut len = [0.0f32; MAX_GENERATORS];
     let mut inv_len = [0.0f32; MAX_GENERATORS];
-    let mut need_dot = [0.0f32; MAX_GENERATORS];
-    let mut need_cross = [[0.0f32; 3]; MAX_GENERATORS];
-    // Running min/max over k of wᵢ·wₖ/|wₖ| (supports of ±wᵢ) and of (wᵢ×wₖ)/|wₖ| (±(wᵢ×e_a)).
-    let mut dir_lo = [0.0f32; MAX_GENERATORS];
-    let mut dir_hi = [0.0f32; MAX_GENERATORS];
-    let mut axis_lo = [[0.0f32; 3]; MAX_GENERATORS];
-    let mut axis_hi = [[0.0f32; 3]; MAX_GENERATORS];
     for i in 0..MAX_GENERATORS {
         w[i] = scaled.w[i];
         len[i] = dot3(w[i], w[i]).sqrt();
         inv_len[i] = if len[i] > 0.0 { 1.0 / len[i] } else { 0.0 };
-        need_dot[i] = dot3(need, w[i]);
-        need_cross[i] = cross3(need, w[i]);
-        dir_lo[i] = len[i];
-        dir_hi[i] = len[i];
     }
 
     // need = 0 is held by the empty witness.
     let mut witness = (need_len == 0.0).then(Found::default);
-    let mut c = [[0.0f32; 3]; PAIR_COUNT];
 
     // Singles: projection.
-    for s in &subsets[..FIRST_PAIR] {
+    for s in &subsets[..n] {
         let i = s[0] as usize;
         if witness.is_none() && len[i] > 0.0 {
-            let weight = [need_dot[i] / (len[i] * len[i]), 0.0, 0.0];
+            let weight = [dot3(need, w[i]) / (len[i] * len[i]), 0.0, 0.0];
             if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
                 witness = Some(Found::of(*s, c.weight));
             }
         }
     }
 
-    // Pairs: cross products, their need numerators, 2×2 normal equations.
-    let mut c_len = [0.0f32; PAIR_COUNT];
+    // Pairs: the need's numerators cᵢⱼ·need (kept for the triples), 2×2 normal equations.
     let mut c_need = [0.0f32; PAIR_COUNT];
-    let mut plane_lo = [0.0f32; PAIR_COUNT];
-    let mut plane_hi = [0.0f32; PAIR_COUNT];
     for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
         let (i, j) = (s[0] as usize, s[1] as usize);
+        if j >= n {
+            continue;
+        }
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
         let cl2 = dot3(cp, cp);
-        c[p] = cp;
-        c_len[p] = cl2.sqrt();
         c_need[p] = dot3(cp, need);
-        let g = dot3(w[i], w[j]);
-        dir_lo[i] = lo(dir_lo[i], g * inv_len[j]);
-        dir_hi[i] = hi(dir_hi[i], g * inv_len[j]);
-        dir_lo[j] = lo(dir_lo[j], g * inv_len[i]);
-        dir_hi[j] = hi(dir_hi[j], g * inv_len[i]);
-        for a in 0..3 {
-            axis_lo[i][a] = lo(axis_lo[i][a], cp[a] * inv_len[j]);
-            axis_hi[i][a] = hi(axis_hi[i][a], cp[a] * inv_len[j]);
-            axis_lo[j][a] = lo(axis_lo[j][a], -cp[a] * inv_len[i]);
-            axis_hi[j][a] = hi(axis_hi[j][a], -cp[a] * inv_len[i]);
-        }
-        if witness.is_none() && c_len[p] > EPS * len[i] * len[j] {
-            // `solve` with the need's numerators, shared.
+        if witness.is_none() && cl2.sqrt() > EPS * len[i] * len[j] {
+            // `solve` with the need's cross products.
             let weight = [
-                dot3(need_cross[j], cp) / cl2,
-                -dot3(need_cross[i], cp) / cl2,
+                dot3(cross3(need, w[j]), cp) / cl2,
+                -dot3(cross3(need, w[i]), cp) / cl2,
                 0.0,
             ];
             if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
@@ -450,86 +425,150 @@ pub fn cone_test(case: &Case) -> Outcome {
         }
     }
 
-    // Triples: D = det(wᵢ, wⱼ, wₖ) = cᵢⱼ·wₖ, shared by Cramer and the pair-plane supports.
-    for s in &subsets[FIRST_TRIPLE..WITNESS_COUNT] {
-        let (i, j, k) = (s[0], s[1], s[2]);
-        let (pij, pik, pjk) = (
-            pair_index(i, j) as usize,
-            pair_index(i, k) as usize,
-            pair_index(j, k) as usize,
-        );
-        let (i, j, k) = (i as usize, j as usize, k as usize);
-        let d = dot3(c[pij], w[k]);
-        // cᵢⱼ·wₖ = D, cᵢₖ·wⱼ = −D, cⱼₖ·wᵢ = D.
-        plane_lo[pij] = lo(plane_lo[pij], d * inv_len[k]);
-        plane_hi[pij] = hi(plane_hi[pij], d * inv_len[k]);
-        plane_lo[pik] = lo(plane_lo[pik], -d * inv_len[j]);
-        plane_hi[pik] = hi(plane_hi[pik], -d * inv_len[j]);
-        plane_lo[pjk] = lo(plane_lo[pjk], d * inv_len[i]);
-        plane_hi[pjk] = hi(plane_hi[pjk], d * inv_len[i]);
-        if witness.is_none() && d.abs() > EPS * len[i] * len[j] * len[k] {
-            let weight = [c_need[pjk] / d, -c_need[pik] / d, c_need[pij] / d];
-            witness = attempt(&w, &len, &c, *s, d, weight, need, need_len, false);
+    // Each pair (i, j) again, in table order: its triples (i, j, k), k > j, whose
+    // determinants D = cᵢⱼ·wₖ serve Cramer and the pair plane's support, and its two plane
+    // candidates ±cᵢⱼ (candidates 2p, 2p + 1). The plane's support reads det(wᵢ, wⱼ, wₖ) of
+    // every other k as the triple of the three in table order computes it.
+    let mut best = NO_BINDING;
+    let mut best_dot = NONE_YET;
+    let mut block = FIRST_TRIPLE; // the pair's first triple (i, j, j + 1) in the table
+    for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
+        let (i, j) = (s[0] as usize, s[1] as usize);
+        let first_triple = block;
+        block += MAX_GENERATORS - 1 - j;
+        if j >= n {
+            continue;
+        }
+        let cp = pair_cross(w[i], w[j], len[i], len[j]);
+        let cl = dot3(cp, cp).sqrt();
+        let valid = cl > EPS * len[i] * len[j];
+        // Only a candidate that could become the nearest needs its support test.
+        let planes = valid && (c_need[p] / cl < best_dot || -c_need[p] / cl < best_dot);
+        // Running min and max over k of D/|wₖ| (0 for k = i, j).
+        let mut plane_lo = 0.0f32;
+        let mut plane_hi = 0.0f32;
+        if planes {
+            // k < i: the triple (k, i, j), D = cₖᵢ·wⱼ.
+            for k in 0..i {
+                let v = dot3(pair_cross(w[k], w[i], len[k], len[i]), w[j]) * inv_len[k];
+                plane_lo = lo(plane_lo, v);
+                plane_hi = hi(plane_hi, v);
+            }
+            // i < k < j: the triple (i, k, j), D = cᵢₖ·wⱼ = −cᵢⱼ·wₖ.
+            for k in i + 1..j {
+                let v = -dot3(pair_cross(w[i], w[k], len[i], len[k]), w[j]) * inv_len[k];
+                plane_lo = lo(plane_lo, v);
+                plane_hi = hi(plane_hi, v);
+            }
+        }
+        if planes || witness.is_none() {
+            // k > j: the triple (i, j, k) itself.
+            for k in j + 1..n {
+                let d = dot3(cp, w[k]);
+                plane_lo = lo(plane_lo, d * inv_len[k]);
+                plane_hi = hi(plane_hi, d * inv_len[k]);
+                if witness.is_none() && d.abs() > EPS * len[i] * len[j] * len[k] {
+                    let (pik, pjk) = (
+                        pair_index(i as u32, k as u32) as usize,
+                        pair_index(j as u32, k as u32) as usize,
+                    );
+                    let weight = [c_need[pjk] / d, -c_need[pik] / d, c_need[p] / d];
+                    let s = subsets[first_triple + k - j - 1];
+                    debug_assert_eq!(s, [i as u32, j as u32, k as u32, 3]);
+                    witness = attempt(&w, &len, s, d, weight, need, need_len, false);
+                }
+            }
+        }
+        if planes {
+            for (index, e) in table.iter().enumerate().skip(2 * p).take(2) {
+                let (supports, y_need) = if e[3] == 1 {
+                    (plane_hi <= EPS * cl, -c_need[p] / cl)
+                } else {
+                    (plane_lo >= -EPS * cl, c_need[p] / cl)
+                };
+                if supports && y_need < best_dot {
+                    best = index as u32;
+                    best_dot = y_need;
+                }
+            }
         }
     }
 
-    // Candidates: the nearest supporting one gives the margin, the binding and the certificate.
-    let mut best = NO_BINDING;
-    let mut best_dot = NONE_YET;
-    for (index, e) in table.iter().enumerate() {
+    // The other candidates, in table order: the nearest supporting one gives the margin, the
+    // binding and the certificate. Support tests only where the candidate would be nearer.
+    for (index, e) in table.iter().enumerate().skip(FIRST_GENERATOR_DIRECTION) {
         let (kind, i, negative) = (e[0], e[1] as usize, e[3] == 1);
         let sign = if negative { -1.0f32 } else { 1.0 };
         let mut valid = false;
-        let mut supports = false;
         let mut y_need = 0.0f32;
-        if kind == KIND_PAIR_PLANE {
-            let j = e[2] as usize;
-            let p = pair_index(i as u32, j as u32) as usize;
-            let cl = c_len[p];
-            valid = cl > EPS * len[i] * len[j];
-            supports = if negative {
-                plane_hi[p] <= EPS * cl
-            } else {
-                plane_lo[p] >= -EPS * cl
-            };
-            y_need = sign * c_need[p] / cl;
-        } else if kind == KIND_GENERATOR_DIRECTION {
+        let mut supports = true;
+        if kind == KIND_GENERATOR_DIRECTION {
             valid = len[i] > 0.0;
-            supports = if negative {
-                dir_hi[i] <= EPS * len[i]
-            } else {
-                dir_lo[i] >= -EPS * len[i]
-            };
-            y_need = sign * need_dot[i] * inv_len[i];
+            y_need = sign * dot3(need, w[i]) * inv_len[i];
+            if valid && y_need < best_dot {
+                // Min and max over k of wᵢ·wₖ/|wₖ|, from |wᵢ| (k = i). (dot3 is symmetric
+                // to the bit: the pair (k, i) computes the same value.)
+                let mut low = len[i];
+                let mut high = len[i];
+                for k in 0..n {
+                    if k != i {
+                        let g = dot3(w[i], w[k]) * inv_len[k];
+                        low = lo(low, g);
+                        high = hi(high, g);
+                    }
+                }
+                supports = if negative {
+                    high <= EPS * len[i]
+                } else {
+                    low >= -EPS * len[i]
+                };
+            }
         } else if kind == KIND_PERPENDICULAR {
-            let y = perpendicular(need, w[i], need_dot[i], len[i]);
+            let y = perpendicular(need, w[i], dot3(need, w[i]), len[i]);
             let yl = dot3(y, y).sqrt();
             valid = len[i] > 0.0 && yl > EPS * need_len;
-            supports = true;
-            for k in 0..MAX_GENERATORS {
-                supports = supports && dot3(y, w[k]) >= -EPS * yl * len[k];
-            }
             y_need = dot3(y, need) / yl;
+            if valid && y_need < best_dot {
+                for k in 0..n {
+                    supports = supports && dot3(y, w[k]) >= -EPS * yl * len[k];
+                }
+            }
         } else if kind == KIND_GENERATOR_PLANE {
-            let axis = e[2];
+            let (axis, a) = (e[2], e[2] as usize);
             let u = cross_axis(w[i], axis);
             let ul = dot3(u, u).sqrt();
-            let a = axis as usize;
             valid = ul > EPS * len[i];
-            // (wᵢ × e_a)·wₖ = −(wᵢ × wₖ)_a
-            supports = if negative {
-                axis_lo[i][a] >= -EPS * ul
-            } else {
-                axis_hi[i][a] <= EPS * ul
-            };
             y_need = sign * dot3(u, need) / ul;
+            if valid && y_need < best_dot {
+                // (wᵢ × e_a)·wₖ = −(wᵢ × wₖ)_a: min and max over k of (wᵢ × wₖ)_a/|wₖ|
+                // (0 for k = i), as the pair (i, k) or (k, i) in table order computes it.
+                let mut low = 0.0f32;
+                let mut high = 0.0f32;
+                for k in 0..n {
+                    let v = if k < i {
+                        -pair_cross(w[k], w[i], len[k], len[i])[a] * inv_len[k]
+                    } else if k > i {
+                        pair_cross(w[i], w[k], len[i], len[k])[a] * inv_len[k]
+                    } else {
+                        0.0
+                    };
+                    low = lo(low, v);
+                    high = hi(high, v);
+                }
+                supports = if negative {
+                    low >= -EPS * ul
+                } else {
+                    high <= EPS * ul
+                };
+            }
         } else if kind == KIND_APEX {
             valid = need_len > 0.0;
-            supports = true;
-            for k in 0..MAX_GENERATORS {
-                supports = supports && need_dot[k] <= EPS * need_len * len[k];
-            }
             y_need = -need_len;
+            if valid && y_need < best_dot {
+                for k in 0..n {
+                    supports = supports && dot3(need, w[k]) <= EPS * need_len * len[k];
+                }
+            }
         }
         if valid && supports && y_need < best_dot {
             best = index as u32;
@@ -541,15 +580,19 @@ pub fn cone_test(case: &Case) -> Outcome {
     // beyond the need. Look again, in table order, at SPEC §7's wider scale.
     if best == NO_BINDING && witness.is_none() {
         for s in subsets {
-            if let Some(det) = independent(&w, &len, &c, *s) {
-                let weight = solve(&w, &c, *s, det, need);
-                witness = attempt(&w, &len, &c, *s, det, weight, need, need_len, true);
+            if s[0].max(s[1]).max(s[2]) as usize >= n {
+                continue;
+            }
+            if let Some(det) = independent(&w, &len, *s) {
+                let weight = solve(&w, &len, *s, det, need);
+                witness = attempt(&w, &len, *s, det, weight, need, need_len, true);
                 if witness.is_some() {
                     break;
                 }
             }
         }
     }
+    let need_dot = std::array::from_fn(|i| dot3(need, w[i]));
     conclude(best, best_dot, witness, &scaled, need_len, need_dot, len)
 }
 
