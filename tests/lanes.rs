@@ -51,14 +51,14 @@ fn scattered_masks_match_the_reference_bit_for_bit() {
     let mut rng = Rng::new(99);
     let cases: Vec<Case> = (0..6000)
         .map(|i| {
-            let mut case = case_of_kind(&mut rng, i % KINDS.len());
-            let mut full = Case::default();
-            full.need = case.need;
-            let mut slot = 0;
-            for g in 0..MAX_GENERATORS {
-                full.generators[g] = rng.vector();
-            }
+            let case = case_of_kind(&mut rng, i % KINDS.len());
+            let mut full = Case {
+                need: case.need,
+                generators: std::array::from_fn(|_| rng.vector()),
+                active_mask: 0,
+            };
             // Spread the case's generators over random increasing slots.
+            let mut slot = 0;
             for (g, w) in case.generators.iter().enumerate() {
                 if case.active_mask >> g & 1 == 1 {
                     slot += rng.below(3);
@@ -77,8 +77,7 @@ fn scattered_masks_match_the_reference_bit_for_bit() {
             if i % 5 == 0 {
                 full.active_mask |= 0xABCD_0000;
             }
-            case = full;
-            case
+            full
         })
         .collect();
     assert_all_paths_match(&cases);

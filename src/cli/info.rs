@@ -1,5 +1,6 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
+use planar_hold::cpu::{Simd, SIMD_ENV};
 use planar_hold::gpu::{adapters, GpuEngine};
 
 use super::Failure;
@@ -35,6 +36,17 @@ pub fn run() -> Result<(), Failure> {
         ),
         Err(e) => println!("chosen: none — {e}"),
     }
-    println!("cpu: {} threads", rayon::current_num_threads());
+    let simd = Simd::chosen();
+    let can: Vec<&str> = Simd::ALL
+        .iter()
+        .filter(|s| s.available())
+        .map(|s| s.name())
+        .collect();
+    println!(
+        "cpu: {} threads; fast path {simd} ({} cases per group; this CPU runs {}; {SIMD_ENV} chooses)",
+        rayon::current_num_threads(),
+        simd.lanes(),
+        can.join(", ")
+    );
     Ok(())
 }

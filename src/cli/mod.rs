@@ -96,7 +96,21 @@ pub fn engine(backend: Backend) -> Result<Engine, Failure> {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // A misspelt or unsupported PLANAR_HOLD_SIMD stops every command before any work.
+    let result = planar_hold::cpu::Simd::from_env()
+        .map_err(|e| Failure::new(e, 2))
+        .and_then(|_| command(cli.command));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("planar-hold: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn command(command: Command) -> Result<(), Failure> {
+    match command {
         Command::Eval {
             cases,
             backend,
@@ -110,12 +124,5 @@ pub fn run() -> ExitCode {
         Command::Demo { cases } => demo::run(cases),
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("planar-hold: {}", f.message);
-            ExitCode::from(f.code)
-        }
     }
 }

@@ -149,6 +149,8 @@ fn cross_axis<S: Lanes>(w: &V3s<S>, axis: usize) -> V3s<S> {
 /// Everything one group computes, allocated once per slice: each group writes the slots
 /// and pairs it uses before reading them, and reads no others.
 struct Kernel<S: Lanes> {
+    /// The group's cases transposed: component `a` of slot `i` (the need at slot 16) by lane.
+    raw: [[[f32; MAX_LANES]; 3]; MAX_GENERATORS + 1],
     w: [V3s<S>; MAX_GENERATORS],
     need: V3s<S>,
     need_len: S,
@@ -195,6 +197,7 @@ impl<S: Lanes> Kernel<S> {
     fn new() -> Self {
         let z = S::splat(0.0);
         Kernel {
+            raw: [[[0.0; MAX_LANES]; 3]; MAX_GENERATORS + 1],
             w: [[z; 3]; MAX_GENERATORS],
             need: [z; 3],
             need_len: z,
@@ -312,20 +315,20 @@ impl<S: Lanes> Kernel<S> {
         let zero = S::splat(0.0);
 
         // Transpose: component `a` of slot `i` over the lanes; inactive slots are zero.
-        let mut raw = [[[0.0f32; MAX_LANES]; 3]; MAX_GENERATORS + 1];
+        let raw = &mut self.raw;
         for (l, &k) in lanes.iter().enumerate().take(S::L) {
             let case = &cases[k];
-            for a in 0..3 {
-                raw[MAX_GENERATORS][a][l] = case.need[a];
+            for (lanes, &value) in raw[MAX_GENERATORS].iter_mut().zip(&case.need) {
+                lanes[l] = value;
             }
-            for (i, slot) in raw.iter_mut().enumerate().take(n) {
-                if case.active_mask >> i & 1 == 1 {
-                    for a in 0..3 {
-                        slot[a][l] = case.generators[i][a];
-                    }
+            for (i, (slot, g)) in raw.iter_mut().zip(&case.generators).enumerate().take(n) {
+                let active = case.active_mask >> i & 1 == 1;
+                for (lanes, &value) in slot.iter_mut().zip(g) {
+                    lanes[l] = if active { value } else { 0.0 };
                 }
             }
         }
+        let raw = &self.raw;
         self.need = from_fn(|a| S::load(&raw[MAX_GENERATORS][a]));
         let need = self.need;
         let need_len = dot(&need, &need).sqrt();
@@ -334,8 +337,8 @@ impl<S: Lanes> Kernel<S> {
         let tolerance = S::splat(EPS) * need_len;
         self.tolerance2 = tolerance * tolerance;
 
-        for i in 0..n {
-            let wi: V3s<S> = from_fn(|a| S::load(&raw[i][a]));
+        for (i, slot) in raw.iter().enumerate().take(n) {
+            let wi: V3s<S> = from_fn(|a| S::load(&slot[a]));
             let len = dot(&wi, &wi).sqrt();
             self.w[i] = wi;
             self.len[i] = len;

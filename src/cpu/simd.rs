@@ -155,8 +155,6 @@ pub(super) trait Lanes:
     fn max(self, o: Self) -> Self;
     fn sqrt(self) -> Self;
     fn abs(self) -> Self;
-    /// `self · b + c`, rounded once.
-    fn mul_add(self, b: Self, c: Self) -> Self;
     fn lt(self, o: Self) -> Self::Mask;
     fn le(self, o: Self) -> Self::Mask;
     fn gt(self, o: Self) -> Self::Mask;
@@ -173,7 +171,7 @@ pub(super) trait Lanes:
     }
 }
 
-/// Operator traits for a wrapper type from four lane-wise functions.
+/// Operator traits for a wrapper type from its lane-wise intrinsics (sign flip: xor with −0).
 macro_rules! arithmetic {
     ($t:ty, $add:path, $sub:path, $mul:path, $div:path, $xor:path, $splat:path) => {
         impl Add for $t {
@@ -310,10 +308,6 @@ mod x86 {
             unsafe { Avx2(_mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0)) }
         }
         #[inline(always)]
-        fn mul_add(self, b: Self, c: Self) -> Self {
-            unsafe { Avx2(_mm256_fmadd_ps(self.0, b.0, c.0)) }
-        }
-        #[inline(always)]
         fn lt(self, o: Self) -> Avx2Mask {
             unsafe { Avx2Mask(_mm256_cmp_ps::<_CMP_LT_OQ>(self.0, o.0)) }
         }
@@ -434,10 +428,6 @@ mod x86 {
         #[inline(always)]
         fn abs(self) -> Self {
             unsafe { Avx512(_mm512_abs_ps(self.0)) }
-        }
-        #[inline(always)]
-        fn mul_add(self, b: Self, c: Self) -> Self {
-            unsafe { Avx512(_mm512_fmadd_ps(self.0, b.0, c.0)) }
         }
         #[inline(always)]
         fn lt(self, o: Self) -> Avx512Mask {
@@ -592,10 +582,6 @@ impl Lanes for Portable {
     #[inline(always)]
     fn abs(self) -> Self {
         Portable::map(|l| self.0[l].abs())
-    }
-    #[inline(always)]
-    fn mul_add(self, b: Self, c: Self) -> Self {
-        Portable::map(|l| self.0[l].mul_add(b.0[l], c.0[l]))
     }
     #[inline(always)]
     fn lt(self, o: Self) -> PortableMask {
