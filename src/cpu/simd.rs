@@ -172,6 +172,7 @@ pub(super) trait Lanes:
 }
 
 /// Operator traits for a wrapper type from its lane-wise intrinsics (sign flip: xor with −0).
+#[cfg(target_arch = "x86_64")]
 macro_rules! arithmetic {
     ($t:ty, $add:path, $sub:path, $mul:path, $div:path, $xor:path, $splat:path) => {
         impl Add for $t {
