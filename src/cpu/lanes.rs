@@ -11,9 +11,9 @@
 //! - Running minima and maxima are `minps`/`maxps` (exactly the reference's `lo`/`hi`),
 //!   those of the outer index kept in registers across the inner loop, in the reference's
 //!   order of updates.
-//! - The witness search stops once every lane of the group has a witness; a triple's
-//!   three divisions run only where some lane's weights may pass their sign test, and a
-//!   ± pair of candidates shares its norm and quotient.
+//! - The witness search stops once every lane of the group has a witness, and a
+//!   ± pair of candidates shares its norm and quotient, computed only where one of the two
+//!   supports the cone in some lane.
 //!
 //! The rare lane whose cone fills R³ with no witness at the need's scale is handed to the
 //! reference for its second look.
@@ -449,7 +449,7 @@ impl<S: Lanes> Kernel<S> {
                     if !search.done() {
                         let valid = d.abs().gt(eps_ij * self.len[k]) & !search.have;
                         let numerators = [self.c_need[pjk], -self.c_need[pik], c_need_ij];
-                        if S::any(valid & self.may_pass(&numerators, [i, j, k], d)) {
+                        if S::any(valid) {
                             let weight = numerators.map(|x| x / d);
                             self.offer(&mut search, t, [i, j, k], weight, valid, d);
                         }
@@ -528,23 +528,6 @@ impl<S: Lanes> Kernel<S> {
                 from_fn(|i| len[i][l]),
             )
         })
-    }
-
-    /// Where a triple's weights `numerators / d` may pass the force test: a lane certainly
-    /// fails where some weight is negative with `|numerator|·|wₖ| > 2ε|need||d|`, a force
-    /// at least twice the threshold, beyond any rounding of the division and product (the
-    /// bound is trusted only where `2ε|need||d|` is a normal number).
-    #[inline(always)]
-    fn may_pass(&self, numerators: &[S; 3], index: [usize; 3], d: S) -> S::Mask {
-        let bound = S::splat(2.0 * EPS) * self.need_len * d.abs();
-        let trusted = bound.ge(S::splat(f32::MIN_POSITIVE * 16.0));
-        let mut fails = S::from_bits(0);
-        for k in 0..3 {
-            let negative = (numerators[k] * d).lt(S::splat(0.0));
-            let large = (numerators[k].abs() * self.len[index[k]]).gt(bound);
-            fails = fails | (negative & large);
-        }
-        !(trusted & fails)
     }
 
     /// The nearest supporting candidate of each lane, in table order over slots `0..n`:

@@ -164,7 +164,6 @@ pub(super) trait Lanes:
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// Bit `l` set where lane `l` is.
     fn bits(m: Self::Mask) -> u32;
-    fn from_bits(bits: u32) -> Self::Mask;
     #[inline(always)]
     fn any(m: Self::Mask) -> bool {
         Self::bits(m) != 0
@@ -336,14 +335,6 @@ mod x86 {
         fn bits(m: Avx2Mask) -> u32 {
             unsafe { _mm256_movemask_ps(m.0) as u32 }
         }
-        #[inline(always)]
-        fn from_bits(bits: u32) -> Avx2Mask {
-            unsafe {
-                let lane = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-                let set = _mm256_and_si256(_mm256_set1_epi32(bits as i32), lane);
-                Avx2Mask(_mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lane)))
-            }
-        }
     }
 
     /// 16 lanes in an AVX-512 register; masks in a mask register.
@@ -457,10 +448,6 @@ mod x86 {
         #[inline(always)]
         fn bits(m: Avx512Mask) -> u32 {
             u32::from(m.0)
-        }
-        #[inline(always)]
-        fn from_bits(bits: u32) -> Avx512Mask {
-            Avx512Mask(bits as u16)
         }
     }
 }
@@ -611,9 +598,5 @@ impl Lanes for Portable {
     #[inline(always)]
     fn bits(m: PortableMask) -> u32 {
         (0..8).fold(0, |bits, l| bits | (u32::from(m.0[l]) << l))
-    }
-    #[inline(always)]
-    fn from_bits(bits: u32) -> PortableMask {
-        Portable::test(|l| bits >> l & 1 == 1)
     }
 }
