@@ -29,6 +29,8 @@ const EPS: f32 = 1e-5;
 const MARGIN_CAP: f32 = 1000.0;
 const NO_BINDING: u32 = 0xffffffffu;
 const NONE_YET: f32 = 3.0e38;
+const F32_MAX: f32 = 3.40282347e38;
+const THIN: f32 = 0.125;
 
 // One invocation per case, so private arrays are large (~4 KiB): 64 keeps a workgroup small
 // while filling a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.
@@ -75,6 +77,70 @@ fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
 
 fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+// Veltkamp's split: a = hi + lo exactly, each with at most 12 significant bits.
+fn split(a: f32) -> vec2<f32> {
+    let t = 4097.0 * a;
+    let hi = t - (t - a);
+    return vec2<f32>(hi, a - hi);
+}
+
+// The rounding error of p = x·y, exactly (Dekker's two-product).
+fn product_error(x: f32, y: f32, p: f32) -> f32 {
+    let xs = split(x);
+    let ys = split(y);
+    return xs.y * ys.y - (((p - xs.x * ys.x) - xs.y * ys.x) - xs.x * ys.y);
+}
+
+// a·b − c·d to about one ulp, in plain float32 operations (WGSL does not promise a fused
+// fma, and llvmpipe's is not), rounding the same way as the CPU paths.
+fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
+    let p = a * b;
+    let q = c * d;
+    return (p - q) + (product_error(a, b, p) - product_error(c, d, q));
+}
+
+// w_i × w_j: the plain cross product, or where the two are nearly parallel or antiparallel
+// (|c| < THIN·|a||b|: thin cones, friction cones at large μ) every component accurately.
+fn pair_cross(a: vec3<f32>, b: vec3<f32>, a_len: f32, b_len: f32) -> vec3<f32> {
+    let c = cross3(a, b);
+    let bound = THIN * a_len * b_len;
+    if dot3(c, c) < bound * bound {
+        return vec3<f32>(
+            diff_of_products(a.y, b.z, a.z, b.y),
+            diff_of_products(a.z, b.x, a.x, b.z),
+            diff_of_products(a.x, b.y, a.y, b.x),
+        );
+    }
+    return c;
+}
+
+// 2^k for k in -126..=127, from its bits.
+fn pow2(k: i32) -> f32 {
+    return bitcast<f32>(u32(127 + k) << 23u);
+}
+
+// The prescaling exponent e of a vector: its largest component times 2^-e lies in [2, 4)
+// (read from the float bits; e in -127..=126 so that 2^-e and 2^e are normal); 0 for zero.
+fn exponent_of(v: vec3<f32>) -> i32 {
+    let top = max(max(bitcast<u32>(v.x) & 0x7fffffffu, bitcast<u32>(v.y) & 0x7fffffffu), bitcast<u32>(v.z) & 0x7fffffffu);
+    if top == 0u {
+        return 0;
+    }
+    return clamp(i32(top >> 23u), 1, 254) - 128;
+}
+
+// m·2^e in two steps of normal powers of two, clamped in between so that nothing overflows;
+// then at most MARGIN_CAP and at least −f32::MAX.
+fn unscale_margin(m0: f32, e: i32) -> f32 {
+    let a = e / 2;
+    let b = e - a;
+    var m = m0 * pow2(a);
+    if b > 0 {
+        m = max(min(m, MARGIN_CAP * pow2(-b)), -F32_MAX * pow2(-b));
+    }
+    return min(m * pow2(b), MARGIN_CAP);
 }
 
 fn cross_axis(w: vec3<f32>, axis: u32) -> vec3<f32> {
@@ -218,30 +284,82 @@ fn independent(s: vec4<u32>) -> f32 {
     return 0.0;
 }
 
-fn candidate_direction(e: vec4<u32>, need: vec3<f32>, need_dot_i: f32) -> vec3<f32> {
+// A candidate's normal before normalisation (xyz) and the length it must exceed to be
+// valid (w): the tests of the search.
+fn candidate_vector(e: vec4<u32>, need: vec3<f32>, need_dot_i: f32) -> vec4<f32> {
     let kind = e.x;
     let i = e.y;
     var sign = 1.0;
     if e.w == 1u {
         sign = -1.0;
     }
-    var y: vec3<f32>;
+    let need_len = sqrt(dot3(need, need));
     if kind == KIND_PAIR_PLANE {
-        y = sign * cross3(w[i], w[e.z]);
+        return vec4<f32>(sign * pair_cross(w[i], w[e.z], len[i], len[e.z]), EPS * len[i] * len[e.z]);
     } else if kind == KIND_GENERATOR_DIRECTION {
-        y = sign * w[i];
+        return vec4<f32>(sign * w[i], 0.0);
     } else if kind == KIND_PERPENDICULAR {
-        y = perpendicular(need, w[i], need_dot_i, len[i]);
+        var floor = NONE_YET;
+        if len[i] > 0.0 {
+            floor = EPS * need_len;
+        }
+        return vec4<f32>(perpendicular(need, w[i], need_dot_i, len[i]), floor);
     } else if kind == KIND_GENERATOR_PLANE {
-        y = sign * cross_axis(w[i], e.z);
-    } else {
-        y = -1.0 * need;
+        return vec4<f32>(sign * cross_axis(w[i], e.z), EPS * len[i]);
     }
+    return vec4<f32>(-1.0 * need, 0.0);
+}
+
+fn candidate_direction(e: vec4<u32>, need: vec3<f32>, need_dot_i: f32) -> vec3<f32> {
+    let y = candidate_vector(e, need, need_dot_i).xyz;
     return (1.0 / sqrt(dot3(y, y))) * y;
 }
 
+// Whether the unit y supports every active generator, tested directly.
+fn supports_all(y: vec3<f32>) -> bool {
+    var ok = true;
+    for (var k = 0u; k < MAX_GENERATORS; k++) {
+        ok = ok && dot3(y, w[k]) >= -EPS * len[k];
+    }
+    return ok;
+}
+
+// The nearest supporting candidate again, every support tested directly on the unit
+// normal: only where the search's candidate fails that test (the search tests a thin
+// pair's plane through another pair's triple product).
+struct Nearest {
+    best: u32,
+    best_dot: f32,
+}
+
+fn direct_search(need: vec3<f32>) -> Nearest {
+    var best = NO_BINDING;
+    var best_dot = NONE_YET;
+    for (var index = 0u; index < CANDIDATE_COUNT; index++) {
+        let e = candidates[index];
+        let v = candidate_vector(e, need, dot3(need, w[e.y]));
+        let y = v.xyz;
+        let yl = sqrt(dot3(y, y));
+        if yl > v.w {
+            let unit = (1.0 / yl) * y;
+            let y_need = dot3(unit, need);
+            if y_need < best_dot && supports_all(unit) {
+                best = index;
+                best_dot = y_need;
+            }
+        }
+    }
+    return Nearest(best, best_dot);
+}
+
 fn cone_test(case_: Case) -> Outcome {
-    let need = vec3<f32>(case_.need[0], case_.need[1], case_.need[2]);
+    // Exact power-of-two prescaling: the need and each active generator times 2^-e, their
+    // largest component in [2, 4). No direction changes, no bit is lost, and nothing below
+    // overflows or underflows: every test is scale-free. Mapped back at the end.
+    let need_raw = vec3<f32>(case_.need[0], case_.need[1], case_.need[2]);
+    let e_need = exponent_of(need_raw);
+    let need = pow2(-e_need) * need_raw;
+    var e_gen: array<i32, MAX_GENERATORS>;
     let need_len = sqrt(dot3(need, need));
 
     // Per generator. An inactive slot reads as the zero vector: it then builds no candidate
@@ -255,8 +373,11 @@ fn cone_test(case_: Case) -> Outcome {
     var axis_hi: array<vec3<f32>, MAX_GENERATORS>;
     for (var i = 0u; i < MAX_GENERATORS; i++) {
         w[i] = vec3<f32>(0.0);
+        e_gen[i] = 0;
         if ((case_.active_mask >> i) & 1u) == 1u {
-            w[i] = vec3<f32>(case_.generators[3u * i], case_.generators[3u * i + 1u], case_.generators[3u * i + 2u]);
+            let g = vec3<f32>(case_.generators[3u * i], case_.generators[3u * i + 1u], case_.generators[3u * i + 2u]);
+            e_gen[i] = exponent_of(g);
+            w[i] = pow2(-e_gen[i]) * g;
         }
         len[i] = sqrt(dot3(w[i], w[i]));
         inv_len[i] = 0.0;
@@ -295,7 +416,7 @@ fn cone_test(case_: Case) -> Outcome {
         let p = t - FIRST_PAIR;
         let i = subsets[t].x;
         let j = subsets[t].y;
-        let cp = cross3(w[i], w[j]);
+        let cp = pair_cross(w[i], w[j], len[i], len[j]);
         let cl2 = dot3(cp, cp);
         c[p] = cp;
         c_len[p] = sqrt(cl2);
@@ -435,6 +556,20 @@ fn cone_test(case_: Case) -> Outcome {
         }
     }
 
+    if best != NO_BINDING && best_dot < -EPS * need_len {
+        // Every reported proof checks out: the unit y actually returned supports every
+        // active generator (the pair's own included). Where the search's support test was
+        // off, look again with direct tests.
+        let e = candidates[best];
+        if !supports_all(candidate_direction(e, need, need_dot[e.y])) {
+            let again = direct_search(need);
+            if again.best != NO_BINDING {
+                best = again.best;
+                best_dot = again.best_dot;
+            }
+        }
+    }
+
     var out: Outcome;
     out.binding = best;
     out.capped = 0u;
@@ -450,13 +585,17 @@ fn cone_test(case_: Case) -> Outcome {
         out.margin = MARGIN_CAP;
         out.capped = 1u;
     } else {
-        out.margin = min(best_dot, MARGIN_CAP);
+        out.margin = unscale_margin(best_dot, e_need);
     }
-    let have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
+    var have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
     if have_certificate {
+        // The y returned, checked as a reader would: supports, and the need strictly beyond.
         let e = candidates[best];
         let y = candidate_direction(e, need, need_dot[e.y]);
-        out.certificate = array<f32, 3>(y.x, y.y, y.z);
+        have_certificate = supports_all(y) && dot3(y, need) < -EPS * need_len;
+        if have_certificate {
+            out.certificate = array<f32, 3>(y.x, y.y, y.z);
+        }
     }
     if have_witness && !have_certificate {
         out.verdict = VERDICT_SUPPORTED;
@@ -468,10 +607,15 @@ fn cone_test(case_: Case) -> Outcome {
     out.witness_len = 0u;
     out.witness_index = array<u32, 3>(0u, 0u, 0u);
     out.witness_weight = array<f32, 3>(0.0, 0.0, 0.0);
+    out.witness_exponent = array<i32, 3>(0, 0, 0);
     if have_witness {
         out.witness_len = found.len;
         out.witness_index = array<u32, 3>(found.index.x, found.index.y, found.index.z);
         out.witness_weight = array<f32, 3>(found.weight.x, found.weight.y, found.weight.z);
+        // Weight k in the caller's units: weight·2^(e_need − e_gen).
+        for (var k = 0u; k < found.len; k++) {
+            out.witness_exponent[k] = e_need - e_gen[found.index[k]];
+        }
     }
     return out;
 }

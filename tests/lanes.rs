@@ -83,6 +83,41 @@ fn scattered_masks_match_the_reference_bit_for_bit() {
     assert_all_paths_match(&cases);
 }
 
+/// Generators and needs from 1e-30 to 1e30 within one case, and nearly parallel pairs
+/// (the thin pairs whose cross products are taken from exact product errors).
+#[test]
+fn extreme_scales_and_thin_pairs_match_the_reference_bit_for_bit() {
+    let mut rng = Rng::new(5);
+    let cases: Vec<Case> = (0..6000)
+        .map(|i| {
+            let mut case = case_of_kind(&mut rng, i % KINDS.len());
+            let scale = |rng: &mut Rng| 10f32.powi(rng.below(61) as i32 - 30);
+            let original = case.generators;
+            for g in 0..MAX_GENERATORS {
+                if case.active_mask >> g & 1 == 1 {
+                    if i % 3 == 0 && g > 0 {
+                        // Nearly parallel to the previous generator.
+                        let e = 1e-4 * rng.unit();
+                        case.generators[g] = original[g - 1].map(|x| x * (1.0 + e) + e);
+                    }
+                    if i % 2 == 0 {
+                        let s = scale(&mut rng);
+                        case.generators[g] = case.generators[g].map(|x| x * s);
+                    }
+                }
+            }
+            if i % 4 == 1 {
+                let s = scale(&mut rng);
+                case.need = case.need.map(|x| x * s);
+            }
+            let finite = |v: &[f32; 3]| v.iter().all(|x| x.is_finite());
+            assert!(finite(&case.need) && case.generators.iter().all(finite));
+            case
+        })
+        .collect();
+    assert_all_paths_match(&cases);
+}
+
 /// Lengths around the lane counts and the sort's block, so that partial groups and blocks
 /// are padded and scattered back correctly.
 #[test]

@@ -23,7 +23,7 @@ use std::array::from_fn;
 #[cfg(target_arch = "x86_64")]
 use super::simd::{Avx2, Avx512};
 use super::simd::{Lanes, Portable, Simd};
-use super::{conclude, Found, EPS, NONE_YET, V3};
+use super::{conclude, Found, Prescaled, EPS, NONE_YET, THIN};
 use crate::tables::{
     witness_subsets, APEX, FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR,
     FIRST_PERPENDICULAR, FIRST_TRIPLE, PAIR_COUNT,
@@ -135,6 +135,41 @@ fn cross<S: Lanes>(a: &V3s<S>, b: &V3s<S>) -> V3s<S> {
     ]
 }
 
+/// `diff_of_products` of the reference, per lane: `a·b − c·d` from Dekker's exact product
+/// errors, in plain float32 operations.
+#[inline(always)]
+fn diff_of_products<S: Lanes>(a: S, b: S, c: S, d: S) -> S {
+    let split = |x: S| {
+        let t = S::splat(4097.0) * x;
+        let hi = t - (t - x);
+        (hi, x - hi)
+    };
+    let error = |x: S, y: S, p: S| {
+        let ((xh, xl), (yh, yl)) = (split(x), split(y));
+        xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
+    };
+    let (p, q) = (a * b, c * d);
+    (p - q) + (error(a, b, p) - error(c, d, q))
+}
+
+/// `pair_cross` of the reference, per lane: the accurate product only where some lane's
+/// pair is thin, taken on those lanes alone.
+#[inline(always)]
+fn pair_cross<S: Lanes>(a: &V3s<S>, b: &V3s<S>, a_len: S, b_len: S) -> V3s<S> {
+    let c = cross(a, b);
+    let bound = S::splat(THIN) * a_len * b_len;
+    let thin = dot(&c, &c).lt(bound * bound);
+    if !S::any(thin) {
+        return c;
+    }
+    let accurate = [
+        diff_of_products(a[1], b[2], a[2], b[1]),
+        diff_of_products(a[2], b[0], a[0], b[2]),
+        diff_of_products(a[0], b[1], a[1], b[0]),
+    ];
+    from_fn(|k| S::select(thin, accurate[k], c[k]))
+}
+
 /// `cross_axis` of the reference, per lane.
 #[inline(always)]
 fn cross_axis<S: Lanes>(w: &V3s<S>, axis: usize) -> V3s<S> {
@@ -151,6 +186,8 @@ fn cross_axis<S: Lanes>(w: &V3s<S>, axis: usize) -> V3s<S> {
 struct Kernel<S: Lanes> {
     /// The group's cases transposed: component `a` of slot `i` (the need at slot 16) by lane.
     raw: [[[f32; MAX_LANES]; 3]; MAX_GENERATORS + 1],
+    /// The group's cases as the search sees them, for `conclude`.
+    scaled: [Prescaled; MAX_LANES],
     w: [V3s<S>; MAX_GENERATORS],
     need: V3s<S>,
     need_len: S,
@@ -198,6 +235,7 @@ impl<S: Lanes> Kernel<S> {
         let z = S::splat(0.0);
         Kernel {
             raw: [[[0.0; MAX_LANES]; 3]; MAX_GENERATORS + 1],
+            scaled: [Prescaled::of(&Case::default()); MAX_LANES],
             w: [[z; 3]; MAX_GENERATORS],
             need: [z; 3],
             need_len: z,
@@ -314,19 +352,20 @@ impl<S: Lanes> Kernel<S> {
     ) -> [Outcome; MAX_LANES] {
         let zero = S::splat(0.0);
 
-        // Transpose: component `a` of slot `i` over the lanes; inactive slots are zero.
+        // Each case rescaled by powers of two as the reference does, then transposed:
+        // component `a` of slot `i` over the lanes (inactive slots are zero).
         let raw = &mut self.raw;
         for (l, &k) in lanes.iter().enumerate().take(S::L) {
-            let case = &cases[k];
-            for (lanes, &value) in raw[MAX_GENERATORS].iter_mut().zip(&case.need) {
+            let scaled = Prescaled::of(&cases[k]);
+            for (lanes, &value) in raw[MAX_GENERATORS].iter_mut().zip(&scaled.need) {
                 lanes[l] = value;
             }
-            for (i, (slot, g)) in raw.iter_mut().zip(&case.generators).enumerate().take(n) {
-                let active = case.active_mask >> i & 1 == 1;
+            for (slot, g) in raw.iter_mut().zip(&scaled.w).take(n) {
                 for (lanes, &value) in slot.iter_mut().zip(g) {
-                    lanes[l] = if active { value } else { 0.0 };
+                    lanes[l] = value;
                 }
             }
+            self.scaled[l] = scaled;
         }
         let raw = &self.raw;
         self.need = from_fn(|a| S::load(&raw[MAX_GENERATORS][a]));
@@ -388,7 +427,7 @@ impl<S: Lanes> Kernel<S> {
                 let p = pair(i, j);
                 let wj = self.w[j];
                 let inv_j = self.inv_len[j];
-                let cp = cross(&wi, &wj);
+                let cp = pair_cross(&wi, &wj, self.len[i], self.len[j]);
                 let cl2 = dot(&cp, &cp);
                 let cl = cl2.sqrt();
                 self.c[p] = cp;
@@ -502,13 +541,6 @@ impl<S: Lanes> Kernel<S> {
                 // reference's second look at the wider scale (rare), for this lane alone.
                 return super::cone_test(case);
             }
-            let w: [V3; MAX_GENERATORS] = from_fn(|i| {
-                if case.active_mask >> i & 1 == 1 {
-                    case.generators[i]
-                } else {
-                    [0.0; 3]
-                }
-            });
             // No subset with a witness is need = 0's empty witness.
             let found = found.then(|| {
                 subsets
@@ -521,8 +553,7 @@ impl<S: Lanes> Kernel<S> {
                 binding,
                 best_dot[l],
                 found,
-                &w,
-                case.need,
+                &self.scaled[l],
                 need_len[l],
                 from_fn(|i| need_dot[i][l]),
                 from_fn(|i| len[i][l]),

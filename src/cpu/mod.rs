@@ -44,6 +44,123 @@ fn cross3(a: V3, b: V3) -> V3 {
     ]
 }
 
+/// Pairs with `|wᵢ × wⱼ| < THIN·|wᵢ||wⱼ|` get their cross product from `accurate_cross`
+/// (`THIN` in the shader). Above it the plain one's direction is within ~1e-6 rad.
+const THIN: f32 = 0.125;
+
+/// Veltkamp's split: `a = hi + lo` exactly, each half with at most 12 significant bits, so
+/// that a product of halves is exact in float32 (prescaled operands cannot overflow).
+#[inline(always)]
+fn split(a: f32) -> (f32, f32) {
+    let t = 4097.0 * a;
+    let hi = t - (t - a);
+    (hi, a - hi)
+}
+
+/// `a·b − c·d` to about one ulp of the exact value, in plain float32 operations: Dekker's
+/// exact product errors, so that nothing depends on whether an `fma` is fused (WGSL does
+/// not promise it, llvmpipe does not) and every path rounds the same way
+/// (`diff_of_products` in the shader).
+#[inline(always)]
+fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
+    let error = |x: f32, y: f32, p: f32| {
+        let ((xh, xl), (yh, yl)) = (split(x), split(y));
+        xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
+    };
+    let (p, q) = (a * b, c * d);
+    (p - q) + (error(a, b, p) - error(c, d, q))
+}
+
+/// `wᵢ × wⱼ` for the pair planes and solves: the plain cross product, or where the two are
+/// nearly parallel or antiparallel (thin cones, friction cones at large μ), whose plain
+/// product keeps few correct bits, every component by `diff_of_products`.
+/// (`pair_cross` in the shader.)
+#[inline(always)]
+fn pair_cross(a: V3, b: V3, a_len: f32, b_len: f32) -> V3 {
+    let c = cross3(a, b);
+    let bound = THIN * a_len * b_len;
+    if dot3(c, c) < bound * bound {
+        [
+            diff_of_products(a[1], b[2], a[2], b[1]),
+            diff_of_products(a[2], b[0], a[0], b[2]),
+            diff_of_products(a[0], b[1], a[1], b[0]),
+        ]
+    } else {
+        c
+    }
+}
+
+/// `2^k` for `k` in `-126..=127`, built from its bits (`pow2` in the shader).
+#[inline(always)]
+fn pow2(k: i32) -> f32 {
+    f32::from_bits(((127 + k) as u32) << 23)
+}
+
+/// The prescaling exponent of a vector (`exponent_of` in the shader): `e` such that its
+/// largest component times `2^-e` lies in [2, 4), read from the float bits, kept in
+/// `-127..=126` so that both `2^-e` and `2^e` are normal. A zero vector keeps `e = 0`.
+#[inline(always)]
+fn exponent_of(v: V3) -> i32 {
+    let top = v
+        .iter()
+        .map(|x| x.to_bits() & 0x7fff_ffff)
+        .max()
+        .unwrap_or(0);
+    if top == 0 {
+        0
+    } else {
+        ((top >> 23) as i32).clamp(1, 254) - 128
+    }
+}
+
+/// A case rescaled by exact powers of two (issue 7): the need by `2^-e_need`, each active
+/// generator `i` by `2^-e_gen[i]`, so that every largest component lies in [2, 4).
+/// No direction changes and no bit is lost, yet no square, cross or triple product of the
+/// search can overflow or underflow: every test downstream is scale-free, over the whole
+/// float32 range and any mix of scales within one case. Inactive slots read as zero.
+#[derive(Clone, Copy)]
+pub(crate) struct Prescaled {
+    pub need: V3,
+    pub w: [V3; MAX_GENERATORS],
+    pub e_need: i32,
+    pub e_gen: [i32; MAX_GENERATORS],
+}
+
+impl Prescaled {
+    #[inline(always)]
+    pub fn of(case: &Case) -> Prescaled {
+        let e_need = exponent_of(case.need);
+        let mut out = Prescaled {
+            need: scale3(pow2(-e_need), case.need),
+            w: [[0.0; 3]; MAX_GENERATORS],
+            e_need,
+            e_gen: [0; MAX_GENERATORS],
+        };
+        for i in 0..MAX_GENERATORS {
+            if case.active_mask >> i & 1 == 1 {
+                let e = exponent_of(case.generators[i]);
+                out.e_gen[i] = e;
+                out.w[i] = scale3(pow2(-e), case.generators[i]);
+            }
+        }
+        out
+    }
+}
+
+/// A margin in the scaled units back in the caller's: `m·2^e`, in two steps of normal
+/// powers of two, clamped in between so that nothing overflows; then at most `MARGIN_CAP`
+/// and at least `−f32::MAX` (`unscale_margin` in the shader).
+#[inline(always)]
+fn unscale_margin(m: f32, e: i32) -> f32 {
+    let a = e / 2;
+    let b = e - a;
+    let mut m = m * pow2(a);
+    if b > 0 {
+        m = hi(lo(m, MARGIN_CAP * pow2(-b)), -f32::MAX * pow2(-b));
+    }
+    lo(m * pow2(b), MARGIN_CAP)
+}
+
 #[inline(always)]
 fn scale3(s: f32, a: V3) -> V3 {
     [s * a[0], s * a[1], s * a[2]]
@@ -258,7 +375,8 @@ fn independent(
 pub fn cone_test(case: &Case) -> Outcome {
     let subsets = witness_subsets();
     let table = candidates();
-    let need = case.need;
+    let scaled = Prescaled::of(case);
+    let need = scaled.need;
     let need_len = dot3(need, need).sqrt();
 
     // Per generator. An inactive slot reads as the zero vector: it then builds no candidate
@@ -274,9 +392,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     let mut axis_lo = [[0.0f32; 3]; MAX_GENERATORS];
     let mut axis_hi = [[0.0f32; 3]; MAX_GENERATORS];
     for i in 0..MAX_GENERATORS {
-        if case.active_mask >> i & 1 == 1 {
-            w[i] = case.generators[i];
-        }
+        w[i] = scaled.w[i];
         len[i] = dot3(w[i], w[i]).sqrt();
         inv_len[i] = if len[i] > 0.0 { 1.0 / len[i] } else { 0.0 };
         need_dot[i] = dot3(need, w[i]);
@@ -307,7 +423,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     let mut plane_hi = [0.0f32; PAIR_COUNT];
     for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
         let (i, j) = (s[0] as usize, s[1] as usize);
-        let cp = cross3(w[i], w[j]);
+        let cp = pair_cross(w[i], w[j], len[i], len[j]);
         let cl2 = dot3(cp, cp);
         c[p] = cp;
         c_len[p] = cl2.sqrt();
@@ -436,23 +552,37 @@ pub fn cone_test(case: &Case) -> Outcome {
             }
         }
     }
-    conclude(best, best_dot, witness, &w, need, need_len, need_dot, len)
+    conclude(best, best_dot, witness, &scaled, need_len, need_dot, len)
 }
 
-/// The outcome from the search's results: margin, certificate, verdict, witness
-/// (the tail of `cone_test` in the shader; shared by the lane-parallel path).
+/// The outcome from the search's results: margin, certificate, verdict, witness, all back
+/// in the caller's units (the tail of `cone_test` in the shader; shared by the lane-parallel
+/// path). `scaled` is the prescaled case the search ran on.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn conclude(
     best: u32,
     best_dot: f32,
     witness: Option<Found>,
-    w: &[V3; MAX_GENERATORS],
-    need: V3,
+    scaled: &Prescaled,
     need_len: f32,
     need_dot: [f32; MAX_GENERATORS],
     len: [f32; MAX_GENERATORS],
 ) -> Outcome {
+    let (w, need) = (&scaled.w, scaled.need);
+    let (mut best, mut best_dot) = (best, best_dot);
+    if best != NO_BINDING && best_dot < -EPS * need_len {
+        // Every reported proof checks out: the unit y actually returned supports every
+        // active generator (the pair's own included). Where the search's support test was
+        // off, look again with direct tests.
+        let y = candidate_direction(candidates()[best as usize], w, need, need_dot, len);
+        if !supports_all(y, w, len) {
+            let again = direct_search(w, need, need_dot, len);
+            if again.0 != NO_BINDING {
+                (best, best_dot) = again;
+            }
+        }
+    }
     // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
     let mut longest = 0.0f32;
     for l in len {
@@ -468,11 +598,16 @@ fn conclude(
         out.margin = MARGIN_CAP;
         out.capped = 1;
     } else {
-        out.margin = best_dot.min(MARGIN_CAP);
+        out.margin = unscale_margin(best_dot, scaled.e_need);
     }
-    let have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
+    let mut have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
     if have_certificate {
-        out.certificate = candidate_direction(candidates()[best as usize], w, need, need_dot, len);
+        // The y returned, checked as a reader would: supports, and the need strictly beyond.
+        let y = candidate_direction(candidates()[best as usize], w, need, need_dot, len);
+        have_certificate = supports_all(y, w, len) && dot3(y, need) < -EPS * need_len;
+        if have_certificate {
+            out.certificate = y;
+        }
     }
     let have_witness = witness.is_some();
     let verdict = if have_witness && !have_certificate {
@@ -487,6 +622,10 @@ fn conclude(
         out.witness_len = found.len;
         out.witness_index = found.index;
         out.witness_weight = found.weight;
+        // Weight k in the caller's units: weight·2^(e_need − e_gen).
+        for k in 0..found.len as usize {
+            out.witness_exponent[k] = scaled.e_need - scaled.e_gen[found.index[k] as usize];
+        }
     }
     out
 }
@@ -505,6 +644,39 @@ fn perpendicular(need: V3, w: V3, need_dot_w: f32, w_len: f32) -> V3 {
     [y[0] - s * w[0], y[1] - s * w[1], y[2] - s * w[2]]
 }
 
+/// A candidate's normal before normalisation and the length it must exceed to be valid
+/// (SPEC §5: the tests of the search), from the prescaled case (`candidate_vector` in the
+/// shader).
+fn candidate_vector(
+    e: [u32; 4],
+    w: &[V3; MAX_GENERATORS],
+    need: V3,
+    need_dot: [f32; MAX_GENERATORS],
+    len: [f32; MAX_GENERATORS],
+) -> (V3, f32) {
+    let (kind, i) = (e[0], e[1] as usize);
+    let sign = if e[3] == 1 { -1.0f32 } else { 1.0 };
+    let need_len = dot3(need, need).sqrt();
+    if kind == KIND_PAIR_PLANE {
+        let j = e[2] as usize;
+        let c = pair_cross(w[i], w[j], len[i], len[j]);
+        (scale3(sign, c), EPS * len[i] * len[j])
+    } else if kind == KIND_GENERATOR_DIRECTION {
+        (scale3(sign, w[i]), 0.0)
+    } else if kind == KIND_PERPENDICULAR {
+        let floor = if len[i] > 0.0 {
+            EPS * need_len
+        } else {
+            NONE_YET
+        };
+        (perpendicular(need, w[i], need_dot[i], len[i]), floor)
+    } else if kind == KIND_GENERATOR_PLANE {
+        (scale3(sign, cross_axis(w[i], e[2])), EPS * len[i])
+    } else {
+        (scale3(-1.0, need), 0.0)
+    }
+}
+
 /// The unit normal of a candidate (`candidate_direction` in the shader).
 fn candidate_direction(
     e: [u32; 4],
@@ -513,20 +685,44 @@ fn candidate_direction(
     need_dot: [f32; MAX_GENERATORS],
     len: [f32; MAX_GENERATORS],
 ) -> V3 {
-    let (kind, i) = (e[0], e[1] as usize);
-    let sign = if e[3] == 1 { -1.0f32 } else { 1.0 };
-    let y = if kind == KIND_PAIR_PLANE {
-        scale3(sign, cross3(w[i], w[e[2] as usize]))
-    } else if kind == KIND_GENERATOR_DIRECTION {
-        scale3(sign, w[i])
-    } else if kind == KIND_PERPENDICULAR {
-        perpendicular(need, w[i], need_dot[i], len[i])
-    } else if kind == KIND_GENERATOR_PLANE {
-        scale3(sign, cross_axis(w[i], e[2]))
-    } else {
-        scale3(-1.0, need)
-    };
+    let (y, _) = candidate_vector(e, w, need, need_dot, len);
     scale3(1.0 / dot3(y, y).sqrt(), y)
+}
+
+/// Whether the unit `y` supports every active generator (SPEC §7), tested directly.
+fn supports_all(y: V3, w: &[V3; MAX_GENERATORS], len: [f32; MAX_GENERATORS]) -> bool {
+    let mut ok = true;
+    for k in 0..MAX_GENERATORS {
+        ok = ok && dot3(y, w[k]) >= -EPS * len[k];
+    }
+    ok
+}
+
+/// The search's nearest supporting candidate again, every support tested directly on the
+/// unit normal (`direct_search` in the shader). Used only where the search's candidate
+/// fails that test: the search tests a thin pair's plane through the triple product of
+/// another pair, whose rounding can exceed ε relative to that plane.
+fn direct_search(
+    w: &[V3; MAX_GENERATORS],
+    need: V3,
+    need_dot: [f32; MAX_GENERATORS],
+    len: [f32; MAX_GENERATORS],
+) -> (u32, f32) {
+    let mut best = NO_BINDING;
+    let mut best_dot = NONE_YET;
+    for (index, e) in candidates().iter().enumerate() {
+        let (y, floor) = candidate_vector(*e, w, need, need_dot, len);
+        let yl = dot3(y, y).sqrt();
+        if yl > floor {
+            let unit = scale3(1.0 / yl, y);
+            let y_need = dot3(unit, need);
+            if y_need < best_dot && supports_all(unit, w, len) {
+                best = index as u32;
+                best_dot = y_need;
+            }
+        }
+    }
+    (best, best_dot)
 }
 
 /// The cone test of every case on all cores (rayon), in order.
