@@ -76,13 +76,13 @@ pub fn cone_test_slice_with(simd: Simd, cases: &[Case], out: &mut [Outcome]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
+#[target_feature(enable = "avx512f,avx2")]
 unsafe fn slice_avx512(cases: &[Case], out: &mut [Outcome]) {
     slice::<Avx512>(cases, out);
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2")]
 unsafe fn slice_avx2(cases: &[Case], out: &mut [Outcome]) {
     slice::<Avx2>(cases, out);
 }
@@ -135,21 +135,27 @@ fn cross<S: Lanes>(a: &V3s<S>, b: &V3s<S>) -> V3s<S> {
     ]
 }
 
+/// Veltkamp's split of the reference (`split`), per lane: `x = hi + lo` exactly.
+#[inline(always)]
+fn split<S: Lanes>(x: S) -> (S, S) {
+    let t = S::splat(4097.0) * x;
+    let hi = t - (t - x);
+    (hi, x - hi)
+}
+
+/// The rounding error of the product `p = x·y`, exactly (Dekker), per lane.
+#[inline(always)]
+fn product_error<S: Lanes>(x: S, y: S, p: S) -> S {
+    let ((xh, xl), (yh, yl)) = (split(x), split(y));
+    xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
+}
+
 /// `diff_of_products` of the reference, per lane: `a·b − c·d` from Dekker's exact product
 /// errors, in plain float32 operations.
 #[inline(always)]
 fn diff_of_products<S: Lanes>(a: S, b: S, c: S, d: S) -> S {
-    let split = |x: S| {
-        let t = S::splat(4097.0) * x;
-        let hi = t - (t - x);
-        (hi, x - hi)
-    };
-    let error = |x: S, y: S, p: S| {
-        let ((xh, xl), (yh, yl)) = (split(x), split(y));
-        xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
-    };
     let (p, q) = (a * b, c * d);
-    (p - q) + (error(a, b, p) - error(c, d, q))
+    (p - q) + (product_error(a, b, p) - product_error(c, d, q))
 }
 
 /// `pair_cross` of the reference, per lane: the accurate product only where some lane's
@@ -184,10 +190,11 @@ fn cross_axis<S: Lanes>(w: &V3s<S>, axis: usize) -> V3s<S> {
 /// Everything one group computes, allocated once per slice: each group writes the slots
 /// and pairs it uses before reading them, and reads no others.
 struct Kernel<S: Lanes> {
-    /// The group's cases transposed: component `a` of slot `i` (the need at slot 16) by lane.
+    /// The group's cases transposed, then prescaled: component `a` of slot `i` (the need at
+    /// slot 16) by lane.
     raw: [[[f32; MAX_LANES]; 3]; MAX_GENERATORS + 1],
-    /// The group's cases as the search sees them, for `conclude`.
-    scaled: [Prescaled; MAX_LANES],
+    /// The prescaling exponents `e` of slot `i` (the need at slot 16) by lane.
+    exponents: [[f32; MAX_LANES]; MAX_GENERATORS + 1],
     w: [V3s<S>; MAX_GENERATORS],
     need: V3s<S>,
     need_len: S,
@@ -235,7 +242,7 @@ impl<S: Lanes> Kernel<S> {
         let z = S::splat(0.0);
         Kernel {
             raw: [[[0.0; MAX_LANES]; 3]; MAX_GENERATORS + 1],
-            scaled: [Prescaled::of(&Case::default()); MAX_LANES],
+            exponents: [[0.0; MAX_LANES]; MAX_GENERATORS + 1],
             w: [[z; 3]; MAX_GENERATORS],
             need: [z; 3],
             need_len: z,
@@ -352,23 +359,39 @@ impl<S: Lanes> Kernel<S> {
     ) -> [Outcome; MAX_LANES] {
         let zero = S::splat(0.0);
 
-        // Each case rescaled by powers of two as the reference does, then transposed:
-        // component `a` of slot `i` over the lanes (inactive slots are zero).
+        // Transpose: component `a` of slot `i` over the lanes (the need at slot 16);
+        // inactive slots are zero.
         let raw = &mut self.raw;
         for (l, &k) in lanes.iter().enumerate().take(S::L) {
-            let scaled = Prescaled::of(&cases[k]);
-            for (lanes, &value) in raw[MAX_GENERATORS].iter_mut().zip(&scaled.need) {
+            let case = &cases[k];
+            for (lanes, &value) in raw[MAX_GENERATORS].iter_mut().zip(&case.need) {
                 lanes[l] = value;
             }
-            for (slot, g) in raw.iter_mut().zip(&scaled.w).take(n) {
+            for (i, (slot, g)) in raw.iter_mut().zip(&case.generators).enumerate().take(n) {
+                let active = case.active_mask >> i & 1 == 1;
                 for (lanes, &value) in slot.iter_mut().zip(g) {
-                    lanes[l] = value;
+                    lanes[l] = if active { value } else { 0.0 };
                 }
             }
-            self.scaled[l] = scaled;
         }
-        let raw = &self.raw;
-        self.need = from_fn(|a| S::load(&raw[MAX_GENERATORS][a]));
+        // `Prescaled::of` of the reference, per lane: each vector times `2^-e`, its largest
+        // component then in [2, 4). The scaled vectors and exponents go back into `raw` and
+        // `exponents` for `conclude`.
+        for slot in (0..n).chain([MAX_GENERATORS]) {
+            let v: V3s<S> = from_fn(|a| S::load(&self.raw[slot][a]));
+            let top = v[0].abs().max(v[1].abs()).max(v[2].abs());
+            let (factor, e) = top.prescale();
+            let scaled: V3s<S> = from_fn(|a| factor * v[a]);
+            for (a, component) in scaled.iter().enumerate() {
+                component.store(&mut self.raw[slot][a]);
+            }
+            e.store(&mut self.exponents[slot]);
+            if slot == MAX_GENERATORS {
+                self.need = scaled;
+            } else {
+                self.w[slot] = scaled;
+            }
+        }
         let need = self.need;
         let need_len = dot(&need, &need).sqrt();
         self.need_len = need_len;
@@ -376,10 +399,9 @@ impl<S: Lanes> Kernel<S> {
         let tolerance = S::splat(EPS) * need_len;
         self.tolerance2 = tolerance * tolerance;
 
-        for (i, slot) in raw.iter().enumerate().take(n) {
-            let wi: V3s<S> = from_fn(|a| S::load(&slot[a]));
+        for i in 0..n {
+            let wi = self.w[i];
             let len = dot(&wi, &wi).sqrt();
-            self.w[i] = wi;
             self.len[i] = len;
             self.inv_len[i] = S::select(len.gt(zero), S::splat(1.0) / len, zero);
             self.eps_len[i] = S::splat(EPS) * len;
@@ -549,11 +571,24 @@ impl<S: Lanes> Kernel<S> {
                         Found::of(*s, [weight[0][l], weight[1][l], weight[2][l]])
                     })
             });
+            let (raw, e) = (&self.raw, &self.exponents);
+            let scaled = Prescaled {
+                need: from_fn(|a| raw[MAX_GENERATORS][a][l]),
+                w: from_fn(|i| {
+                    if i < n {
+                        from_fn(|a| raw[i][a][l])
+                    } else {
+                        [0.0; 3]
+                    }
+                }),
+                e_need: e[MAX_GENERATORS][l] as i32,
+                e_gen: from_fn(|i| if i < n { e[i][l] as i32 } else { 0 }),
+            };
             conclude(
                 binding,
                 best_dot[l],
                 found,
-                &self.scaled[l],
+                &scaled,
                 need_len[l],
                 from_fn(|i| need_dot[i][l]),
                 from_fn(|i| len[i][l]),

@@ -17,9 +17,9 @@ use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 /// The instruction set the fast path runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simd {
-    /// x86-64 AVX-512F (with AVX2 and FMA): 16 cases at once.
+    /// x86-64 AVX-512F (and AVX2): 16 cases at once.
     Avx512,
-    /// x86-64 AVX2 (with FMA): 8 cases at once.
+    /// x86-64 AVX2: 8 cases at once.
     Avx2,
     /// Whatever the build targets (SSE2 on x86-64, NEON on aarch64): 8 cases at once as
     /// plain arrays, vectorised by the compiler. Runs everywhere.
@@ -58,13 +58,9 @@ impl Simd {
             Simd::Avx512 => {
                 std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
             }
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => {
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-            }
+            Simd::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(not(target_arch = "x86_64"))]
             Simd::Avx512 | Simd::Avx2 => false,
             Simd::Baseline => true,
@@ -160,6 +156,10 @@ pub(super) trait Lanes:
     fn gt(self, o: Self) -> Self::Mask;
     fn ge(self, o: Self) -> Self::Mask;
     fn eq(self, o: Self) -> Self::Mask;
+    /// For `self` the largest |component| of a vector: `(2^-e, e)`, `e` as the reference's
+    /// `exponent_of` reads it from the float bits (largest component times `2^-e` in
+    /// [2, 4), `e` in `-127..=126`; 0 for a zero vector).
+    fn prescale(self) -> (Self, Self);
     /// `m ? a : b` per lane.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// Bit `l` set where lane `l` is.
@@ -328,6 +328,23 @@ mod x86 {
             unsafe { Avx2Mask(_mm256_cmp_ps::<_CMP_EQ_OQ>(self.0, o.0)) }
         }
         #[inline(always)]
+        fn prescale(self) -> (Self, Self) {
+            unsafe {
+                let bits = _mm256_castps_si256(self.0);
+                let biased = _mm256_min_epi32(
+                    _mm256_max_epi32(_mm256_srli_epi32::<23>(bits), _mm256_set1_epi32(1)),
+                    _mm256_set1_epi32(254),
+                );
+                let zero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
+                let e = _mm256_andnot_si256(zero, _mm256_sub_epi32(biased, _mm256_set1_epi32(128)));
+                let factor = _mm256_slli_epi32::<23>(_mm256_sub_epi32(_mm256_set1_epi32(127), e));
+                (
+                    Avx2(_mm256_castsi256_ps(factor)),
+                    Avx2(_mm256_cvtepi32_ps(e)),
+                )
+            }
+        }
+        #[inline(always)]
         fn select(m: Avx2Mask, a: Self, b: Self) -> Self {
             unsafe { Avx2(_mm256_blendv_ps(b.0, a.0, m.0)) }
         }
@@ -440,6 +457,27 @@ mod x86 {
         #[inline(always)]
         fn eq(self, o: Self) -> Avx512Mask {
             unsafe { Avx512Mask(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn prescale(self) -> (Self, Self) {
+            unsafe {
+                let bits = _mm512_castps_si512(self.0);
+                let biased = _mm512_min_epi32(
+                    _mm512_max_epi32(_mm512_srli_epi32::<23>(bits), _mm512_set1_epi32(1)),
+                    _mm512_set1_epi32(254),
+                );
+                let zero = _mm512_cmpeq_epi32_mask(bits, _mm512_setzero_si512());
+                let e = _mm512_mask_blend_epi32(
+                    zero,
+                    _mm512_sub_epi32(biased, _mm512_set1_epi32(128)),
+                    _mm512_setzero_si512(),
+                );
+                let factor = _mm512_slli_epi32::<23>(_mm512_sub_epi32(_mm512_set1_epi32(127), e));
+                (
+                    Avx512(_mm512_castsi512_ps(factor)),
+                    Avx512(_mm512_cvtepi32_ps(e)),
+                )
+            }
         }
         #[inline(always)]
         fn select(m: Avx512Mask, a: Self, b: Self) -> Self {
@@ -590,6 +628,21 @@ impl Lanes for Portable {
     #[inline(always)]
     fn eq(self, o: Self) -> PortableMask {
         Portable::test(|l| self.0[l] == o.0[l])
+    }
+    #[inline(always)]
+    fn prescale(self) -> (Self, Self) {
+        let e: [i32; 8] = std::array::from_fn(|l| {
+            let bits = self.0[l].to_bits();
+            if bits == 0 {
+                0
+            } else {
+                ((bits >> 23) as i32).clamp(1, 254) - 128
+            }
+        });
+        (
+            Portable::map(|l| f32::from_bits(((127 - e[l]) as u32) << 23)),
+            Portable::map(|l| e[l] as f32),
+        )
     }
     #[inline(always)]
     fn select(m: PortableMask, a: Self, b: Self) -> Self {
