@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
+use planar_hold::cpu::Simd;
 use planar_hold::sample::{box_cases, mixed_cases};
-use planar_hold::{cpu, Backend, Case, Engine, Outcome};
+use planar_hold::{cpu, Backend, Case, Engine, Outcome, MAX_GENERATORS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -248,12 +249,21 @@ fn runners(backends: &[Which]) -> (Vec<Runner>, Map<String, Value>) {
         let runner = match which {
             Which::Cpu => Runner {
                 which,
-                adapter: format!("{model} ({} threads)", rayon::current_num_threads()),
+                adapter: format!(
+                    "{model} ({} threads, {})",
+                    rayon::current_num_threads(),
+                    Simd::chosen()
+                ),
                 engine: Some(Engine::Cpu),
             },
-            Which::Cpu1 | Which::CpuRef => Runner {
+            Which::Cpu1 => Runner {
                 which,
-                adapter: format!("{model} (1 thread)"),
+                adapter: format!("{model} (1 thread, {})", Simd::chosen()),
+                engine: None,
+            },
+            Which::CpuRef => Runner {
+                which,
+                adapter: format!("{model} (1 thread, scalar)"),
                 engine: None,
             },
             Which::Gpu => match Engine::new(Backend::Gpu) {
@@ -302,6 +312,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Workload::Box => box_cases(SEED, largest),
     };
 
+    let active = mean_active(&cases);
+
     let steps: usize = batches.iter().map(|&b| 1 + runs_for(b)).sum::<usize>() + 1;
     let progress = ProgressBar::new((steps * runners.len()) as u64);
     progress.set_style(
@@ -333,10 +345,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
 
     let ratios = ratios(&results, &batches);
     let peak = peak_rss_mib();
-    print_table(&args, &runners, &results, &ratios, &latency, peak);
+    print_table(&args, active, &runners, &results, &ratios, &latency, peak);
     if args.json {
         let line = json!({
             "workload": args.workload.name(),
+            "mean_active_generators": active,
+            "simd": Simd::chosen().name(),
             "results": results,
             "ratios": ratios_json(&ratios),
             "latency_256_us": latency,
@@ -386,8 +400,20 @@ fn ratios_json(ratios: &Ratios) -> Value {
     Value::Object(pairs.collect())
 }
 
+/// The mean number of active generators of the workload's cases: the fast path's work
+/// grows with the slots a case uses.
+fn mean_active(cases: &[Case]) -> f64 {
+    let mask = (1u32 << MAX_GENERATORS) - 1;
+    let total: u64 = cases
+        .iter()
+        .map(|c| u64::from((c.active_mask & mask).count_ones()))
+        .sum();
+    total as f64 / cases.len().max(1) as f64
+}
+
 fn print_table(
     args: &Args,
+    active: f64,
     runners: &[Runner],
     results: &[Measurement],
     ratios: &Ratios,
@@ -395,8 +421,14 @@ fn print_table(
     peak: Option<f64>,
 ) {
     println!(
-        "planar-hold bench: workload {}, median of timed runs after a warm-up",
+        "planar-hold bench: workload {} ({active:.2} active generators per case on average), median of timed runs after a warm-up",
         args.workload.name()
+    );
+    let simd = Simd::chosen();
+    println!(
+        "  CPU fast path: {simd}, {} cases per group ({})",
+        simd.lanes(),
+        cpu::SIMD_ENV
     );
     for r in runners {
         println!("  {:<5} {}", r.which.name(), r.adapter);

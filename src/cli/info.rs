@@ -1,5 +1,6 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
+use planar_hold::cpu::{Simd, SIMD_ENV};
 use planar_hold::gpu::{adapters, GpuEngine};
 
 use std::io::Write;
@@ -46,6 +47,18 @@ pub fn run(backend: BackendArg) -> Result<(), Failure> {
         )?,
         Err(e) => writeln!(out, "chosen: none — {e}")?,
     }
-    writeln!(out, "cpu: {} threads", rayon::current_num_threads())?;
+    let simd = Simd::chosen();
+    let can: Vec<&str> = Simd::ALL
+        .iter()
+        .filter(|s| s.available())
+        .map(|s| s.name())
+        .collect();
+    writeln!(
+        out,
+        "cpu: {} threads; fast path {simd} ({} cases per group; this CPU runs {}; {SIMD_ENV} chooses)",
+        rayon::current_num_threads(),
+        simd.lanes(),
+        can.join(", ")
+    )?;
     Ok(())
 }

@@ -19,7 +19,6 @@ pub mod exit {
     /// The engine failed: no GPU adapter, device lost, out of memory.
     pub const ENGINE: u8 = 1;
     /// (clap's own) the command line was not understood.
-    #[allow(dead_code)]
     pub const USAGE: u8 = 2;
     /// `--backend both`: some answers differ between GPU and CPU (all written).
     pub const DISAGREE: u8 = 3;
@@ -142,7 +141,23 @@ pub fn engine(backend: Backend) -> Result<Engine, Failure> {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // A misspelt or unsupported PLANAR_HOLD_SIMD stops every command before any work.
+    let result = planar_hold::cpu::Simd::from_env()
+        .map_err(|e| Failure::new(e, exit::USAGE))
+        .and_then(|_| command(cli.command));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`| head`): nothing more to say to it.
+        Err(f) if f.code == 0 => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("planar-hold: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn command(command: Command) -> Result<(), Failure> {
+    match command {
         Command::Eval(args) => eval::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Draw {
@@ -153,14 +168,5 @@ pub fn run() -> ExitCode {
         Command::Demo { cases, backend } => demo::run(cases, backend),
         Command::Info { backend } => info::run(backend),
         Command::Bench(args) => bench::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        // The reader went away (`| head`): nothing more to say to it.
-        Err(f) if f.code == 0 => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("planar-hold: {}", f.message);
-            ExitCode::from(f.code)
-        }
     }
 }

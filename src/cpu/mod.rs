@@ -12,9 +12,11 @@
 //! order forms it), and minima and maxima are exact, so the answers stay bit for bit.
 
 mod lanes;
+mod simd;
 
-pub use lanes::cone_test_lanes;
+pub use lanes::{cone_test_slice, cone_test_slice_with};
 use rayon::prelude::*;
+pub use simd::{Simd, SIMD_ENV};
 
 use crate::tables::{
     candidates, pair_index, witness_subsets, FIRST_GENERATOR_DIRECTION, FIRST_PAIR, FIRST_TRIPLE,
@@ -774,7 +776,7 @@ pub fn cone_test_batch(cases: &[Case]) -> Vec<Outcome> {
 }
 
 /// As `cone_test_batch`, into a caller's buffer of the same length (no allocation).
-/// Runs the lane-parallel path (`cone_test_lanes`), bit for bit the reference's answers.
+/// Runs the lane-parallel path (`cone_test_slice`), bit for bit the reference's answers.
 pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
     assert_eq!(cases.len(), out.len(), "one outcome per case");
     /// Cases per rayon task: large enough to amortise scheduling, small enough to balance.
@@ -787,55 +789,4 @@ pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
     out.par_chunks_mut(GRAIN)
         .zip(cases.par_chunks(GRAIN))
         .for_each(|(o, c)| cone_test_slice(c, o));
-}
-
-/// `cone_test_lanes` over a slice, on one thread, with the widest SIMD this CPU has:
-/// 16 lanes with AVX-512, 8 with AVX2, else 8 lanes of whatever the build targets.
-pub fn cone_test_slice(cases: &[Case], out: &mut [Outcome]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            unsafe { slice_avx512(cases, out) };
-            return;
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            unsafe { slice_avx2(cases, out) };
-            return;
-        }
-    }
-    slice_lanes::<8>(cases, out);
-}
-
-// Vector extensions only, never FMA: a fused multiply-add would round differently from
-// the reference, and the fast path must answer bit for bit as it does.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn slice_avx512(cases: &[Case], out: &mut [Outcome]) {
-    slice_lanes::<16>(cases, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn slice_avx2(cases: &[Case], out: &mut [Outcome]) {
-    slice_lanes::<8>(cases, out);
-}
-
-/// `L` cases at a time; the last group is padded with copies of its last case.
-#[inline(always)]
-fn slice_lanes<const L: usize>(cases: &[Case], out: &mut [Outcome]) {
-    let mut groups = cases.chunks_exact(L);
-    let mut outs = out.chunks_exact_mut(L);
-    for (c, o) in (&mut groups).zip(&mut outs) {
-        o.copy_from_slice(&cone_test_lanes::<L>(c.try_into().expect("L cases")));
-    }
-    let rest = groups.remainder();
-    if !rest.is_empty() {
-        let mut group = [rest[rest.len() - 1]; L];
-        group[..rest.len()].copy_from_slice(rest);
-        let answers = cone_test_lanes::<L>(&group);
-        outs.into_remainder()
-            .copy_from_slice(&answers[..rest.len()]);
-    }
 }
