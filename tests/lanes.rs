@@ -1,5 +1,8 @@
 //! The CPU fast path against the scalar reference, byte for byte, on every instruction set
-//! this CPU can run: lane groups, slot bounds and the sort by slots change no answer.
+//! this CPU can run: lane groups, slot bounds and the sort by slots change no answer. And
+//! the choice of instruction set through `PLANAR_HOLD_SIMD`, as the CLI reports it.
+
+mod common;
 
 use planar_hold::cpu::{self, Simd};
 use planar_hold::sample::{box_cases, case_of_kind, mixed_cases, Rng, KINDS};
@@ -144,4 +147,44 @@ fn simd_names_parse_and_unknown_ones_are_errors() {
         assert_eq!(Simd::parse(simd.name()).is_ok(), simd.available(), "{simd}");
     }
     assert!(Simd::detected().available());
+}
+
+#[test]
+fn cli_reports_the_instruction_set_and_rejects_a_bad_one() {
+    let out = common::cli()
+        .arg("info")
+        .env("PLANAR_HOLD_SIMD", "sse9")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("PLANAR_HOLD_SIMD") && stderr.contains("sse9"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+
+    let out = common::cli()
+        .args(["bench", "--backend", "cpu1", "--cases", "300", "--json"])
+        .env("PLANAR_HOLD_SIMD", "baseline")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("CPU fast path: baseline"), "{stdout}");
+    let line: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(line["simd"], "baseline");
+    let active = line["mean_active_generators"].as_f64().unwrap();
+    // The workload: 65,536 cases (the largest batch timed), seed 2026.
+    let cases = planar_hold::sample::mixed_cases(2026, 65_536);
+    let expected = cases
+        .iter()
+        .map(|c| c.active_mask.count_ones() as f64)
+        .sum::<f64>()
+        / cases.len() as f64;
+    assert!((active - expected).abs() < 1e-9, "{active} vs {expected}");
 }
