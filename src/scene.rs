@@ -7,7 +7,7 @@
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
-//!   `n + μt` then `n − μt`, with `μ` the lower end of its interval;
+//!   `n + μt` then `n − μt`, with `μ` the lower end of its interval, at most [`MU_MAX`];
 //! - each contact gives 4 generators in the order (p0, +), (p0, −), (p1, +), (p1, −), also a
 //!   point contact (`p0 = p1`); contacts keep their input order (for an edit: the order of
 //!   `before`);
@@ -20,6 +20,15 @@ use serde_json::Value;
 
 use crate::tables::Candidate;
 use crate::{Case, Engine, Error, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS};
+
+/// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or
+/// more) is taken as this one. The edge rays `n ± μt` of a larger μ lie within `1/μ` of the
+/// tangent, and SPEC §7's tolerance ε = 1e-5 cannot tell them from it: from μ ≈ 1e5 on, the
+/// apex `−need` supports such a cone within ε and the answer would turn to "unsupported" as μ
+/// grows; well before, every witness needs forces ~μ times the need, beyond float32's
+/// resolution at SPEC §7's ε·|need|. A smaller μ only shrinks the cone (SPEC §8), so a scene
+/// held at this μ is held at any larger one, and its margin is a lower bound of the true one.
+pub const MU_MAX: f64 = 100.0;
 
 /// Relative tolerance (times the half-size ℓ) for "on the old contact's line" and for a
 /// segment that is a point, in the edit resolution of SPEC §9.
@@ -169,7 +178,10 @@ impl Scene {
         let ell = self.body.half_size;
         self.contacts
             .iter()
-            .flat_map(|c| [c.p0, c.p1].map(|p| edge_rays(p, c.normal, c.mu.lower(), ell)))
+            .flat_map(|c| {
+                let mu = c.mu.lower().min(MU_MAX);
+                [c.p0, c.p1].map(|p| edge_rays(p, c.normal, mu, ell))
+            })
             .flatten()
             .collect()
     }
