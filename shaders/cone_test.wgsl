@@ -64,7 +64,8 @@ struct Outcome {
 
 struct Params {
     count: u32,
-    _pad0: u32,
+    // Always 0 (the host writes it so): read as the float +0.0 that `unfused` adds.
+    zero: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -102,9 +103,17 @@ fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 
+// The product a·b rounded on its own: plus a +0.0 no compiler can see through, so that it
+// cannot be fused with the addition that follows into one fma. WGSL lets implementations
+// contract a·b + c, and Vulkan drivers do (lavapipe among them); Veltkamp's split and
+// Dekker's product error below are exact only on separately rounded products.
+fn unfused(a: f32, b: f32) -> f32 {
+    return a * b + bitcast<f32>(params.zero);
+}
+
 // Veltkamp's split: a = hi + lo exactly, each with at most 12 significant bits.
 fn split(a: f32) -> vec2<f32> {
-    let t = 4097.0 * a;
+    let t = unfused(4097.0, a);
     let hi = t - (t - a);
     return vec2<f32>(hi, a - hi);
 }
@@ -119,8 +128,8 @@ fn product_error(x: f32, y: f32, p: f32) -> f32 {
 // a·b − c·d to about one ulp, in plain float32 operations (WGSL does not promise a fused
 // fma, and llvmpipe's is not), rounding the same way as the CPU paths.
 fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
-    let p = a * b;
-    let q = c * d;
+    let p = unfused(a, b);
+    let q = unfused(c, d);
     return (p - q) + (product_error(a, b, p) - product_error(c, d, q));
 }
 
@@ -377,7 +386,8 @@ fn raw_generator(index: u32, k: u32) -> vec3<f32> {
     return vec3<f32>(cases[index].generators[3u * k], cases[index].generators[3u * k + 1u], cases[index].generators[3u * k + 2u]);
 }
 
-fn cone_test(index: u32) -> Outcome {
+// The cone test of case `index`, its outcome written to `outcomes[index]`.
+fn cone_test(index: u32) {
     // Exact power-of-two prescaling: the need and each active generator times 2^-e, their
     // largest component in [2, 4). No direction changes, no bit is lost, and nothing below
     // overflows or underflows: every test is scale-free. Mapped back at the end.
@@ -644,22 +654,23 @@ fn cone_test(index: u32) -> Outcome {
         }
     }
 
-    var out: Outcome;
-    out.binding = best;
-    out.capped = 0u;
-    out.certificate = array<f32, 3>(0.0, 0.0, 0.0);
+    // Written field by field into the output (a local Outcome, arrays and all, would be one
+    // more private array).
+    outcomes[index].binding = best;
+    outcomes[index].capped = 0u;
+    outcomes[index].certificate = array<f32, 3>(0.0, 0.0, 0.0);
     // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
     var longest = 0.0;
     for (var i = 0u; i < MAX_GENERATORS; i++) {
         longest = max(longest, len[i]);
     }
     if best == NO_BINDING && need_len == 0.0 && longest == 0.0 {
-        out.margin = 0.0;
+        outcomes[index].margin = 0.0;
     } else if best == NO_BINDING {
-        out.margin = MARGIN_CAP;
-        out.capped = 1u;
+        outcomes[index].margin = MARGIN_CAP;
+        outcomes[index].capped = 1u;
     } else {
-        out.margin = unscale_margin(best_dot, e_need);
+        outcomes[index].margin = unscale_margin(best_dot, e_need);
     }
     var have_certificate = best != NO_BINDING && best_dot < -EPS * need_len;
     if have_certificate {
@@ -668,31 +679,30 @@ fn cone_test(index: u32) -> Outcome {
         let y = candidate_direction(e, need, dot3(need, generator(e.y)));
         have_certificate = supports_all(y) && dot3(y, need) < -EPS * need_len;
         if have_certificate {
-            out.certificate = array<f32, 3>(y.x, y.y, y.z);
+            outcomes[index].certificate = array<f32, 3>(y.x, y.y, y.z);
         }
     }
     if have_witness && !have_certificate {
-        out.verdict = VERDICT_SUPPORTED;
+        outcomes[index].verdict = VERDICT_SUPPORTED;
     } else if have_certificate && !have_witness {
-        out.verdict = VERDICT_UNSUPPORTED;
+        outcomes[index].verdict = VERDICT_UNSUPPORTED;
     } else {
-        out.verdict = VERDICT_UNCERTAIN;
+        outcomes[index].verdict = VERDICT_UNCERTAIN;
     }
-    out.witness_len = 0u;
-    out.witness_index = array<u32, 3>(0u, 0u, 0u);
-    out.witness_weight = array<f32, 3>(0.0, 0.0, 0.0);
-    out.witness_exponent = array<i32, 3>(0, 0, 0);
+    outcomes[index].witness_len = 0u;
+    outcomes[index].witness_index = array<u32, 3>(0u, 0u, 0u);
+    outcomes[index].witness_weight = array<f32, 3>(0.0, 0.0, 0.0);
+    outcomes[index].witness_exponent = array<i32, 3>(0, 0, 0);
     if have_witness {
-        out.witness_len = found.len;
-        out.witness_index = array<u32, 3>(found.index.x, found.index.y, found.index.z);
-        out.witness_weight = array<f32, 3>(found.weight.x, found.weight.y, found.weight.z);
+        outcomes[index].witness_len = found.len;
+        outcomes[index].witness_index = array<u32, 3>(found.index.x, found.index.y, found.index.z);
+        outcomes[index].witness_weight = array<f32, 3>(found.weight.x, found.weight.y, found.weight.z);
         // Weight k in the caller's units: weight·2^(e_need − e_gen), the generator's exponent
         // read again from the case (an array of them would cost 64 private bytes).
         for (var k = 0u; k < found.len; k++) {
-            out.witness_exponent[k] = e_need - exponent_of(raw_generator(index, found.index[k]));
+            outcomes[index].witness_exponent[k] = e_need - exponent_of(raw_generator(index, found.index[k]));
         }
     }
-    return out;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -701,5 +711,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if index >= params.count {
         return;
     }
-    outcomes[index] = cone_test(index);
+    cone_test(index);
 }

@@ -249,6 +249,7 @@ impl GpuEngine {
         let (device, queue) = (&self.ctx.device, &self.ctx.queue);
         let count = cases.len() as u32;
         queue.write_buffer(&s.cases, 0, bytemuck::cast_slice(cases));
+        // `Params`: the count, then `zero` (the shader's opaque +0.0) and padding.
         queue.write_buffer(&s.params, 0, bytemuck::cast_slice(&[count, 0, 0, 0]));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("chunk"),
