@@ -88,60 +88,100 @@ fn finite3<T: Copy + Into<f64>>(v: [T; 3]) -> Option<[f32; 3]> {
     x.iter().all(|c| c.is_finite()).then_some(x)
 }
 
-/// Case `i`: its generator slots (inactive ones zeroed), active mask and need.
-fn case_at<G: Copy + Into<f64>, N: Copy + Into<f64>>(
-    i: usize,
-    gens: &ArrayView3<G>,
-    active: Option<&ArrayView2<bool>>,
-    need: &Need<N>,
-) -> Result<Case, String> {
-    let mut case = Case::default();
-    for k in 0..gens.shape()[1] {
-        if let Some(a) = active {
-            if !a[[i, k]] {
-                continue;
-            }
-        }
-        let g = [gens[[i, k, 0]], gens[[i, k, 1]], gens[[i, k, 2]]];
-        case.generators[k] = finite3(g).ok_or_else(|| {
-            let g = g.map(Into::into);
-            format!("case {i}: generator {k} = {g:?} is not finite in float32")
-        })?;
-        case.active_mask |= 1 << k;
-    }
-    case.need = match need {
-        Need::One(n) => *n,
-        Need::Each(n) => {
-            let v = [n[[i, 0]], n[[i, 1]], n[[i, 2]]];
-            finite3(v).ok_or_else(|| {
-                let v = v.map(Into::into);
-                format!("case {i}: need = {v:?} is not finite in float32")
-            })?
-        }
-    };
-    Ok(case)
+/// The input views of one call, read case by case: through a flat slice where the array is
+/// in standard (C) order, the common case, else by index.
+struct Views<'a, G, N> {
+    gens: ArrayView3<'a, G>,
+    gens_flat: Option<&'a [G]>,
+    active: Option<ArrayView2<'a, bool>>,
+    active_flat: Option<&'a [bool]>,
+    need: Need<'a, N>,
 }
 
-/// Every case, converted on all cores; on bad input the error of the first bad case.
-fn build_cases<G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync>(
-    gens: ArrayView3<G>,
-    active: Option<ArrayView2<bool>>,
-    need: Need<N>,
-) -> Result<Vec<Case>, Error> {
-    let n = gens.shape()[0];
-    let one = |i| case_at(i, &gens, active.as_ref(), &need);
-    match (0..n)
-        .into_par_iter()
-        .map(one)
-        .collect::<Result<Vec<_>, _>>()
-    {
-        Ok(cases) => Ok(cases),
-        // Some case failed: name the first one, whichever thread saw which.
-        Err(_) => Err(Error::Input(
-            (0..n).find_map(|i| one(i).err()).expect("a failing case"),
-        )),
+impl<'a, G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Views<'a, G, N> {
+    fn new(
+        gens: ArrayView3<'a, G>,
+        active: Option<ArrayView2<'a, bool>>,
+        need: Need<'a, N>,
+    ) -> Self {
+        Views {
+            gens_flat: gens.to_slice(),
+            active_flat: active.and_then(|a| a.to_slice()),
+            gens,
+            active,
+            need,
+        }
+    }
+
+    /// Case `i`: its generator slots (inactive ones zeroed), active mask and need.
+    fn case_at(&self, i: usize) -> Result<Case, String> {
+        let k_max = self.gens.shape()[1];
+        let mut case = Case::default();
+        for k in 0..k_max {
+            let on = match (self.active_flat, &self.active) {
+                (Some(flat), _) => flat[i * k_max + k],
+                (None, Some(a)) => a[[i, k]],
+                (None, None) => true,
+            };
+            if !on {
+                continue;
+            }
+            let g = match self.gens_flat {
+                Some(flat) => {
+                    let at = (i * k_max + k) * 3;
+                    [flat[at], flat[at + 1], flat[at + 2]]
+                }
+                None => [
+                    self.gens[[i, k, 0]],
+                    self.gens[[i, k, 1]],
+                    self.gens[[i, k, 2]],
+                ],
+            };
+            case.generators[k] = finite3(g).ok_or_else(|| {
+                let g = g.map(Into::into);
+                format!("case {i}: generator {k} = {g:?} is not finite in float32")
+            })?;
+            case.active_mask |= 1 << k;
+        }
+        case.need = match &self.need {
+            Need::One(n) => *n,
+            Need::Each(n) => {
+                let v = [n[[i, 0]], n[[i, 1]], n[[i, 2]]];
+                finite3(v).ok_or_else(|| {
+                    let v = v.map(Into::into);
+                    format!("case {i}: need = {v:?} is not finite in float32")
+                })?
+            }
+        };
+        Ok(case)
+    }
+
+    /// Converts every case into `out` on all cores; on bad input, the error of the first bad
+    /// case (whichever thread saw which).
+    fn fill(&self, out: &mut [Case]) -> Result<(), Error> {
+        const CHUNK: usize = 2048;
+        let failed = out.par_chunks_mut(CHUNK).enumerate().any(|(c, chunk)| {
+            chunk
+                .iter_mut()
+                .enumerate()
+                .any(|(j, slot)| match self.case_at(c * CHUNK + j) {
+                    Ok(case) => {
+                        *slot = case;
+                        false
+                    }
+                    Err(_) => true,
+                })
+        });
+        if !failed {
+            return Ok(());
+        }
+        let first = (0..out.len()).find_map(|i| self.case_at(i).err());
+        Err(Error::Input(first.expect("a failing case")))
     }
 }
+
+/// Fills a case buffer from the input arrays; made with the GIL, run without it.
+type Filler<'a> = Box<dyn FnOnce(&mut [Case]) -> Result<(), Error> + Send + 'a>;
 
 /// The three input arrays, checked for shape, borrowed (not copied) until the cases are built.
 struct Input<'py> {
@@ -195,30 +235,30 @@ impl<'py> Input<'py> {
         Ok(Input { gens, active, need })
     }
 
-    /// Builds the cases (GIL released) and hands them to `run`, still without the GIL.
-    fn run<R: Send>(
-        &self,
-        py: Python<'_>,
-        run: impl FnOnce(Vec<Case>) -> Result<R, Error> + Send,
-    ) -> PyResult<R> {
+    /// Cases in the call.
+    fn len(&self) -> usize {
+        self.gens.shape()[0]
+    }
+
+    /// The conversion into `Case` structs, one monomorphic loop per dtype pair.
+    fn filler(&self) -> PyResult<Filler<'_>> {
         let active = self
             .active
             .as_ref()
             .map(|a| a.as_array().into_dimensionality::<Ix2>().expect("checked"));
-        let one_need = |v: [f64; 3]| {
-            finite3(v).ok_or_else(|| Error::Input(format!("need = {v:?} is not finite in float32")))
-        };
-        // One arm per dtype pair, so that the hot loop reads each array in its own type.
-        macro_rules! go {
+        macro_rules! fill {
             ($gens:expr, $need:expr) => {{
-                let gens = $gens.into_dimensionality::<Ix3>().expect("checked");
-                let need = $need;
-                py.detach(|| build_cases(gens, active, need).and_then(run))
+                let views = Views::new(
+                    $gens.into_dimensionality::<Ix3>().expect("checked"),
+                    active,
+                    $need,
+                );
+                Ok(Box::new(move |out: &mut [Case]| views.fill(out)) as Filler<'_>)
             }};
         }
-        let result = match (&self.gens, &self.need) {
-            (Floats::F32(g), None) => go!(g.as_array(), Need::<f32>::One([0.0, 1.0, 0.0])),
-            (Floats::F64(g), None) => go!(g.as_array(), Need::<f32>::One([0.0, 1.0, 0.0])),
+        match (&self.gens, &self.need) {
+            (Floats::F32(g), None) => fill!(g.as_array(), Need::<f32>::One([0.0, 1.0, 0.0])),
+            (Floats::F64(g), None) => fill!(g.as_array(), Need::<f32>::One([0.0, 1.0, 0.0])),
             (g, Some(nd)) if nd.shape().len() == 1 => {
                 let v = match nd {
                     Floats::F32(a) => {
@@ -230,10 +270,14 @@ impl<'py> Input<'py> {
                         [a[0], a[1], a[2]]
                     }
                 };
-                let one = one_need(v).map_err(py_err)?;
+                let one = finite3(v).ok_or_else(|| {
+                    py_err(Error::Input(format!(
+                        "need = {v:?} is not finite in float32"
+                    )))
+                })?;
                 match g {
-                    Floats::F32(g) => go!(g.as_array(), Need::<f32>::One(one)),
-                    Floats::F64(g) => go!(g.as_array(), Need::<f32>::One(one)),
+                    Floats::F32(g) => fill!(g.as_array(), Need::<f32>::One(one)),
+                    Floats::F64(g) => fill!(g.as_array(), Need::<f32>::One(one)),
                 }
             }
             (g, Some(nd)) => {
@@ -243,14 +287,13 @@ impl<'py> Input<'py> {
                     };
                 }
                 match (g, nd) {
-                    (Floats::F32(g), Floats::F32(n)) => go!(g.as_array(), each!(n)),
-                    (Floats::F32(g), Floats::F64(n)) => go!(g.as_array(), each!(n)),
-                    (Floats::F64(g), Floats::F32(n)) => go!(g.as_array(), each!(n)),
-                    (Floats::F64(g), Floats::F64(n)) => go!(g.as_array(), each!(n)),
+                    (Floats::F32(g), Floats::F32(n)) => fill!(g.as_array(), each!(n)),
+                    (Floats::F32(g), Floats::F64(n)) => fill!(g.as_array(), each!(n)),
+                    (Floats::F64(g), Floats::F32(n)) => fill!(g.as_array(), each!(n)),
+                    (Floats::F64(g), Floats::F64(n)) => fill!(g.as_array(), each!(n)),
                 }
             }
-        };
-        result.map_err(py_err)
+        }
     }
 }
 
@@ -391,22 +434,51 @@ impl Outcomes {
 /// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
 #[pyclass(frozen, module = "planar_hold")]
 struct Engine {
-    inner: Mutex<planar_hold::Engine>,
+    state: Mutex<State>,
     backend: &'static str,
 }
 
+/// The engine and the buffers of the largest batch so far, reused by every call (276 bytes
+/// per case): a batch of the same size again touches no new memory.
+struct State {
+    engine: planar_hold::Engine,
+    cases: Vec<Case>,
+    outcomes: Vec<Outcome>,
+}
+
 impl Engine {
-    /// Runs `f` on the engine; callers hold no GIL (other Python threads wait here).
-    fn with<R>(&self, f: impl FnOnce(&mut planar_hold::Engine) -> R) -> R {
-        let mut engine = self
-            .inner
+    /// Runs `f` on the engine's state; callers hold no GIL (other Python threads wait here).
+    fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        let mut state = self
+            .state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut engine)
+        f(&mut state)
     }
 
-    fn evaluate(&self, cases: &[Case]) -> Result<Vec<Outcome>, Error> {
-        self.with(|e| e.evaluate(cases))
+    /// Converts the input into the case buffer and evaluates it, all without the GIL; `then`
+    /// reads the cases and their outcomes.
+    fn run<R: Send>(
+        &self,
+        py: Python<'_>,
+        input: &Input<'_>,
+        then: impl FnOnce(&[Case], &[Outcome]) -> Result<R, Error> + Send,
+    ) -> PyResult<R> {
+        let n = input.len();
+        let fill = input.filler()?;
+        py.detach(|| {
+            self.with(|state| {
+                if state.cases.len() < n {
+                    state.cases.resize(n, Case::default());
+                    state.outcomes.resize(n, Outcome::default());
+                }
+                let (cases, outcomes) = (&mut state.cases[..n], &mut state.outcomes[..n]);
+                fill(cases)?;
+                state.engine.evaluate_into(cases, outcomes)?;
+                then(cases, outcomes)
+            })
+        })
+        .map_err(py_err)
     }
 }
 
@@ -437,7 +509,11 @@ impl Engine {
             .detach(|| planar_hold::Engine::new(kind))
             .map_err(py_err)?;
         Ok(Engine {
-            inner: Mutex::new(engine),
+            state: Mutex::new(State {
+                engine,
+                cases: Vec::new(),
+                outcomes: Vec::new(),
+            }),
             backend: name,
         })
     }
@@ -450,7 +526,7 @@ impl Engine {
 
     /// What runs: "cpu (N threads)" or the GPU adapter's name and backend.
     fn describe(&self) -> String {
-        self.with(|e| e.describe())
+        self.with(|s| s.engine.describe())
     }
 
     fn __repr__(&self) -> String {
@@ -467,7 +543,7 @@ impl Engine {
         need: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Outcomes> {
         let input = Input::extract(generators, active, need)?;
-        let columns = input.run(py, |cases| Ok(Columns::new(&self.evaluate(&cases)?)))?;
+        let columns = self.run(py, &input, |_, outcomes| Ok(Columns::new(outcomes)))?;
         Ok(Outcomes::new(py, columns))
     }
 
@@ -482,7 +558,7 @@ impl Engine {
         ids: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let input = Input::extract(generators, active, need)?;
-        let n = input.gens.shape()[0];
+        let n = input.len();
         let ids: Option<Vec<Bound<'py, PyAny>>> = ids
             .map(|ids| ids.try_iter()?.collect::<PyResult<Vec<_>>>())
             .transpose()?;
@@ -494,11 +570,10 @@ impl Engine {
                 ))));
             }
         }
-        let text = input.run(py, |cases| {
-            let outcomes = self.evaluate(&cases)?;
+        let text = self.run(py, &input, |cases, outcomes| {
             let answers: Vec<Answer> = cases
                 .iter()
-                .zip(&outcomes)
+                .zip(outcomes)
                 .map(|(case, o)| Answer::new(None, case, o))
                 .collect();
             to_json(&answers)
@@ -548,7 +623,7 @@ impl Engine {
                 .enumerate()
                 .map(|(i, t)| parse_line(t).map_err(|e| input_at(format!("scene {i}"), e)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let reports = self.with(|e| hold_reports(e, &scenes))?;
+            let reports = self.with(|s| hold_reports(&mut s.engine, &scenes))?;
             to_json(&reports)
         });
         json_loads(py, text.map_err(py_err)?)
