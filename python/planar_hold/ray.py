@@ -121,8 +121,7 @@ def evaluate(
 
     backend: "cpu" (each actor runs the SIMD path on the cores of its node) or "gpu" (each
         actor holds one GPU: ``num_gpus=1``).
-    batch_size: rows per engine call; 65,536 keeps the engine busy and an actor's memory
-        near 30 MB per batch.
+    batch_size: rows per engine call (65,536: long enough that the per-call costs vanish).
     concurrency: actors (an int, or (min, max) to autoscale); None lets Ray Data decide.
     map_batches_args: passed to ``Dataset.map_batches`` (e.g. ``num_cpus``).
 
