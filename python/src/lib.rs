@@ -13,7 +13,7 @@ use numpy::{
     AllowTypeChange, PyArray1, PyArray2, PyArrayLikeDyn, PyArrayMethods, PyReadonlyArrayDyn,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use rayon::prelude::*;
@@ -600,6 +600,11 @@ impl Engine {
         py: Python<'py>,
         scenes: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if scenes.is_instance_of::<PyDict>() || scenes.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "gate takes an iterable of scenes (dicts or JSON lines), not one scene",
+            ));
+        }
         let dumps = py.import("json")?.getattr("dumps")?;
         let strict = PyDict::new(py);
         strict.set_item("allow_nan", false)?;

@@ -26,6 +26,8 @@ def test_gate_module_function_and_generator_input(shared):
     scenes = read_jsonl(shared / "cases" / "scenes_public.jsonl")
     assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
     assert planar_hold.gate([]) == []
+    with pytest.raises(TypeError, match="not one scene"):
+        planar_hold.gate(scenes[0])
 
 
 def test_bad_scene_is_named_with_the_cli_reason(shared):
