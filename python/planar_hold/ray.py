@@ -13,6 +13,7 @@ Needs ``pip install "planar-hold[ray]"``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
@@ -110,6 +111,19 @@ class _Evaluator:
         return table.add_column(0, "id", ids)
 
 
+def _warn_without_gpus(num_gpus: float) -> None:
+    """Actors that ask for a GPU on a cluster without one wait forever: say so up front."""
+    import ray  # the Ray package (this module is planar_hold.ray)
+
+    if num_gpus and ray.is_initialized() and not ray.cluster_resources().get("GPU"):
+        warnings.warn(
+            "backend='gpu' asks each actor for a GPU but this Ray cluster has none (yet): the "
+            "job waits until a node with a GPU joins. Pass num_gpus=0 to run on a software "
+            "adapter, or backend='cpu'.",
+            stacklevel=3,
+        )
+
+
 def evaluate(
     dataset: Any,
     backend: str = "cpu",
@@ -132,6 +146,7 @@ def evaluate(
         raise ValueError(f'backend must be "cpu" or "gpu", got {backend!r}')
     if backend == "gpu":
         map_batches_args.setdefault("num_gpus", 1)
+        _warn_without_gpus(map_batches_args["num_gpus"])
     return dataset.map_batches(
         _Evaluator,
         fn_constructor_kwargs={"backend": backend},

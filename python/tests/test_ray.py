@@ -62,6 +62,22 @@ def test_ray_evaluate_equals_eval(local_cluster, shared, tmp_path):
     assert {r["id"]: r for r in rows} == expected
 
 
+def test_ray_gpu_backend_equals_eval(local_cluster, shared, tmp_path):
+    """The GPU backend's actors (each its own Engine("gpu")), here on the software adapter:
+    num_gpus=0, as the local cluster has no GPU to hand out; asking for one warns."""
+    from conftest import gpu_engine
+
+    gpu_engine()  # skips, or fails under PLANAR_HOLD_REQUIRE_GPU, without an adapter
+    path = shared / "cases" / "public_sample.jsonl"
+    write_shards(read_jsonl(path), tmp_path / "in")
+    ds = ray.data.read_parquet(str(tmp_path / "in"))
+    with pytest.warns(UserWarning, match="has none"):
+        planar_hold.ray.evaluate(ds, backend="gpu")  # lazy: nothing runs
+    rows = planar_hold.ray.evaluate(ds, backend="gpu", num_gpus=0, concurrency=1).take_all()
+    expected = {a["id"]: a for a in run_cli("eval", str(path), "--backend", "gpu")}
+    assert {r["id"]: r for r in rows} == expected
+
+
 def test_example_script_writes_parquet_answers(shared, tmp_path):
     """examples/ray_eval.py: a folder of shards in, a folder of answer shards out."""
     path = shared / "cases" / "public_sample.jsonl"
