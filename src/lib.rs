@@ -36,25 +36,35 @@ pub use types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_
 /// Everything that can go wrong, as a value: input, adapter, device.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A case with more generators than its 16 slots (the count given).
     #[error("more than {max} generators: {0}", max = MAX_GENERATORS)]
     TooManyGenerators(usize),
+    /// A generator or need with a NaN or infinite component (which one, and its value).
     #[error("non-finite number in {0}")]
     NonFinite(String),
+    /// Any other bad input: a malformed scene, mismatched lengths; the message says what.
     #[error("invalid input: {0}")]
     Input(String),
+    /// No GPU adapter matched the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`); the
+    /// message says how to install a software one.
     #[error(
         "no GPU adapter found{0}. Install a software one (Debian: `apt-get install mesa-vulkan-drivers` \
          for lavapipe, or Mesa's EGL/llvmpipe for WGPU_BACKEND=gl), or run with `--backend cpu`"
     )]
     NoAdapter(String),
+    /// The adapter refused to create a device (features or limits it lacks).
     #[error("GPU device could not be created: {0}")]
     RequestDevice(String),
+    /// The device was lost while a batch ran (driver reset, removal).
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
+    /// A buffer could not be allocated on the device.
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
+    /// The device's limits cannot hold even the smallest chunk.
     #[error("GPU limits exceeded: {0}")]
     Limits(String),
+    /// Any other error wgpu reported (validation, mapping, a timeout).
     #[error("GPU error: {0}")]
     Gpu(String),
 }
@@ -70,11 +80,22 @@ pub enum Backend {
 
 /// A cone-test engine of either backend, created once and reused for every batch.
 pub enum Engine {
+    /// The CPU fast path on all cores (no state to keep).
     Cpu,
+    /// The GPU engine: device, pipeline and reused buffers.
     Gpu(Box<gpu::GpuEngine>),
 }
 
 impl Engine {
+    /// An engine of `backend`: for the GPU, finds the adapter the environment selects,
+    /// creates the device and compiles the pipeline (once; reuse the engine).
+    ///
+    /// # Errors
+    ///
+    /// GPU only: [`Error::NoAdapter`] when no adapter matches (the message says how to get a
+    /// software one), [`Error::RequestDevice`] when the adapter refuses a device,
+    /// [`Error::Limits`] when its limits cannot hold one case, [`Error::Gpu`] when the
+    /// pipeline does not build. The CPU engine never fails.
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Cpu => Engine::Cpu,

@@ -23,7 +23,9 @@ pub const MARGIN_CAP: f32 = 1000.0;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Case {
+    /// Wrench generators `(fx, fz, moment)`, one per slot; only active slots are read.
     pub generators: [[f32; 3]; MAX_GENERATORS],
+    /// The wrench the contacts must supply (the box's weight: `(0, 1, 0)`).
     pub need: [f32; 3],
     /// Bit `i` set: generator slot `i` is in use.
     pub active_mask: u32,
@@ -73,6 +75,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The name `eval` writes: "supported", "unsupported" or "uncertain".
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Supported => "supported",
@@ -156,7 +159,9 @@ pub struct Outcome {
     pub verdict: u32,
     /// Generators in the witness, 0..=3 (0 with a supported verdict: need = 0, the empty witness).
     pub witness_len: u32,
+    /// Generator slots of the witness, ascending; the first `witness_len` are used.
     pub witness_index: [u32; 3],
+    /// Float32 mantissas of the witness weights (scaled by `witness_exponent`).
     pub witness_weight: [f32; 3],
     /// Unit normal `y` of the certificate (supports the cone, `y·need < 0`); zero when none.
     pub certificate: [f32; 3],
@@ -174,6 +179,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The verdict as an enum (any code beyond 1 reads as uncertain).
     pub fn verdict(&self) -> Verdict {
         match self.verdict {
             0 => Verdict::Supported,
@@ -202,10 +208,12 @@ impl Outcome {
         (self.verdict() == Verdict::Unsupported).then_some(self.certificate)
     }
 
+    /// The binding candidate's index in the table, if a candidate supports the cone.
     pub fn binding(&self) -> Option<u32> {
         (self.binding != NO_BINDING).then_some(self.binding)
     }
 
+    /// True when the cone fills R³ and the margin is `MARGIN_CAP`.
     pub fn is_capped(&self) -> bool {
         self.capped != 0
     }

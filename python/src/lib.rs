@@ -1,0 +1,651 @@
+//! Python bindings of planar-hold: numpy arrays in, numpy arrays out.
+//!
+//! Built by maturin as `planar_hold._native`; the Python package `planar_hold` re-exports it.
+//! The input arrays are read in place (float32 or float64, any strides) and copied once, into
+//! the `Case` structs the engine runs on; the GIL is released from that copy to the last
+//! output array. Answers that must equal the CLI's (`answers`, `gate`) go through the same
+//! serde serialisation as `planar-hold eval` / `gate` and come back through `json.loads`.
+
+use std::sync::Mutex;
+
+use numpy::ndarray::{Array2, ArrayView2, ArrayView3, Ix1, Ix2, Ix3};
+use numpy::{
+    AllowTypeChange, PyArray1, PyArray2, PyArrayLikeDyn, PyArrayMethods, PyReadonlyArrayDyn,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use rayon::prelude::*;
+
+use planar_hold::jsonl::Answer;
+use planar_hold::scene::{hold_reports, parse_line};
+use planar_hold::{Backend, Case, Error, Outcome, MAX_GENERATORS};
+
+pyo3::create_exception!(
+    planar_hold,
+    GpuError,
+    PyRuntimeError,
+    "The GPU engine failed: no adapter (the message says how to install a software one), \
+     device creation, device lost, out of memory or limits."
+);
+
+/// Every Rust error becomes a Python exception here, and only here: bad input is a
+/// `ValueError`, everything the GPU can do wrong a `GpuError`.
+fn py_err(e: Error) -> PyErr {
+    match e {
+        Error::TooManyGenerators(_) | Error::NonFinite(_) | Error::Input(_) => {
+            PyValueError::new_err(e.to_string())
+        }
+        _ => GpuError::new_err(e.to_string()),
+    }
+}
+
+/// An input error that names where it is ("case 3", "scene 0").
+fn input_at(place: String, e: Error) -> Error {
+    match e {
+        Error::Input(message) => Error::Input(format!("{place}: {message}")),
+        other => Error::Input(format!("{place}: {other}")),
+    }
+}
+
+// ------------------------------------------------------------------ input arrays
+
+/// A float array as given: float32 read in place, float64 read in place, anything else
+/// (lists, integer arrays) converted to float64 by numpy first.
+enum Floats<'py> {
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    F64(PyArrayLikeDyn<'py, f64, AllowTypeChange>),
+}
+
+impl<'py> Floats<'py> {
+    fn extract(ob: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
+        if let Ok(a) = ob.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+            return Ok(Floats::F32(a));
+        }
+        Ok(Floats::F64(ob.extract()?))
+    }
+
+    fn shape(&self) -> Vec<usize> {
+        match self {
+            Floats::F32(a) => a.shape().to_vec(),
+            Floats::F64(a) => a.shape().to_vec(),
+        }
+    }
+}
+
+/// Where each case's need comes from.
+enum Need<'a, T> {
+    /// One need for every case: (3,) or the default (0, 1, 0).
+    One([f32; 3]),
+    /// Row `i` for case `i`: (N, 3).
+    Each(ArrayView2<'a, T>),
+}
+
+/// Three numbers as float32, or `None` when one is not finite there (as `eval` reads them).
+fn finite3<T: Copy + Into<f64>>(v: [T; 3]) -> Option<[f32; 3]> {
+    let x = v.map(|c| c.into() as f32);
+    x.iter().all(|c| c.is_finite()).then_some(x)
+}
+
+/// The input views of one call, read case by case: through a flat slice where the array is
+/// in standard (C) order, the common case, else by index.
+struct Views<'a, G, N> {
+    gens: ArrayView3<'a, G>,
+    gens_flat: Option<&'a [G]>,
+    active: Option<ArrayView2<'a, bool>>,
+    active_flat: Option<&'a [bool]>,
+    need: Need<'a, N>,
+}
+
+impl<'a, G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Views<'a, G, N> {
+    fn new(
+        gens: ArrayView3<'a, G>,
+        active: Option<ArrayView2<'a, bool>>,
+        need: Need<'a, N>,
+    ) -> Self {
+        Views {
+            gens_flat: gens.to_slice(),
+            active_flat: active.and_then(|a| a.to_slice()),
+            gens,
+            active,
+            need,
+        }
+    }
+
+    /// Case `i`: its generator slots (inactive ones zeroed), active mask and need.
+    fn case_at(&self, i: usize) -> Result<Case, String> {
+        let k_max = self.gens.shape()[1];
+        let mut case = Case::default();
+        for k in 0..k_max {
+            let on = match (self.active_flat, &self.active) {
+                (Some(flat), _) => flat[i * k_max + k],
+                (None, Some(a)) => a[[i, k]],
+                (None, None) => true,
+            };
+            if !on {
+                continue;
+            }
+            let g = match self.gens_flat {
+                Some(flat) => {
+                    let at = (i * k_max + k) * 3;
+                    [flat[at], flat[at + 1], flat[at + 2]]
+                }
+                None => [
+                    self.gens[[i, k, 0]],
+                    self.gens[[i, k, 1]],
+                    self.gens[[i, k, 2]],
+                ],
+            };
+            case.generators[k] = finite3(g).ok_or_else(|| {
+                let g = g.map(Into::into);
+                format!("case {i}: generator {k} = {g:?} is not finite in float32")
+            })?;
+            case.active_mask |= 1 << k;
+        }
+        case.need = match &self.need {
+            Need::One(n) => *n,
+            Need::Each(n) => {
+                let v = [n[[i, 0]], n[[i, 1]], n[[i, 2]]];
+                finite3(v).ok_or_else(|| {
+                    let v = v.map(Into::into);
+                    format!("case {i}: need = {v:?} is not finite in float32")
+                })?
+            }
+        };
+        Ok(case)
+    }
+
+    /// Converts every case into `out` on all cores; on bad input, the error of the first bad
+    /// case (whichever thread saw which).
+    fn fill(&self, out: &mut [Case]) -> Result<(), Error> {
+        const CHUNK: usize = 2048;
+        let failed = out.par_chunks_mut(CHUNK).enumerate().any(|(c, chunk)| {
+            chunk
+                .iter_mut()
+                .enumerate()
+                .any(|(j, slot)| match self.case_at(c * CHUNK + j) {
+                    Ok(case) => {
+                        *slot = case;
+                        false
+                    }
+                    Err(_) => true,
+                })
+        });
+        if !failed {
+            return Ok(());
+        }
+        let first = (0..out.len()).find_map(|i| self.case_at(i).err());
+        Err(Error::Input(first.expect("a failing case")))
+    }
+}
+
+/// Fills a case buffer from the input arrays; made with the GIL, run without it.
+type Filler<'a> = Box<dyn FnOnce(&mut [Case]) -> Result<(), Error> + Send + 'a>;
+
+/// The three input arrays, checked for shape, borrowed (not copied) until the cases are built.
+struct Input<'py> {
+    gens: Floats<'py>,
+    active: Option<PyArrayLikeDyn<'py, bool, AllowTypeChange>>,
+    need: Option<Floats<'py>>,
+}
+
+impl<'py> Input<'py> {
+    fn extract(
+        generators: &Bound<'py, PyAny>,
+        active: Option<&Bound<'py, PyAny>>,
+        need: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Input<'py>> {
+        let gens = Floats::extract(generators)?;
+        let shape = gens.shape();
+        if shape.len() != 3 || shape[2] != 3 {
+            return Err(py_err(Error::Input(format!(
+                "generators must have shape (N, K, 3), got {shape:?}"
+            ))));
+        }
+        if shape[1] > MAX_GENERATORS {
+            return Err(py_err(Error::Input(format!(
+                "case 0: {} generators, more than {MAX_GENERATORS} (generators has shape \
+                 {shape:?}; at most 4 body pairs × 2 endpoints × 2 rays)",
+                shape[1]
+            ))));
+        }
+        let active = active
+            .map(|a| a.extract::<PyArrayLikeDyn<bool, AllowTypeChange>>())
+            .transpose()?;
+        if let Some(a) = &active {
+            if a.shape() != &shape[..2] {
+                return Err(py_err(Error::Input(format!(
+                    "active must have shape (N, K) = {:?}, got {:?}",
+                    &shape[..2],
+                    a.shape()
+                ))));
+            }
+        }
+        let need = need.map(Floats::extract).transpose()?;
+        if let Some(nd) = &need {
+            let s = nd.shape();
+            if !(s == [3] || s == [shape[0], 3]) {
+                return Err(py_err(Error::Input(format!(
+                    "need must have shape (3,) or (N, 3) = ({}, 3), got {s:?}",
+                    shape[0]
+                ))));
+            }
+        }
+        Ok(Input { gens, active, need })
+    }
+
+    /// Cases in the call.
+    fn len(&self) -> usize {
+        self.gens.shape()[0]
+    }
+
+    /// The conversion into `Case` structs, one monomorphic loop per dtype pair.
+    fn filler(&self) -> PyResult<Filler<'_>> {
+        let active = self
+            .active
+            .as_ref()
+            .map(|a| a.as_array().into_dimensionality::<Ix2>().expect("checked"));
+        macro_rules! fill {
+            ($gens:expr, $need:expr) => {{
+                let views = Views::new(
+                    $gens.into_dimensionality::<Ix3>().expect("checked"),
+                    active,
+                    $need,
+                );
+                Ok(Box::new(move |out: &mut [Case]| views.fill(out)) as Filler<'_>)
+            }};
+        }
+        match (&self.gens, &self.need) {
+            (Floats::F32(g), None) => fill!(g.as_array(), Need::<f32>::One([0.0, 1.0, 0.0])),
+            (Floats::F64(g), None) => fill!(g.as_array(), Need::<f32>::One([0.0, 1.0, 0.0])),
+            (g, Some(nd)) if nd.shape().len() == 1 => {
+                let v = match nd {
+                    Floats::F32(a) => {
+                        let a = a.as_array().into_dimensionality::<Ix1>().expect("checked");
+                        [a[0], a[1], a[2]].map(f64::from)
+                    }
+                    Floats::F64(a) => {
+                        let a = a.as_array().into_dimensionality::<Ix1>().expect("checked");
+                        [a[0], a[1], a[2]]
+                    }
+                };
+                let one = finite3(v).ok_or_else(|| {
+                    py_err(Error::Input(format!(
+                        "need = {v:?} is not finite in float32"
+                    )))
+                })?;
+                match g {
+                    Floats::F32(g) => fill!(g.as_array(), Need::<f32>::One(one)),
+                    Floats::F64(g) => fill!(g.as_array(), Need::<f32>::One(one)),
+                }
+            }
+            (g, Some(nd)) => {
+                macro_rules! each {
+                    ($n:expr) => {
+                        Need::Each($n.as_array().into_dimensionality::<Ix2>().expect("checked"))
+                    };
+                }
+                match (g, nd) {
+                    (Floats::F32(g), Floats::F32(n)) => fill!(g.as_array(), each!(n)),
+                    (Floats::F32(g), Floats::F64(n)) => fill!(g.as_array(), each!(n)),
+                    (Floats::F64(g), Floats::F32(n)) => fill!(g.as_array(), each!(n)),
+                    (Floats::F64(g), Floats::F64(n)) => fill!(g.as_array(), each!(n)),
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ outcomes
+
+/// The outcome columns, made without the GIL and handed to numpy without a copy.
+struct Columns {
+    verdict: Vec<u8>,
+    witness_len: Vec<u8>,
+    witness_index: Vec<u8>,
+    witness_weight: Vec<f64>,
+    certificate: Vec<f32>,
+    margin: Vec<f32>,
+    capped: Vec<bool>,
+    binding: Vec<i32>,
+}
+
+impl Columns {
+    /// The witness and certificate only where the verdict gives them (as `Outcome::witness`
+    /// and `Outcome::certificate`), zeros elsewhere.
+    fn new(outcomes: &[Outcome]) -> Columns {
+        let n = outcomes.len();
+        let mut c = Columns {
+            verdict: Vec::with_capacity(n),
+            witness_len: Vec::with_capacity(n),
+            witness_index: Vec::with_capacity(3 * n),
+            witness_weight: Vec::with_capacity(3 * n),
+            certificate: Vec::with_capacity(3 * n),
+            margin: Vec::with_capacity(n),
+            capped: Vec::with_capacity(n),
+            binding: Vec::with_capacity(n),
+        };
+        for o in outcomes {
+            c.verdict.push(o.verdict() as u8);
+            let supported = o.verdict() == planar_hold::Verdict::Supported;
+            let len = if supported { o.witness_len.min(3) } else { 0 };
+            c.witness_len.push(len as u8);
+            for k in 0..3 {
+                let used = k < len as usize;
+                c.witness_index
+                    .push(if used { o.witness_index[k] as u8 } else { 0 });
+                // Weight k is witness_weight[k]·2^witness_exponent[k] (Outcome::witness).
+                c.witness_weight.push(if used {
+                    f64::from(o.witness_weight[k]) * 2f64.powi(o.witness_exponent[k])
+                } else {
+                    0.0
+                });
+            }
+            c.certificate
+                .extend(o.certificate().unwrap_or([0.0; 3]).map(|v| v + 0.0));
+            c.margin.push(o.margin);
+            c.capped.push(o.is_capped());
+            c.binding.push(o.binding().map_or(-1, |b| b as i32));
+        }
+        c
+    }
+}
+
+/// The answers of one `cone_test` call: numpy arrays named like the fields of the Rust
+/// `Outcome`, one row per case.
+#[pyclass(frozen, module = "planar_hold")]
+struct Outcomes {
+    /// (N,) uint8: 0 SUPPORTED, 1 UNSUPPORTED, 2 UNCERTAIN.
+    #[pyo3(get)]
+    verdict: Py<PyArray1<u8>>,
+    /// (N,) uint8: generators in the witness, 0..=3 (0 unless supported).
+    #[pyo3(get)]
+    witness_len: Py<PyArray1<u8>>,
+    /// (N, 3) uint8: generator slots of the witness, the first `witness_len` used.
+    #[pyo3(get)]
+    witness_index: Py<PyArray2<u8>>,
+    /// (N, 3) float64: witness weights in the caller's units, the first `witness_len` used.
+    #[pyo3(get)]
+    witness_weight: Py<PyArray2<f64>>,
+    /// (N, 3) float32: the certificate's unit normal where unsupported, zeros elsewhere.
+    #[pyo3(get)]
+    certificate: Py<PyArray2<f32>>,
+    /// (N,) float32: signed distance of the need to the cone's boundary (at most 1000).
+    #[pyo3(get)]
+    margin: Py<PyArray1<f32>>,
+    /// (N,) bool: no candidate supports the cone (it fills R³); the margin is the cap.
+    #[pyo3(get)]
+    capped: Py<PyArray1<bool>>,
+    /// (N,) int32: index of the binding candidate, -1 for none.
+    #[pyo3(get)]
+    binding: Py<PyArray1<i32>>,
+}
+
+impl Outcomes {
+    fn new(py: Python<'_>, c: Columns) -> Outcomes {
+        let n = c.verdict.len();
+        let rows3 = |v| Array2::from_shape_vec((n, 3), v).expect("3 per case");
+        Outcomes {
+            verdict: PyArray1::from_vec(py, c.verdict).unbind(),
+            witness_len: PyArray1::from_vec(py, c.witness_len).unbind(),
+            witness_index: PyArray2::from_owned_array(py, rows3(c.witness_index)).unbind(),
+            witness_weight: PyArray2::from_owned_array(
+                py,
+                Array2::from_shape_vec((n, 3), c.witness_weight).expect("3 per case"),
+            )
+            .unbind(),
+            certificate: PyArray2::from_owned_array(
+                py,
+                Array2::from_shape_vec((n, 3), c.certificate).expect("3 per case"),
+            )
+            .unbind(),
+            margin: PyArray1::from_vec(py, c.margin).unbind(),
+            capped: PyArray1::from_vec(py, c.capped).unbind(),
+            binding: PyArray1::from_vec(py, c.binding).unbind(),
+        }
+    }
+}
+
+#[pymethods]
+impl Outcomes {
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.verdict.bind(py).len()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let verdicts = self.verdict.bind(py).readonly();
+        let mut counts = [0usize; 3];
+        for &v in verdicts.as_array() {
+            counts[v as usize] += 1;
+        }
+        Ok(format!(
+            "Outcomes({} cases: {} supported, {} unsupported, {} uncertain)",
+            verdicts.len(),
+            counts[0],
+            counts[1],
+            counts[2]
+        ))
+    }
+}
+
+// ------------------------------------------------------------------ engine
+
+/// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
+#[pyclass(frozen, module = "planar_hold")]
+struct Engine {
+    state: Mutex<State>,
+    backend: &'static str,
+}
+
+/// The engine and the buffers of the largest batch so far, reused by every call (276 bytes
+/// per case): a batch of the same size again touches no new memory.
+struct State {
+    engine: planar_hold::Engine,
+    cases: Vec<Case>,
+    outcomes: Vec<Outcome>,
+}
+
+impl Engine {
+    /// Runs `f` on the engine's state; callers hold no GIL (other Python threads wait here).
+    fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut state)
+    }
+
+    /// Converts the input into the case buffer and evaluates it, all without the GIL; `then`
+    /// reads the cases and their outcomes.
+    fn run<R: Send>(
+        &self,
+        py: Python<'_>,
+        input: &Input<'_>,
+        then: impl FnOnce(&[Case], &[Outcome]) -> Result<R, Error> + Send,
+    ) -> PyResult<R> {
+        let n = input.len();
+        let fill = input.filler()?;
+        py.detach(|| {
+            self.with(|state| {
+                if state.cases.len() < n {
+                    state.cases.resize(n, Case::default());
+                    state.outcomes.resize(n, Outcome::default());
+                }
+                let (cases, outcomes) = (&mut state.cases[..n], &mut state.outcomes[..n]);
+                fill(cases)?;
+                state.engine.evaluate_into(cases, outcomes)?;
+                then(cases, outcomes)
+            })
+        })
+        .map_err(py_err)
+    }
+}
+
+/// `json.loads(text)`: the exact Python values of what the CLI would have written.
+fn json_loads<'py>(py: Python<'py>, text: String) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.getattr("loads")?.call1((text,))
+}
+
+fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| Error::Input(format!("cannot serialise: {e}")))
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (backend = "cpu"))]
+    fn new(py: Python<'_>, backend: &str) -> PyResult<Engine> {
+        let (kind, name) = match backend {
+            "cpu" => (Backend::Cpu, "cpu"),
+            "gpu" => (Backend::Gpu, "gpu"),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "backend must be \"cpu\" or \"gpu\", got {other:?}"
+                )))
+            }
+        };
+        let engine = py
+            .detach(|| planar_hold::Engine::new(kind))
+            .map_err(py_err)?;
+        Ok(Engine {
+            state: Mutex::new(State {
+                engine,
+                cases: Vec::new(),
+                outcomes: Vec::new(),
+            }),
+            backend: name,
+        })
+    }
+
+    /// "cpu" or "gpu".
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// What runs: "cpu (N threads)" or the GPU adapter's name and backend.
+    fn describe(&self) -> String {
+        self.with(|s| s.engine.describe())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Engine({:?}: {})", self.backend, self.describe())
+    }
+
+    /// The cone test of every case (see the stub for the full contract).
+    #[pyo3(signature = (generators, active = None, need = None))]
+    fn cone_test(
+        &self,
+        py: Python<'_>,
+        generators: &Bound<'_, PyAny>,
+        active: Option<&Bound<'_, PyAny>>,
+        need: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Outcomes> {
+        let input = Input::extract(generators, active, need)?;
+        let columns = self.run(py, &input, |_, outcomes| Ok(Columns::new(outcomes)))?;
+        Ok(Outcomes::new(py, columns))
+    }
+
+    /// The answers as `planar-hold eval` writes them, one dict per case.
+    #[pyo3(signature = (generators, active = None, need = None, ids = None))]
+    fn answers<'py>(
+        &self,
+        py: Python<'py>,
+        generators: &Bound<'py, PyAny>,
+        active: Option<&Bound<'py, PyAny>>,
+        need: Option<&Bound<'py, PyAny>>,
+        ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let input = Input::extract(generators, active, need)?;
+        let n = input.len();
+        let ids: Option<Vec<Bound<'py, PyAny>>> = ids
+            .map(|ids| ids.try_iter()?.collect::<PyResult<Vec<_>>>())
+            .transpose()?;
+        if let Some(ids) = &ids {
+            if ids.len() != n {
+                return Err(py_err(Error::Input(format!(
+                    "{} ids for {n} cases",
+                    ids.len()
+                ))));
+            }
+        }
+        let text = self.run(py, &input, |cases, outcomes| {
+            let answers: Vec<Answer> = cases
+                .iter()
+                .zip(outcomes)
+                .map(|(case, o)| Answer::new(None, case, o))
+                .collect();
+            to_json(&answers)
+        })?;
+        let list = json_loads(py, text)?.cast_into::<PyList>()?;
+        if let Some(ids) = ids {
+            // `id` first, as eval writes it; a None id is left out, as eval leaves it out.
+            for (i, id) in ids.into_iter().enumerate() {
+                if id.is_none() {
+                    continue;
+                }
+                let answer = PyDict::new(py);
+                answer.set_item("id", id)?;
+                answer.update(list.get_item(i)?.cast::<PyDict>()?.as_mapping())?;
+                list.set_item(i, answer)?;
+            }
+        }
+        Ok(list)
+    }
+
+    /// The gate's reports on scenes and edits, as `planar-hold gate` writes them.
+    fn gate<'py>(
+        &self,
+        py: Python<'py>,
+        scenes: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if scenes.is_instance_of::<PyDict>() || scenes.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "gate takes an iterable of scenes (dicts or JSON lines), not one scene",
+            ));
+        }
+        let dumps = py.import("json")?.getattr("dumps")?;
+        let strict = PyDict::new(py);
+        strict.set_item("allow_nan", false)?;
+        let mut lines = Vec::new();
+        for (i, scene) in scenes.try_iter()?.enumerate() {
+            let scene = scene?;
+            let text = match scene.cast::<PyString>() {
+                Ok(s) => s.extract::<String>()?,
+                Err(_) => dumps
+                    .call((&scene,), Some(&strict))
+                    .and_then(|t| t.extract::<String>())
+                    .map_err(|e| {
+                        py_err(Error::Input(format!("scene {i}: not a JSON object: {e}")))
+                    })?,
+            };
+            lines.push(text);
+        }
+        let text = py.detach(|| {
+            let scenes = lines
+                .iter()
+                .enumerate()
+                .map(|(i, t)| parse_line(t).map_err(|e| input_at(format!("scene {i}"), e)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let reports = self.with(|s| hold_reports(&mut s.engine, &scenes))?;
+            to_json(&reports)
+        });
+        json_loads(py, text.map_err(py_err)?)
+    }
+}
+
+/// The compiled half of `planar_hold`.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Engine>()?;
+    m.add_class::<Outcomes>()?;
+    m.add("GpuError", m.py().get_type::<GpuError>())?;
+    m.add("SUPPORTED", planar_hold::Verdict::Supported as u8)?;
+    m.add("UNSUPPORTED", planar_hold::Verdict::Unsupported as u8)?;
+    m.add("UNCERTAIN", planar_hold::Verdict::Uncertain as u8)?;
+    m.add("MAX_GENERATORS", MAX_GENERATORS)?;
+    m.add("MARGIN_CAP", planar_hold::MARGIN_CAP)?;
+    Ok(())
+}

@@ -1,0 +1,62 @@
+"""`planar_hold.gate` against `planar-hold gate` on the public scenes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import planar_hold
+from conftest import read_jsonl, run_cli
+
+
+def test_gate_equals_cli(engine, shared):
+    """Scene and edit dicts in, exactly the report dicts the CLI writes out."""
+    path = shared / "cases" / "scenes_public.jsonl"
+    expected = run_cli("gate", str(path), "--backend", engine.backend)
+    scenes = read_jsonl(path)
+    assert engine.gate(scenes) == expected
+    # The JSON text of each line works the same.
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    assert engine.gate(lines) == expected
+    assert any(r["held"] for r in expected) and not all(r["held"] for r in expected)
+
+
+def test_gate_module_function_and_generator_input(shared):
+    scenes = read_jsonl(shared / "cases" / "scenes_public.jsonl")
+    assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
+    assert planar_hold.gate([]) == []
+    with pytest.raises(TypeError, match="not one scene"):
+        planar_hold.gate(scenes[0])
+
+
+def test_bad_scene_is_named_with_the_cli_reason(shared):
+    """Each invalid public scene raises ValueError naming its index and the CLI's reason."""
+    path = shared / "cases" / "scenes_public_invalid.jsonl"
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    answers = run_cli_allowing_errors(path)
+    good = read_jsonl(shared / "cases" / "scenes_public.jsonl")[0]
+    checked = 0
+    for text, answer in zip(lines, answers):
+        if "error" not in answer:
+            continue
+        with pytest.raises(ValueError) as e:
+            planar_hold.gate([good, text])
+        reason = answer["error"].removeprefix("invalid input: ")
+        assert f"scene 1: {reason}" in str(e.value)
+        checked += 1
+    assert checked >= 1
+    with pytest.raises(ValueError, match="scene 0: not a JSON object"):
+        planar_hold.gate([{"id": "x", "half_size": float("nan")}])
+
+
+def run_cli_allowing_errors(path):
+    """`planar-hold gate` on a file with bad lines: it answers them with "error" and fails."""
+    import subprocess
+
+    from conftest import cli_path
+
+    done = subprocess.run([str(cli_path()), "gate", str(path), "--backend", "cpu"],
+                          capture_output=True, text=True)
+    assert done.returncode != 0
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
