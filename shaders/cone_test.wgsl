@@ -79,14 +79,18 @@ fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 
-// Veltkamp's split: a = hi + lo exactly, each with at most 12 significant bits.
+// 0.0, read at run time (no case count reaches 2^31): a value no compiler can see through.
+var<private> opaque_zero: f32;
+
+// a = hi + lo exactly: hi the top 12 bits of the significand (a mask), lo = a − hi the other
+// 12, so that a product of halves is exact. Both pass through opaque_zero, so that no
+// compiler's algebra (llvmpipe's and lavapipe's rewrite such sums) can recombine them.
 fn split(a: f32) -> vec2<f32> {
-    let t = 4097.0 * a;
-    let hi = t - (t - a);
-    return vec2<f32>(hi, a - hi);
+    let hi = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u) + opaque_zero;
+    return vec2<f32>(hi, (a - hi) + opaque_zero);
 }
 
-// The rounding error of p = x·y, exactly (Dekker's two-product).
+// The rounding error of p = x·y, exactly (Dekker's two-product, from the halves).
 fn product_error(x: f32, y: f32, p: f32) -> f32 {
     let xs = split(x);
     let ys = split(y);
@@ -94,10 +98,12 @@ fn product_error(x: f32, y: f32, p: f32) -> f32 {
 }
 
 // a·b − c·d to about one ulp, in plain float32 operations (WGSL does not promise a fused
-// fma, and llvmpipe's is not), rounding the same way as the CPU paths.
+// fma, and llvmpipe's is not), rounding the same way as the CPU paths. p and q pass through
+// opaque_zero so that no compiler contracts their products into the sums that follow
+// (lavapipe does), which would cancel the error terms.
 fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
-    let p = a * b;
-    let q = c * d;
+    let p = a * b + opaque_zero;
+    let q = c * d + opaque_zero;
     return (p - q) + (product_error(a, b, p) - product_error(c, d, q));
 }
 
@@ -623,6 +629,7 @@ fn cone_test(case_: Case) -> Outcome {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let index = id.x;
+    opaque_zero = f32(params.count >> 31u);
     if index >= params.count {
         return;
     }

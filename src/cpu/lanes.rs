@@ -107,9 +107,8 @@ fn cross<const L: usize>(a: &V3s<L>, b: &V3s<L>) -> V3s<L> {
 #[inline(always)]
 fn diff_of_products<const L: usize>(a: V<L>, b: V<L>, c: V<L>, d: V<L>) -> V<L> {
     let split = |x: V<L>| {
-        let t = scale(4097.0, x);
-        let hi = sub(t, sub(t, x));
-        (hi, sub(x, hi))
+        let hi = map(|l| f32::from_bits(x[l].to_bits() & 0xffff_f000) + 0.0);
+        (hi, map(|l| (x[l] - hi[l]) + 0.0))
     };
     let error = |x: V<L>, y: V<L>, p: V<L>| {
         let ((xh, xl), (yh, yl)) = (split(x), split(y));
@@ -118,7 +117,7 @@ fn diff_of_products<const L: usize>(a: V<L>, b: V<L>, c: V<L>, d: V<L>) -> V<L> 
             sub(sub(sub(p, mul(xh, yh)), mul(xl, yh)), mul(xh, yl)),
         )
     };
-    let (p, q) = (mul(a, b), mul(c, d));
+    let (p, q) = (add(mul(a, b), [0.0; L]), add(mul(c, d), [0.0; L]));
     add(sub(p, q), sub(error(a, b, p), error(c, d, q)))
 }
 /// `pair_cross` of the reference, per lane: the accurate product only where some lane's

@@ -46,26 +46,30 @@ fn cross3(a: V3, b: V3) -> V3 {
 /// (`THIN` in the shader). Above it the plain one's direction is within ~1e-6 rad.
 const THIN: f32 = 0.125;
 
-/// Veltkamp's split: `a = hi + lo` exactly, each half with at most 12 significant bits, so
-/// that a product of halves is exact in float32 (prescaled operands cannot overflow).
+/// `a = hi + lo` exactly, `hi` the top 12 bits of the significand (a mask, where Veltkamp's
+/// `t − (t − a)` may be simplified away by a GPU compiler) and `lo = a − hi` the other 12
+/// (`split` in the shader): a product of halves is exact in float32. The `+ 0.0` mirrors the
+/// shader's run-time zero, which keeps GPU compilers from recombining the halves (Rust never
+/// rewrites float algebra).
 #[inline(always)]
 fn split(a: f32) -> (f32, f32) {
-    let t = 4097.0 * a;
-    let hi = t - (t - a);
-    (hi, a - hi)
+    let hi = f32::from_bits(a.to_bits() & 0xffff_f000) + 0.0;
+    (hi, (a - hi) + 0.0)
 }
 
 /// `a·b − c·d` to about one ulp of the exact value, in plain float32 operations: Dekker's
-/// exact product errors, so that nothing depends on whether an `fma` is fused (WGSL does
-/// not promise it, llvmpipe does not) and every path rounds the same way
-/// (`diff_of_products` in the shader).
+/// exact product errors from `split` halves (`diff_of_products` in the shader). Nothing
+/// depends on whether an `fma` is fused (WGSL does not promise it, llvmpipe's is not), and
+/// every path rounds the same way.
 #[inline(always)]
 fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
     let error = |x: f32, y: f32, p: f32| {
         let ((xh, xl), (yh, yl)) = (split(x), split(y));
         xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
     };
-    let (p, q) = (a * b, c * d);
+    // `+ 0.0` mirrors the shader's run-time zero, which keeps GPU compilers from contracting
+    // the products into the sums that follow.
+    let (p, q) = (a * b + 0.0, c * d + 0.0);
     (p - q) + (error(a, b, p) - error(c, d, q))
 }
 
