@@ -301,6 +301,28 @@ fn same_binding(a_case: &Case, a: &Outcome, b_case: &Case, b: &Outcome) -> bool 
     }
 }
 
+#[test]
+fn the_fast_path_is_the_reference_at_every_scale() {
+    // Uniform and per-generator scales across the range, thin pairs included: the lanes
+    // path (all cores) answers bit for bit as the scalar reference.
+    let mut rng = Rng::new(9);
+    let mut cases: Vec<Case> = Vec::new();
+    for case in family(80, 1200)
+        .iter()
+        .chain(thin_cones(81, 300).iter().map(|(c, _)| c))
+    {
+        let f = generator_factors(&mut rng, 10.0, 30);
+        let k = 10f64.powi(rng.below(61) as i32 - 30);
+        cases.extend(rescaled(case, k, |i| f[i] * k));
+        cases.push(*case);
+    }
+    let batch = planar_hold::cpu::cone_test_batch(&cases);
+    let one_by_one: Vec<Outcome> = cases.iter().map(planar_hold::cpu::cone_test).collect();
+    for (k, (a, b)) in batch.iter().zip(&one_by_one).enumerate() {
+        assert_eq!(a, b, "case {k}: {:?}", cases[k]);
+    }
+}
+
 /// Counts of answers compared, and of witness subsets and bindings that stayed the same.
 #[derive(Default)]
 struct Tally {
