@@ -19,6 +19,8 @@
 //! # Ok::<(), planar_hold::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod cpu;
 pub mod draw;
 pub mod gpu;
@@ -36,35 +38,36 @@ pub use types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_
 /// Everything that can go wrong, as a value: input, adapter, device.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A case with more generators than its 16 slots (the count given).
+    /// A case with more than [`MAX_GENERATORS`] generators (SPEC §2); holds the count given.
     #[error("more than {max} generators: {0}", max = MAX_GENERATORS)]
     TooManyGenerators(usize),
-    /// A generator or need with a NaN or infinite component (which one, and its value).
+    /// A NaN or infinity in a case; names the generator or the need.
     #[error("non-finite number in {0}")]
     NonFinite(String),
-    /// Any other bad input: a malformed scene, mismatched lengths; the message says what.
+    /// Malformed or out-of-range input (a scene line, a file, mismatched lengths), in words.
     #[error("invalid input: {0}")]
     Input(String),
-    /// No GPU adapter matched the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`); the
-    /// message says how to install a software one.
+    /// No GPU adapter matches the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`); holds
+    /// what was asked for. The message says how to install a software adapter.
     #[error(
         "no GPU adapter found{0}. Install a software one (Debian: `apt-get install mesa-vulkan-drivers` \
          for lavapipe, or Mesa's EGL/llvmpipe for WGPU_BACKEND=gl), or run with `--backend cpu`"
     )]
     NoAdapter(String),
-    /// The adapter refused to create a device (features or limits it lacks).
+    /// The adapter refused to create a device with the features and limits asked for.
     #[error("GPU device could not be created: {0}")]
     RequestDevice(String),
-    /// The device was lost while a batch ran (driver reset, removal).
+    /// The device was lost (driver reset, timeout) during or between batches.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
-    /// A buffer could not be allocated on the device.
+    /// Allocating a chunk's buffers failed; a smaller
+    /// [`GpuOptions::max_chunk_cases`](gpu::GpuOptions::max_chunk_cases) may fit.
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
-    /// The device's limits cannot hold even the smallest chunk.
+    /// The device's limits do not admit a chunk of even one case.
     #[error("GPU limits exceeded: {0}")]
     Limits(String),
-    /// Any other error wgpu reported (validation, mapping, a timeout).
+    /// Any other GPU failure: shader or pipeline validation, readback, mapping.
     #[error("GPU error: {0}")]
     Gpu(String),
 }
@@ -72,7 +75,7 @@ pub enum Error {
 /// Which implementation of the cone test to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// The CPU reference on all cores.
+    /// The CPU on all cores (the SIMD path; same answers as the reference, bit for bit).
     Cpu,
     /// The WGSL shader through wgpu, adapter chosen from the environment.
     Gpu,
@@ -80,22 +83,24 @@ pub enum Backend {
 
 /// A cone-test engine of either backend, created once and reused for every batch.
 pub enum Engine {
-    /// The CPU fast path on all cores (no state to keep).
+    /// The CPU's lane-parallel path ([`cpu::cone_test_batch_into`]), bit for bit the
+    /// reference's answers, on rayon's thread pool.
     Cpu,
-    /// The GPU engine: device, pipeline and reused buffers.
+    /// The shader on the device chosen from the environment (boxed: it holds the device).
     Gpu(Box<gpu::GpuEngine>),
 }
 
 impl Engine {
-    /// An engine of `backend`: for the GPU, finds the adapter the environment selects,
-    /// creates the device and compiles the pipeline (once; reuse the engine).
+    /// An engine of `backend`. The CPU one is free to create; the GPU one chooses the adapter
+    /// from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`), creates
+    /// the device and builds the pipeline and tables once.
     ///
     /// # Errors
     ///
-    /// GPU only: [`Error::NoAdapter`] when no adapter matches (the message says how to get a
-    /// software one), [`Error::RequestDevice`] when the adapter refuses a device,
-    /// [`Error::Limits`] when its limits cannot hold one case, [`Error::Gpu`] when the
-    /// pipeline does not build. The CPU engine never fails.
+    /// Never for [`Backend::Cpu`]. For [`Backend::Gpu`]: [`Error::NoAdapter`] when no adapter
+    /// matches, [`Error::RequestDevice`] when the device cannot be created, [`Error::Gpu`]
+    /// when the shader or pipeline fails validation, [`Error::Limits`] when the device's
+    /// limits do not admit one case.
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Cpu => Engine::Cpu,
@@ -103,7 +108,11 @@ impl Engine {
         })
     }
 
-    /// Evaluates every case, in order.
+    /// Evaluates every case, in order: one outcome per case.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::evaluate_into`].
     pub fn evaluate(&mut self, cases: &[Case]) -> Result<Vec<Outcome>, Error> {
         let mut out = vec![Outcome::default(); cases.len()];
         self.evaluate_into(cases, &mut out)?;
@@ -111,6 +120,12 @@ impl Engine {
     }
 
     /// Evaluates every case into `out` (same length), allocating nothing per call.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when `out` and `cases` differ in length. On the GPU also
+    /// [`Error::OutOfMemory`], [`Error::DeviceLost`] and [`Error::Gpu`] (readback, validation);
+    /// `out` may then be partly written.
     pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
         match self {
             Engine::Cpu if cases.len() != out.len() => Err(Error::Input(format!(

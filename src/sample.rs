@@ -11,10 +11,12 @@ use crate::types::{Case, MAX_GENERATORS};
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator whose whole sequence is fixed by `seed`.
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -33,10 +35,12 @@ impl Rng {
         lo + (hi - lo) * self.unit()
     }
 
+    /// Uniform in `0..n` (up to a modulo bias of order n/2⁶⁴); `n` must be positive.
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
 
+    /// Each component uniform in [-1, 1).
     pub fn vector(&mut self) -> [f32; 3] {
         [
             self.range(-1.0, 1.0),
@@ -46,7 +50,7 @@ impl Rng {
     }
 }
 
-/// Generators of point contacts on a box of half-size 1 (SPEC §2, `scene::edge_rays`): each
+/// Generators of point contacts on a box of half-size 1 (SPEC §2, [`edge_rays`]): each
 /// contact at `p` with inward unit normal `n` and friction `mu` gives the rays `n ± μt`.
 pub fn contact_generators(contacts: &[([f32; 2], [f32; 2], f32)]) -> Vec<[f32; 3]> {
     let wide = |v: [f32; 2]| v.map(f64::from);

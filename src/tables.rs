@@ -10,21 +10,30 @@ pub const CANDIDATE_COUNT: usize = 385;
 /// Pairs `i < j` of 16 generators.
 pub const PAIR_COUNT: usize = 120;
 
-/// First entry of each block of the witness table.
+/// First entry of the pairs in the witness table (after the 16 singles).
 pub const FIRST_PAIR: usize = 16;
+/// First entry of the triples in the witness table.
 pub const FIRST_TRIPLE: usize = FIRST_PAIR + PAIR_COUNT;
 
-/// First entry of each block of the candidate table.
+/// First generator direction `±wᵢ` in the candidate table (after the 240 pair planes).
 pub const FIRST_GENERATOR_DIRECTION: usize = 2 * PAIR_COUNT;
+/// First perpendicular part of the need in the candidate table.
 pub const FIRST_PERPENDICULAR: usize = FIRST_GENERATOR_DIRECTION + 32;
+/// First plane through one generator in the candidate table.
 pub const FIRST_GENERATOR_PLANE: usize = FIRST_PERPENDICULAR + 16;
+/// Index of the apex `−need`, the last candidate.
 pub const APEX: usize = FIRST_GENERATOR_PLANE + 96;
 
-/// Candidate kinds, as stored in `.x` of a packed candidate (keep in sync with the shader).
+/// Candidate kind `±(wᵢ × wⱼ)`, as stored in `.x` of a packed candidate (keep the kinds in
+/// sync with the shader).
 pub const KIND_PAIR_PLANE: u32 = 0;
+/// Candidate kind `±wᵢ`.
 pub const KIND_GENERATOR_DIRECTION: u32 = 1;
+/// Candidate kind `−(need − (need·wᵢ / wᵢ·wᵢ) wᵢ)`.
 pub const KIND_PERPENDICULAR: u32 = 2;
+/// Candidate kind `±(wᵢ × e_axis)`.
 pub const KIND_GENERATOR_PLANE: u32 = 3;
+/// Candidate kind `−need`.
 pub const KIND_APEX: u32 = 4;
 
 /// Index of the pair `i < j` among the 120 pairs in lexicographic order.
@@ -43,18 +52,41 @@ pub type PackedCandidate = [u32; 4];
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Candidate {
     /// `±(wᵢ × wⱼ)`, the plane through two generators.
-    PairPlane { i: u32, j: u32, negative: bool },
+    PairPlane {
+        /// First generator slot.
+        i: u32,
+        /// Second generator slot, `j > i`.
+        j: u32,
+        /// The `−` sign.
+        negative: bool,
+    },
     /// `±wᵢ`.
-    GeneratorDirection { i: u32, negative: bool },
+    GeneratorDirection {
+        /// Generator slot.
+        i: u32,
+        /// The `−` sign.
+        negative: bool,
+    },
     /// `−(need − (need·wᵢ / wᵢ·wᵢ) wᵢ)`, the part of the need perpendicular to `wᵢ`.
-    Perpendicular { i: u32 },
+    Perpendicular {
+        /// Generator slot.
+        i: u32,
+    },
     /// `±(wᵢ × e_axis)`, a plane through one generator.
-    GeneratorPlane { i: u32, axis: u32, negative: bool },
+    GeneratorPlane {
+        /// Generator slot.
+        i: u32,
+        /// Coordinate axis 0, 1 or 2 (force x, force z, moment).
+        axis: u32,
+        /// The `−` sign.
+        negative: bool,
+    },
     /// `−need`.
     Apex,
 }
 
 impl Candidate {
+    /// The candidate a table entry stands for; an unknown kind reads as the apex.
     pub fn unpack(p: PackedCandidate) -> Candidate {
         let negative = p[3] == 1;
         match p[0] {

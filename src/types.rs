@@ -23,9 +23,9 @@ pub const MARGIN_CAP: f32 = 1000.0;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Case {
-    /// Wrench generators `(fx, fz, moment)`, one per slot; only active slots are read.
+    /// Wrench generators `(f_x, f_z, moment/ℓ)` in units of the nominal weight (SPEC §2).
     pub generators: [[f32; 3]; MAX_GENERATORS],
-    /// The wrench the contacts must supply (the box's weight: `(0, 1, 0)`).
+    /// The wrench the contacts must supply (SPEC §3); any vector of R³.
     pub need: [f32; 3],
     /// Bit `i` set: generator slot `i` is in use.
     pub active_mask: u32,
@@ -75,7 +75,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The name `eval` writes: "supported", "unsupported" or "uncertain".
+    /// "supported", "unsupported" or "uncertain": the word every output format uses.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Supported => "supported",
@@ -159,27 +159,27 @@ pub struct Outcome {
     pub verdict: u32,
     /// Generators in the witness, 0..=3 (0 with a supported verdict: need = 0, the empty witness).
     pub witness_len: u32,
-    /// Generator slots of the witness, ascending; the first `witness_len` are used.
+    /// Generator slots of the witness, ascending; the first `witness_len` count.
     pub witness_index: [u32; 3],
-    /// Float32 mantissas of the witness weights (scaled by `witness_exponent`).
+    /// Mantissas of the witness weights: see `witness_exponent`.
     pub witness_weight: [f32; 3],
     /// Unit normal `y` of the certificate (supports the cone, `y·need < 0`); zero when none.
     pub certificate: [f32; 3],
-    /// Signed distance of the need to the cone's boundary, at most `MARGIN_CAP`.
+    /// Signed distance of the need to the cone's boundary, at most [`MARGIN_CAP`].
     pub margin: f32,
     /// 1 when no candidate supports the cone (it fills R³) and the margin is the cap.
     pub capped: u32,
-    /// Index in the candidate table of the nearest supporting candidate, or `NO_BINDING`.
+    /// Index in the candidate table of the nearest supporting candidate, or [`NO_BINDING`].
     pub binding: u32,
     /// Weight `k` of the witness is `witness_weight[k] · 2^witness_exponent[k]`: the kernels
     /// work on generators and need rescaled by powers of two (SPEC §7 at every scale), and a
     /// weight in the caller's units can lie outside float32's range (a need of 1e30 held by a
-    /// generator of 1e-30). `Outcome::witness` gives the product in float64, always finite.
+    /// generator of 1e-30). [`Outcome::witness`] gives the product in float64, always finite.
     pub witness_exponent: [i32; 3],
 }
 
 impl Outcome {
-    /// The verdict as an enum (any code beyond 1 reads as uncertain).
+    /// The verdict as an enum; an unknown code reads as uncertain (never held).
     pub fn verdict(&self) -> Verdict {
         match self.verdict {
             0 => Verdict::Supported,
@@ -208,12 +208,13 @@ impl Outcome {
         (self.verdict() == Verdict::Unsupported).then_some(self.certificate)
     }
 
-    /// The binding candidate's index in the table, if a candidate supports the cone.
+    /// Index of the binding candidate in [`crate::tables::candidates`]; `None` when no
+    /// candidate supports the cone.
     pub fn binding(&self) -> Option<u32> {
         (self.binding != NO_BINDING).then_some(self.binding)
     }
 
-    /// True when the cone fills R³ and the margin is `MARGIN_CAP`.
+    /// No candidate supports the cone (it fills R³): the margin is [`MARGIN_CAP`].
     pub fn is_capped(&self) -> bool {
         self.capped != 0
     }

@@ -37,19 +37,33 @@ const WRAP: usize = 140;
 pub enum Failure {
     /// Turning about `pivot` (the motion's fixed point), a contact's end when the binding
     /// candidate names one.
-    Tip { pivot: [f64; 2], clockwise: bool },
+    Tip {
+        /// The fixed point `(x, z)`, relative to the reference point, in the scene's length units.
+        pivot: [f64; 2],
+        /// The sense of the turn in the picture.
+        clockwise: bool,
+    },
     /// Translating along `direction` (unit), the fixed point far away or at infinity.
-    Slide { direction: [f64; 2] },
+    Slide {
+        /// Unit direction `(x, z)` of the centre of mass's motion (along the contact line
+        /// when friction edges of contacts on one line bind).
+        direction: [f64; 2],
+    },
 }
 
 /// What a picture explains: one need (the binding one), its forces or its failure.
 pub struct Story {
+    /// Index into [`HoldReport::needs`]: the binding need, or when not held the worst
+    /// certified one.
     pub need_index: usize,
+    /// That need's mass, in the nominal mass's units.
     pub mass: f64,
+    /// That need's centre-of-mass x-offset, in the scene's length units.
     pub com_offset_x: f64,
     /// Contact forces of the witness, merged per application point: `(point, force)`, the
     /// force in nominal weights `m0·g` (float64-polished weights).
     pub forces: Vec<([f64; 2], [f64; 2])>,
+    /// How the box fails, when the need has a certificate.
     pub failure: Option<Failure>,
     /// Indices into `Scene::contacts` of the contacts the binding candidate is built from.
     pub binding_contacts: Vec<usize>,

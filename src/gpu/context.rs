@@ -10,8 +10,11 @@ use crate::Error;
 /// What the `info` command shows of one adapter.
 #[derive(Clone, Debug)]
 pub struct AdapterReport {
+    /// Name, vendor, backend, device type and driver.
     pub info: wgpu::AdapterInfo,
+    /// Everything the adapter offers (the engine asks only for what the shader needs).
     pub limits: wgpu::Limits,
+    /// The adapter has timestamp queries, so kernel time can be measured.
     pub timestamps: bool,
 }
 
@@ -64,8 +67,11 @@ fn adapter_from_env(instance: &wgpu::Instance) -> Result<wgpu::Adapter, Error> {
 
 /// Device, queue, pipeline and the two tables, built once; shared by every batch.
 pub struct GpuContext {
+    /// The adapter the device was created on.
     pub info: wgpu::AdapterInfo,
+    /// The device, with the downlevel limits plus the adapter's largest buffers and dispatch.
     pub device: wgpu::Device,
+    /// The device's queue: uploads, dispatches and readbacks.
     pub queue: wgpu::Queue,
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) layout: wgpu::BindGroupLayout,
@@ -73,11 +79,18 @@ pub struct GpuContext {
     pub(crate) candidates: wgpu::Buffer,
     /// Set by the device-lost callback and the uncaptured-error handler: checked after each wait.
     pub(crate) failure: Arc<Mutex<Option<Error>>>,
+    /// The device has timestamp queries enabled: [`GpuEngine::last_kernel_time`] is known.
+    ///
+    /// [`GpuEngine::last_kernel_time`]: super::GpuEngine::last_kernel_time
     pub timestamps: bool,
 }
 
 impl GpuContext {
     /// Chooses the adapter from the environment and creates the device on it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoAdapter`], [`Error::RequestDevice`], and those of [`GpuContext::new`].
     pub fn from_env() -> Result<GpuContext, Error> {
         let instance = instance();
         let adapter = adapter_from_env(&instance)?;
@@ -107,6 +120,10 @@ impl GpuContext {
     }
 
     /// Builds the pipeline and uploads the tables on a device the caller created.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Gpu`] when the shader or pipeline fails validation on this device.
     pub fn new(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -215,6 +232,7 @@ impl GpuContext {
         }
     }
 
+    /// "name (Backend, DeviceType)", e.g. "llvmpipe (Gl, Cpu)".
     pub fn describe(&self) -> String {
         format!(
             "{} ({:?}, {:?})",

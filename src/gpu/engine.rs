@@ -69,11 +69,19 @@ const TIMER_BYTES: u64 = 16;
 
 impl GpuEngine {
     /// The adapter from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`GpuContext::from_env`] and [`GpuEngine::new`].
     pub fn from_env() -> Result<GpuEngine, Error> {
         GpuEngine::new(GpuContext::from_env()?, GpuOptions::default())
     }
 
     /// An engine on a context the caller built (tests inject their device this way).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Limits`] when the device's limits (or `options`) admit no chunk of one case.
     pub fn new(ctx: GpuContext, options: GpuOptions) -> Result<GpuEngine, Error> {
         let limits = ctx.device.limits();
         let by_binding = (limits.max_storage_buffer_binding_size / CASE_BYTES) as usize;
@@ -101,6 +109,7 @@ impl GpuEngine {
         })
     }
 
+    /// The device, queue and pipeline the engine runs on.
     pub fn context(&self) -> &GpuContext {
         &self.ctx
     }
@@ -110,11 +119,13 @@ impl GpuEngine {
         self.chunk_cases
     }
 
+    /// The adapter, as [`GpuContext::describe`].
     pub fn describe(&self) -> String {
         self.ctx.describe()
     }
 
-    /// GPU time spent in the kernel during the last `evaluate_into`, from timestamp queries;
+    /// GPU time spent in the kernel during the last [`evaluate_into`](Self::evaluate_into),
+    /// from timestamp queries;
     /// `None` where the adapter has no timestamps.
     pub fn last_kernel_time(&self) -> Option<std::time::Duration> {
         self.kernel
@@ -122,6 +133,12 @@ impl GpuEngine {
 
     /// Evaluates every case into `out` (same length). Allocates nothing once the slots
     /// have grown to the batch (or chunk) size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when the lengths differ; [`Error::OutOfMemory`] when a chunk's buffers
+    /// do not fit; [`Error::DeviceLost`] and [`Error::Gpu`] (validation, readback) from the
+    /// device, including a failure it reported since the last call.
     pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
         if cases.len() != out.len() {
             return Err(Error::Input(format!(

@@ -165,27 +165,36 @@ pub fn salvage_id(text: &[u8]) -> Option<Value> {
 /// One output line. `I` is the id's form: `Value`, or `&RawValue` to echo the input's text.
 #[derive(Serialize)]
 pub struct Answer<I = Value> {
+    /// The input line's `id`, omitted when it had none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<I>,
+    /// "supported", "unsupported" or "uncertain" (SPEC §4–7).
     pub verdict: &'static str,
+    /// Signed distance of the need to the cone's boundary (SPEC §6), at most 1000.
     pub margin: f32,
     /// True when no candidate supports the cone (it fills R³) and the margin is the cap.
     pub capped: bool,
+    /// Present only when supported (SPEC §4).
     pub witness: Option<WitnessJson>,
+    /// Unit normal `y` with `y·wᵢ ≥ 0` and `y·need < 0`; present only when unsupported (SPEC §5).
     pub certificate: Option<[f32; 3]>,
+    /// Index of the nearest supporting candidate in the table of SPEC §5; none when capped.
     pub binding: Option<u32>,
     /// The binding candidate in words, e.g. "+(w0 x w3)".
     pub binding_candidate: Option<String>,
 }
 
+/// The witness of an answer: `need = Σ weights[k] · w[generators[k]]` (SPEC §4).
 #[derive(Serialize)]
 pub struct WitnessJson {
+    /// Generator slots, ascending, 0 to 3 of them.
     pub generators: Vec<u32>,
     /// Re-solved in float64 on the subset found (`Witness::polished`).
     pub weights: Vec<f64>,
 }
 
 impl<I> Answer<I> {
+    /// The answer to `case` from its outcome `o`, with the witness weights polished.
     pub fn new(id: Option<I>, case: &Case, o: &Outcome) -> Answer<I> {
         Answer {
             id,
@@ -206,8 +215,11 @@ impl<I> Answer<I> {
 /// The output line of an input line that was refused: its number, its id when it had one.
 #[derive(Serialize)]
 pub struct ErrorLine<'a> {
+    /// The line's `id` when it could be read, else `null`.
     pub id: Option<Value>,
+    /// 1-based line number in the input.
     pub line: u64,
+    /// Why the line was refused.
     pub error: &'a str,
 }
 

@@ -17,6 +17,7 @@ pub struct LineRef {
     pub number: u64,
     /// Byte range in [`LineChunk::data`] (empty when `too_long`).
     pub start: usize,
+    /// End of the byte range (exclusive).
     pub end: usize,
     /// Longer than [`MAX_LINE`]: refused, its bytes dropped.
     pub too_long: bool,
@@ -25,7 +26,9 @@ pub struct LineRef {
 /// Consecutive lines of the input: their bytes and where each one lies.
 #[derive(Debug, Default)]
 pub struct LineChunk {
+    /// The lines' bytes, back to back.
     pub data: Vec<u8>,
+    /// The non-blank lines, in input order.
     pub lines: Vec<LineRef>,
 }
 
@@ -53,6 +56,8 @@ pub struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
+    /// A reader of `inner` whose chunks hold at most `max_lines` lines (at least 1) or about
+    /// `max_bytes` bytes.
     pub fn new(inner: R, max_lines: usize, max_bytes: usize) -> Self {
         LineReader {
             inner,

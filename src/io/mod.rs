@@ -31,6 +31,7 @@ pub struct CaseBatch {
     pub rows: Vec<Result<u32, String>>,
     /// The good rows' cases, in order: what the engine evaluates.
     pub cases: Vec<Case>,
+    /// The rows' ids, refused rows included.
     pub ids: Ids,
 }
 

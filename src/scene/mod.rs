@@ -3,7 +3,8 @@
 //! One JSON Lines input line is a [`Scene`] (contacts) or an edit (contacts `before` and
 //! `after`, resolved into the kept contacts of SPEC §9). A scene turns into one cone test per
 //! corner of its mass × centre-of-mass box ([`Scene::cases`]); [`hold_reports`] runs the cone
-//! tests of many scenes in one call of [`Engine::evaluate`] and [`judge`]s each scene.
+//! tests of many scenes in one call of [`Engine::evaluate`](crate::Engine::evaluate) and
+//! [`judge`]s each scene.
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
@@ -15,8 +16,8 @@
 //!   interval lower end first; an interval whose ends are equal (or that is absent) gives one value;
 //!   `need = (0, m/m0, −(m/m0)·x/ℓ)`.
 //!
-//! One file per subject: [`types`] (contacts, bodies, scenes, needs, generators), [`parse`]
-//! (one JSON line into a scene), [`edit`] (the kept contacts of an edit), [`report`] (the
+//! One file per subject: `types` (contacts, bodies, scenes, needs, generators), `parse`
+//! (one JSON line into a scene), `edit` (the kept contacts of an edit), `report` (the
 //! cone tests' outcomes judged into hold reports, the gate).
 
 mod edit;

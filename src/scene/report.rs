@@ -9,11 +9,15 @@ use crate::tables::Candidate;
 use crate::{Engine, Error, Outcome, Verdict, MARGIN_CAP};
 
 /// A witness in physical terms: generator indices, weights (in nominal weights `m0·g`,
-/// float64-polished: `Witness::polished`) and where each generator comes from.
+/// float64-polished: [`Witness::polished`](crate::Witness::polished)) and where each
+/// generator comes from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WitnessReport {
+    /// Generator indices (SPEC §2 order, see [`Scene::generators`]), ascending, 0 to 3 of them.
     pub generators: Vec<u32>,
+    /// Weight `λ ≥ 0` of each generator: the force along its edge ray, in units of `m0·g`.
     pub weights: Vec<f64>,
+    /// Where each generator comes from ([`GeneratorSource::describe`]).
     pub sources: Vec<String>,
 }
 
@@ -24,22 +28,33 @@ pub struct BindingReport {
     pub candidate: u32,
     /// The candidate, e.g. "+(w1 x w6)".
     pub kind: String,
+    /// The generators the candidate is built from (none for the apex `−need`).
     pub generators: Vec<u32>,
+    /// Where each generator comes from ([`GeneratorSource::describe`]).
     pub sources: Vec<String>,
 }
 
 /// One need's cone test.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NeedReport {
+    /// The mass of this corner of the mass × centre-of-mass box, in the nominal mass's units.
     pub mass: f64,
+    /// The centre-of-mass x-offset of this corner, in the units of `half_size`.
     pub com_offset_x: f64,
+    /// The wrench the contacts must supply (SPEC §3), as the cone test took it.
     pub need: [f32; 3],
     /// "supported", "unsupported" or "uncertain".
     pub verdict: &'static str,
+    /// Signed distance of the need to the cone's boundary (SPEC §6), at most [`MARGIN_CAP`].
     pub margin: f32,
+    /// No candidate supports the cone (it fills R³): the margin is the cap.
     pub capped: bool,
+    /// Contact forces that hold, only when supported (SPEC §4).
     pub witness: Option<WitnessReport>,
+    /// Unit normal `y` with `y·wᵢ ≥ 0` for every generator and `y·need < 0`, only when
+    /// unsupported (SPEC §5).
     pub certificate: Option<[f32; 3]>,
+    /// The nearest supporting candidate, which attains the margin; none when capped.
     pub binding: Option<BindingReport>,
 }
 
@@ -48,13 +63,16 @@ pub struct NeedReport {
 pub struct BindingNeed {
     /// Index into `needs`.
     pub index: usize,
+    /// Its mass (see [`NeedReport::mass`]).
     pub mass: f64,
+    /// Its centre-of-mass x-offset (see [`NeedReport::com_offset_x`]).
     pub com_offset_x: f64,
 }
 
 /// The robust hold test of a scene, and the gate's answer (SPEC §8–9).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HoldReport {
+    /// The input's `id`, echoed as given.
     pub id: Value,
     /// Every need has a witness and the robust margin is at least `margin_min`.
     pub held: bool,
@@ -63,13 +81,19 @@ pub struct HoldReport {
     /// Not held only because some need lies within tolerance of its boundary: no need is
     /// certified unsupported. Never true when held.
     pub uncertain: bool,
+    /// The need whose margin is the robust margin (the first one on ties).
     pub binding_need: BindingNeed,
+    /// The scene's `margin_min`, echoed.
     pub margin_min: f64,
+    /// Generators of the cone test: 4 per contact (SPEC §2).
     pub n_generators: usize,
+    /// Why not held, in words (worst need, certificate, binding contacts); `None` when held.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What the edit did to each body pair; `None` for a plain scene.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edit: Option<EditSummary>,
+    /// One report per need, in need order ([`Scene::need_points`]).
     pub needs: Vec<NeedReport>,
 }
 

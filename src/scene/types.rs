@@ -10,7 +10,9 @@ use crate::{Case, Error};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Friction {
+    /// One coefficient μ ≥ 0.
     Value(f64),
+    /// `[lo, hi]` with `0 ≤ lo ≤ hi`: uncertain friction, held only if held at `lo`.
     Interval([f64; 2]),
 }
 
@@ -32,10 +34,13 @@ pub struct Contact {
     pub pair: u64,
     /// Position in the input list (`contacts`, or `before` for an edit).
     pub source: usize,
+    /// First endpoint `(x, z)` relative to the reference point, in the units of `half_size`.
     pub p0: [f64; 2],
+    /// Second endpoint; equal to `p0` for a point contact.
     pub p1: [f64; 2],
     /// Inward unit normal (normalised from the input).
     pub normal: [f64; 2],
+    /// Friction coefficient (the generators use [`Friction::lower`], at most [`MU_MAX`](super::MU_MAX)).
     pub mu: Friction,
 }
 
@@ -60,7 +65,9 @@ impl Contact {
 /// x-offsets to hold over (SPEC §3, §8).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Body {
+    /// Half-size ℓ of the box (> 0): the length unit of moments (SPEC §2).
     pub half_size: f64,
+    /// Nominal mass `m0` (> 0): forces are in units of `m0·g` (SPEC §2).
     pub mass_nominal: f64,
     /// `[lo, hi]`, same units as the nominal mass.
     pub mass_range: [f64; 2],
@@ -107,15 +114,19 @@ pub struct EditSummary {
 pub struct Scene {
     /// The input's `id`, echoed as given (a string or a number).
     pub id: Value,
+    /// Size, mass and centre-of-mass ranges of the box.
     pub body: Body,
+    /// The contacts that enter the cone test, in input order (for an edit: the kept overlaps).
     pub contacts: Vec<Contact>,
+    /// Least robust margin the gate accepts (SPEC §9; default 0).
     pub margin_min: f64,
     /// Present for an edit line.
     pub edit: Option<EditSummary>,
-    /// For an edit: the contacts as given before and after (empty for a scene). They do not
+    /// For an edit: the contacts as given before (empty for a scene). They do not
     /// enter the cone test (the kept overlaps in `contacts` do); pictures draw them as ghosts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub before: Vec<Contact>,
+    /// For an edit: the contacts as given after (empty for a scene); see `before`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<Contact>,
 }
@@ -125,6 +136,7 @@ pub struct Scene {
 pub struct GeneratorSource {
     /// Index into `Scene::contacts`.
     pub contact: usize,
+    /// Body pair id of that contact.
     pub pair: u64,
     /// 0: `p0`, 1: `p1`.
     pub endpoint: u8,
@@ -133,6 +145,8 @@ pub struct GeneratorSource {
 }
 
 impl GeneratorSource {
+    /// "contact 2 (pair 1) p0 ray n+μt" ("point" instead of `p0`/`p1` for a point contact),
+    /// for reports and pictures.
     pub fn describe(&self, scene: &Scene) -> String {
         let c = &scene.contacts[self.contact];
         let end = if c.is_point(LINE_TOLERANCE * scene.body.half_size) {
