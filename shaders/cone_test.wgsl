@@ -454,6 +454,8 @@ fn cone_test(index: u32) {
     }
 
     // Pairs: the need's numerators c_ij·need (kept for the triples), 2×2 normal equations.
+    // Over the active slots, i then j ascending: the table's order (pair_index is the
+    // entry's position, tests/layout.rs checks it, as for triple_index).
     var c_need: array<f32, PAIR_COUNT>;
     for (var i = 0u; i < n; i++) {
         for (var j = i + 1u; j < n; j++) {
