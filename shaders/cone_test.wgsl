@@ -21,6 +21,9 @@ const FIRST_PAIR: u32 = 16u;
 const FIRST_TRIPLE: u32 = 136u;
 const PAIR_COUNT: u32 = 120u;
 const FIRST_GENERATOR_DIRECTION: u32 = 240u;
+const FIRST_PERPENDICULAR: u32 = 272u;
+const FIRST_GENERATOR_PLANE: u32 = 288u;
+const APEX: u32 = 384u;
 
 const KIND_PAIR_PLANE: u32 = 0u;
 const KIND_GENERATOR_DIRECTION: u32 = 1u;
@@ -186,6 +189,24 @@ fn cross_axis(w: vec3<f32>, axis: u32) -> vec3<f32> {
 
 fn pair_index(i: u32, j: u32) -> u32 {
     return i * (31u - i) / 2u + (j - i - 1u);
+}
+
+// Index of the triple i < j < k among the 560 in lexicographic order: those with a smaller
+// first index, then a smaller second one, then a smaller third one.
+fn triple_index(i: u32, j: u32, k: u32) -> u32 {
+    let a = 16u - i;
+    let b = 16u - j;
+    return 560u - a * (a - 1u) * (a - 2u) / 6u + (a - 1u) * (a - 2u) / 2u - b * (b - 1u) / 2u + (k - j - 1u);
+}
+
+// The first candidate after the block of this kind (SPEC §5 order).
+fn next_block(kind: u32) -> u32 {
+    if kind == KIND_GENERATOR_DIRECTION {
+        return FIRST_PERPENDICULAR;
+    } else if kind == KIND_PERPENDICULAR {
+        return FIRST_GENERATOR_PLANE;
+    }
+    return APEX;
 }
 
 // −(need − (need·w / w·w) w), then one Gram–Schmidt step against w: when the need lies
@@ -433,28 +454,28 @@ fn cone_test(index: u32) {
     }
 
     // Pairs: the need's numerators c_ij·need (kept for the triples), 2×2 normal equations.
+    // Over the active slots, i then j ascending: the table's order (pair_index is the
+    // entry's position, tests/layout.rs checks it, as for triple_index).
     var c_need: array<f32, PAIR_COUNT>;
-    for (var t = FIRST_PAIR; t < FIRST_TRIPLE; t++) {
-        let i = subsets[t].x;
-        let j = subsets[t].y;
-        if j >= n {
-            continue;
-        }
-        let p = t - FIRST_PAIR;
-        let wi = generator(i);
-        let wj = generator(j);
-        let cp = pair_cross(wi, wj, len[i], len[j]);
-        let cl2 = dot3(cp, cp);
-        c_need[p] = dot3(cp, need);
-        if !have_witness && sqrt(cl2) > EPS * len[i] * len[j] {
-            // The normal equations' solution through Lagrange's identity (error ~ 1/sin θ,
-            // where the 2×2 Gram system's is ~ 1/sin² θ).
-            let li = dot3(cross3(need, wj), cp) / cl2;
-            let lj = -dot3(cross3(need, wi), cp) / cl2;
-            let f = check(subsets[t], vec3<f32>(li, lj, 0.0), need, need_len, false);
-            if f.forces && f.ok {
-                found = Found(true, 2u, vec3<u32>(i, j, 0u), f.weight);
-                have_witness = true;
+    for (var i = 0u; i < n; i++) {
+        for (var j = i + 1u; j < n; j++) {
+            let p = pair_index(i, j);
+            let t = FIRST_PAIR + p;
+            let wi = generator(i);
+            let wj = generator(j);
+            let cp = pair_cross(wi, wj, len[i], len[j]);
+            let cl2 = dot3(cp, cp);
+            c_need[p] = dot3(cp, need);
+            if !have_witness && sqrt(cl2) > EPS * len[i] * len[j] {
+                // The normal equations' solution through Lagrange's identity (error ~ 1/sin θ,
+                // where the 2×2 Gram system's is ~ 1/sin² θ).
+                let li = dot3(cross3(need, wj), cp) / cl2;
+                let lj = -dot3(cross3(need, wi), cp) / cl2;
+                let f = check(subsets[t], vec3<f32>(li, lj, 0.0), need, need_len, false);
+                if f.forces && f.ok {
+                    found = Found(true, 2u, vec3<u32>(i, j, 0u), f.weight);
+                    have_witness = true;
+                }
             }
         }
     }
@@ -466,67 +487,63 @@ fn cone_test(index: u32) {
     // in table order computes it, the same expression the triple search uses.
     var best = NO_BINDING;
     var best_dot = NONE_YET;
-    var block = FIRST_TRIPLE; // the pair's first triple (i, j, j + 1) in the table
-    for (var t = FIRST_PAIR; t < FIRST_TRIPLE; t++) {
-        let i = subsets[t].x;
-        let j = subsets[t].y;
-        let first_triple = block;
-        block += MAX_GENERATORS - 1u - j;
-        if j >= n {
-            continue;
-        }
-        let p = t - FIRST_PAIR;
-        let wi = generator(i);
-        let wj = generator(j);
-        let cp = pair_cross(wi, wj, len[i], len[j]);
-        let cl = sqrt(dot3(cp, cp));
-        let valid = cl > EPS * len[i] * len[j];
-        // Only a candidate that could become the nearest needs its support test.
-        let planes = valid && (c_need[p] / cl < best_dot || -c_need[p] / cl < best_dot);
-        // Running min and max over k of D/|w_k| (0 for k = i, j).
-        var plane_lo = 0.0;
-        var plane_hi = 0.0;
-        if planes {
-            // k < i: the triple (k, i, j), D = c_ki·w_j.
-            for (var k = 0u; k < i; k++) {
-                let v = dot3(pair_cross(generator(k), wi, len[k], len[i]), wj) * inv_len[k];
-                plane_lo = min(plane_lo, v);
-                plane_hi = max(plane_hi, v);
+    for (var i = 0u; i < n; i++) {
+        for (var j = i + 1u; j < n; j++) {
+            let p = pair_index(i, j);
+            // The triples (i, j, k), k > j, follow one another in the table from here.
+            let first_triple = FIRST_TRIPLE + triple_index(i, j, j + 1u);
+            let wi = generator(i);
+            let wj = generator(j);
+            let cp = pair_cross(wi, wj, len[i], len[j]);
+            let cl = sqrt(dot3(cp, cp));
+            let valid = cl > EPS * len[i] * len[j];
+            // Only a candidate that could become the nearest needs its support test.
+            let planes = valid && (c_need[p] / cl < best_dot || -c_need[p] / cl < best_dot);
+            // Running min and max over k of D/|w_k| (0 for k = i, j).
+            var plane_lo = 0.0;
+            var plane_hi = 0.0;
+            if planes {
+                // k < i: the triple (k, i, j), D = c_ki·w_j.
+                for (var k = 0u; k < i; k++) {
+                    let v = dot3(pair_cross(generator(k), wi, len[k], len[i]), wj) * inv_len[k];
+                    plane_lo = min(plane_lo, v);
+                    plane_hi = max(plane_hi, v);
+                }
+                // i < k < j: the triple (i, k, j), D = c_ik·w_j = −c_ij·w_k.
+                for (var k = i + 1u; k < j; k++) {
+                    let v = -dot3(pair_cross(wi, generator(k), len[i], len[k]), wj) * inv_len[k];
+                    plane_lo = min(plane_lo, v);
+                    plane_hi = max(plane_hi, v);
+                }
             }
-            // i < k < j: the triple (i, k, j), D = c_ik·w_j = −c_ij·w_k.
-            for (var k = i + 1u; k < j; k++) {
-                let v = -dot3(pair_cross(wi, generator(k), len[i], len[k]), wj) * inv_len[k];
-                plane_lo = min(plane_lo, v);
-                plane_hi = max(plane_hi, v);
-            }
-        }
-        if planes || !have_witness {
-            // k > j: the triple (i, j, k) itself.
-            for (var k = j + 1u; k < n; k++) {
-                let d = dot3(cp, generator(k));
-                plane_lo = min(plane_lo, d * inv_len[k]);
-                plane_hi = max(plane_hi, d * inv_len[k]);
-                if !have_witness && abs(d) > EPS * len[i] * len[j] * len[k] {
-                    let weight = vec3<f32>(c_need[pair_index(j, k)] / d, -c_need[pair_index(i, k)] / d, c_need[p] / d);
-                    let f = attempt(subsets[first_triple + k - j - 1u], d, weight, need, need_len, false);
-                    if f.ok {
-                        found = f;
-                        have_witness = true;
+            if planes || !have_witness {
+                // k > j: the triple (i, j, k) itself.
+                for (var k = j + 1u; k < n; k++) {
+                    let d = dot3(cp, generator(k));
+                    plane_lo = min(plane_lo, d * inv_len[k]);
+                    plane_hi = max(plane_hi, d * inv_len[k]);
+                    if !have_witness && abs(d) > EPS * len[i] * len[j] * len[k] {
+                        let weight = vec3<f32>(c_need[pair_index(j, k)] / d, -c_need[pair_index(i, k)] / d, c_need[p] / d);
+                        let f = attempt(subsets[first_triple + k - j - 1u], d, weight, need, need_len, false);
+                        if f.ok {
+                            found = f;
+                            have_witness = true;
+                        }
                     }
                 }
             }
-        }
-        if planes {
-            for (var index = 2u * p; index < 2u * p + 2u; index++) {
-                var supports = plane_lo >= -EPS * cl;
-                var y_need = c_need[p] / cl;
-                if candidates[index].w == 1u {
-                    supports = plane_hi <= EPS * cl;
-                    y_need = -c_need[p] / cl;
-                }
-                if supports && y_need < best_dot {
-                    best = index;
-                    best_dot = y_need;
+            if planes {
+                for (var index = 2u * p; index < 2u * p + 2u; index++) {
+                    var supports = plane_lo >= -EPS * cl;
+                    var y_need = c_need[p] / cl;
+                    if candidates[index].w == 1u {
+                        supports = plane_hi <= EPS * cl;
+                        y_need = -c_need[p] / cl;
+                    }
+                    if supports && y_need < best_dot {
+                        best = index;
+                        best_dot = y_need;
+                    }
                 }
             }
         }
@@ -538,6 +555,11 @@ fn cone_test(index: u32) {
         let e = candidates[index];
         let kind = e.x;
         let i = e.y;
+        if kind != KIND_APEX && i >= n {
+            // The rest of this kind's block (ordered by generator) is inactive slots.
+            index = next_block(kind) - 1u;
+            continue;
+        }
         let negative = e.w == 1u;
         var sign = 1.0;
         if negative {

@@ -42,6 +42,14 @@ pub const fn pair_index(i: u32, j: u32) -> u32 {
     i * (31 - i) / 2 + (j - i - 1)
 }
 
+/// Index of the triple `i < j < k` among the 560 triples in lexicographic order: those with
+/// a smaller first index, then a smaller second one, then a smaller third one.
+/// The shader computes the same expression (`triple_index`).
+pub const fn triple_index(i: u32, j: u32, k: u32) -> u32 {
+    let (a, b) = (16 - i, 16 - j);
+    560 - a * (a - 1) * (a - 2) / 6 + (a - 1) * (a - 2) / 2 - b * (b - 1) / 2 + (k - j - 1)
+}
+
 /// A witness subset packed as `(i, j, k, size)`; unused indices are 0.
 pub type PackedSubset = [u32; 4];
 

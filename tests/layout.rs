@@ -4,7 +4,7 @@ use std::mem::{offset_of, size_of};
 
 use planar_hold::gpu::{CONE_TEST_WGSL, WORKGROUP_SIZE};
 use planar_hold::tables::{
-    candidates, pair_index, witness_subsets, Candidate, APEX, CANDIDATE_COUNT,
+    candidates, pair_index, triple_index, witness_subsets, Candidate, APEX, CANDIDATE_COUNT,
     FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
     FIRST_TRIPLE, WITNESS_COUNT,
 };
@@ -98,6 +98,15 @@ fn shader_constants_match_the_host() {
         constant(&m, "FIRST_GENERATOR_DIRECTION") as usize,
         FIRST_GENERATOR_DIRECTION
     );
+    assert_eq!(
+        constant(&m, "FIRST_PERPENDICULAR") as usize,
+        FIRST_PERPENDICULAR
+    );
+    assert_eq!(
+        constant(&m, "FIRST_GENERATOR_PLANE") as usize,
+        FIRST_GENERATOR_PLANE
+    );
+    assert_eq!(constant(&m, "APEX") as usize, APEX);
     assert_eq!(constant(&m, "NO_BINDING"), planar_hold::NO_BINDING);
 }
 
@@ -126,6 +135,10 @@ fn witness_table_is_in_spec_order() {
     // The pair index the shader computes is the pair's position in the table.
     for (p, s) in t[16..136].iter().enumerate() {
         assert_eq!(pair_index(s[0], s[1]) as usize, p);
+    }
+    // And the triple index the triple's.
+    for (p, s) in t[136..].iter().enumerate() {
+        assert_eq!(triple_index(s[0], s[1], s[2]) as usize, p);
     }
     // Uniform arrays need a 16-byte stride: one entry is one vec4<u32>.
     assert_eq!(size_of::<[u32; 4]>(), 16);
@@ -230,5 +243,10 @@ fn candidate_table_is_in_spec_order() {
     );
     assert_eq!(at(384), Candidate::Apex);
     assert_eq!(at(7).to_string(), "-(w0 x w4)");
+    // Within each kind's block the generator never decreases: the kernel leaves a block at
+    // its first inactive slot.
+    for block in [&t[240..272], &t[272..288], &t[288..384]] {
+        assert!(block.windows(2).all(|p| p[0][1] <= p[1][1]));
+    }
     assert!(size_of_val(t) <= 16 << 10);
 }

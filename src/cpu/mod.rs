@@ -19,9 +19,10 @@ use rayon::prelude::*;
 pub use simd::{Simd, SIMD_ENV};
 
 use crate::tables::{
-    candidates, pair_index, witness_subsets, FIRST_GENERATOR_DIRECTION, FIRST_PAIR, FIRST_TRIPLE,
-    KIND_APEX, KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE, KIND_PERPENDICULAR,
-    PAIR_COUNT,
+    candidates, pair_index, triple_index, witness_subsets, APEX, CANDIDATE_COUNT,
+    FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
+    FIRST_TRIPLE, KIND_APEX, KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE,
+    KIND_PERPENDICULAR, PAIR_COUNT,
 };
 use crate::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 
@@ -365,6 +366,18 @@ fn independent(w: &[V3; MAX_GENERATORS], len: &[f32; MAX_GENERATORS], s: [u32; 4
     }
 }
 
+/// The first candidate after the block of this kind (SPEC §5 order; `next_block` in the
+/// shader).
+fn next_block(kind: u32) -> usize {
+    if kind == KIND_GENERATOR_DIRECTION {
+        FIRST_PERPENDICULAR
+    } else if kind == KIND_PERPENDICULAR {
+        FIRST_GENERATOR_PLANE
+    } else {
+        APEX
+    }
+}
+
 /// One past the highest active slot: slots from there on are zero vectors, which build no
 /// candidate, no witness and lie on every plane, so every loop over generators stops there.
 fn active_count(active_mask: u32) -> usize {
@@ -405,12 +418,12 @@ pub fn cone_test(case: &Case) -> Outcome {
     }
 
     // Pairs: the need's numerators cᵢⱼ·need (kept for the triples), 2×2 normal equations.
+    // Over the active slots, i then j ascending: the table's order (`pair_index` is the
+    // entry's position, `tests/layout.rs` checks it, as for `triple_index`).
     let mut c_need = [0.0f32; PAIR_COUNT];
-    for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
-        let (i, j) = (s[0] as usize, s[1] as usize);
-        if j >= n {
-            continue;
-        }
+    for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
+        let p = pair_index(i as u32, j as u32) as usize;
+        let s = subsets[FIRST_PAIR + p];
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
         let cl2 = dot3(cp, cp);
         c_need[p] = dot3(cp, need);
@@ -421,8 +434,8 @@ pub fn cone_test(case: &Case) -> Outcome {
                 -dot3(cross3(need, w[i]), cp) / cl2,
                 0.0,
             ];
-            if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
-                witness = Some(Found::of(*s, c.weight));
+            if let Some(c) = check(&w, &len, s, weight, need, need_len, false).filter(|c| c.ok) {
+                witness = Some(Found::of(s, c.weight));
             }
         }
     }
@@ -433,14 +446,10 @@ pub fn cone_test(case: &Case) -> Outcome {
     // every other k as the triple of the three in table order computes it.
     let mut best = NO_BINDING;
     let mut best_dot = NONE_YET;
-    let mut block = FIRST_TRIPLE; // the pair's first triple (i, j, j + 1) in the table
-    for (p, s) in subsets[FIRST_PAIR..FIRST_TRIPLE].iter().enumerate() {
-        let (i, j) = (s[0] as usize, s[1] as usize);
-        let first_triple = block;
-        block += MAX_GENERATORS - 1 - j;
-        if j >= n {
-            continue;
-        }
+    for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
+        let p = pair_index(i as u32, j as u32) as usize;
+        // The triples (i, j, k), k > j, follow one another in the table from here.
+        let first_triple = FIRST_TRIPLE + triple_index(i as u32, j as u32, j as u32 + 1) as usize;
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
         let cl = dot3(cp, cp).sqrt();
         let valid = cl > EPS * len[i] * len[j];
@@ -498,8 +507,15 @@ pub fn cone_test(case: &Case) -> Outcome {
 
     // The other candidates, in table order: the nearest supporting one gives the margin, the
     // binding and the certificate. Support tests only where the candidate would be nearer.
-    for (index, e) in table.iter().enumerate().skip(FIRST_GENERATOR_DIRECTION) {
+    let mut index = FIRST_GENERATOR_DIRECTION;
+    while index < CANDIDATE_COUNT {
+        let e = table[index];
         let (kind, i, negative) = (e[0], e[1] as usize, e[3] == 1);
+        if kind != KIND_APEX && i >= n {
+            // The rest of this kind's block (ordered by generator) is inactive slots.
+            index = next_block(kind);
+            continue;
+        }
         let sign = if negative { -1.0f32 } else { 1.0 };
         let mut valid = false;
         let mut y_need = 0.0f32;
@@ -576,6 +592,7 @@ pub fn cone_test(case: &Case) -> Outcome {
             best = index as u32;
             best_dot = y_need;
         }
+        index += 1;
     }
 
     // C fills R³, yet no witness passed at the need's scale: every one has forces far
