@@ -64,7 +64,7 @@ fn parse_chunk(chunk: &LineChunk) -> Scenes {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let path = args.scenes.as_str();
-    let mut lines = io::line_reader(path)?;
+    let mut lines = io::line_reader(path, io::GATE_CHUNK_ROWS)?;
     let mut engines = Engines::new(args.backend)?;
     let (output, sink) = Output::create(args.output.as_deref())?;
     let size = std::fs::metadata(path).ok().filter(|m| m.is_file());

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::tables::Candidate;
+use crate::tables::{Candidate, CANDIDATE_COUNT};
 use crate::types::{Case, Outcome, MAX_GENERATORS};
 
 /// The need when a line gives none: gravity on a unit mass, (0, 1, 0).
@@ -206,9 +206,20 @@ impl<I> Answer<I> {
             }),
             certificate: o.certificate(),
             binding: o.binding(),
-            binding_candidate: o.binding().and_then(Candidate::at).map(|c| c.to_string()),
+            binding_candidate: o.binding().and_then(candidate_name).map(str::to_owned),
         }
     }
+}
+
+/// The name of candidate `index` ("+(w0 x w3)"), formatted once per table entry.
+pub fn candidate_name(index: u32) -> Option<&'static str> {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        (0..CANDIDATE_COUNT as u32)
+            .map(|i| Candidate::at(i).map_or_else(String::new, |c| c.to_string()))
+            .collect()
+    });
+    names.get(index as usize).map(String::as_str)
 }
 
 /// The output line of an input line that was refused: its number, its id when it had one.
