@@ -413,8 +413,11 @@ impl<W: Write + Send> ParquetAnswers<W> {
     /// A writer of answers whose ids have type `id` (see [`answer_schema`]).
     pub fn new(out: W, id: Option<DataType>) -> Result<Self, String> {
         let schema = answer_schema(id);
+        // No dictionaries: the float columns rarely repeat, and building them cost more than
+        // snappy needs to squeeze the repeated strings (verdicts, candidates).
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(false)
             .build();
         let writer =
             ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| e.to_string())?;
