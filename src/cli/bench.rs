@@ -42,6 +42,13 @@ pub struct Args {
     /// Also print one JSON line with every number, last.
     #[arg(long)]
     json: bool,
+    /// Time these cases (JSON Lines or Parquet, up to --cases) instead of the workload, and
+    /// the format's own decode and encode rates per core.
+    #[arg(long)]
+    input: Option<String>,
+    /// The input's format (default: from its extension).
+    #[arg(long, value_enum, requires = "input")]
+    format: Option<super::io::Format>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -296,20 +303,27 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
     }
+    let mut input = args
+        .input
+        .as_deref()
+        .map(|path| super::bench_input::load(path, args.format, args.cases))
+        .transpose()?;
+    let largest = input.as_ref().map_or(args.cases, |i| i.cases.len());
     let mut batches: Vec<usize> = FIXED_BATCHES.to_vec();
-    batches.push(args.cases);
+    batches.push(largest);
     batches.sort_unstable();
     batches.dedup();
+    batches.retain(|&b| b <= largest);
     let (mut runners, skipped) = runners(&args.backend);
     if runners.is_empty() {
         return Err(Failure::new("no backend to time", 1));
     }
 
     // Every batch is a prefix of one workload, generated once.
-    let largest = *batches.last().expect("at least one batch");
-    let cases = match args.workload {
-        Workload::Mixed => mixed_cases(SEED, largest),
-        Workload::Box => box_cases(SEED, largest),
+    let cases = match (&mut input, args.workload) {
+        (Some(input), _) => std::mem::take(&mut input.cases),
+        (None, Workload::Mixed) => mixed_cases(SEED, largest),
+        (None, Workload::Box) => box_cases(SEED, largest),
     };
 
     let active = mean_active(&cases);
@@ -346,6 +360,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let ratios = ratios(&results, &batches);
     let peak = peak_rss_mib();
     print_table(&args, active, &runners, &results, &ratios, &latency, peak);
+    if let Some(input) = &input {
+        let at_largest: Vec<(&str, f64)> = results
+            .iter()
+            .filter(|m| m.batch == largest)
+            .map(|m| (m.backend, m.cases_per_s))
+            .collect();
+        input.print(&at_largest);
+    }
     if args.json {
         let line = json!({
             "workload": args.workload.name(),
@@ -356,6 +378,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             "latency_256_us": latency,
             "peak_rss_mib": peak,
             "skipped": skipped,
+            "input": input.as_ref().map(|i| json!({"path": i.path, "cases": largest, "format": i.report})),
         });
         println!("{line}");
     }

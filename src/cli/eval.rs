@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let in_format = Format::of(path, args.format);
     let out_format = Format::of(args.output.as_deref().unwrap_or("-"), args.output_format);
     let mut source = match in_format {
-        Format::Json => Source::Json(io::line_reader(path)?),
+        Format::Json => Source::Json(io::line_reader(path, CHUNK_ROWS)?),
         Format::Parquet if path == "-" => {
             return Err(Failure::new(
                 "Parquet input must be a file (its footer is read first), not standard input",

@@ -79,7 +79,7 @@ pub fn stream(
     output: Option<&str>,
     mut pictures: Option<Pictures>,
 ) -> Result<(), Failure> {
-    let mut lines = io::line_reader(path)?;
+    let mut lines = io::line_reader(path, io::GATE_CHUNK_ROWS)?;
     let mut engines = Engines::new(backend)?;
     let (output, sink) = Output::create(output)?;
     let size = std::fs::metadata(path).ok().filter(|m| m.is_file());

@@ -18,6 +18,8 @@ use super::{engine, exit, BackendArg, Failure};
 
 /// Lines (or Parquet rows) per chunk, and the bytes of JSON text that also end a chunk.
 pub const CHUNK_ROWS: usize = 32_768;
+/// Scenes per chunk of the gate: each has several needs and a report of about 1 KiB.
+pub const GATE_CHUNK_ROWS: usize = 4_096;
 pub const CHUNK_BYTES: usize = 8 << 20;
 
 /// Chunks queued between two stages (besides the one each stage holds).
@@ -62,9 +64,12 @@ pub fn open_file(path: &str) -> Result<File, Failure> {
     File::open(path).map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))
 }
 
-/// A JSON Lines reader over `path` with its chunk limits.
-pub fn line_reader(path: &str) -> Result<LineReader<Box<dyn BufRead + Send>>, Failure> {
-    Ok(LineReader::new(open_input(path)?, CHUNK_ROWS, CHUNK_BYTES))
+/// A JSON Lines reader over `path`, `rows` lines (or [`CHUNK_BYTES`]) per chunk.
+pub fn line_reader(
+    path: &str,
+    rows: usize,
+) -> Result<LineReader<Box<dyn BufRead + Send>>, Failure> {
+    Ok(LineReader::new(open_input(path)?, rows, CHUNK_BYTES))
 }
 
 /// The engines a `--backend` asks for: the one whose answers are written, and for `both`

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::tables::Candidate;
+use crate::tables::{Candidate, CANDIDATE_COUNT};
 use crate::types::{Case, Outcome, MAX_GENERATORS};
 
 /// The need when a line gives none: gravity on a unit mass, (0, 1, 0).
@@ -134,6 +134,14 @@ impl<'de> Deserialize<'de> for Generators {
 /// Parses one line (bytes: invalid UTF-8 is this line's error, no one else's) into its id
 /// (raw JSON text, echoed back as given) and case. No allocation unless the line is bad.
 pub fn parse_case_raw(text: &[u8]) -> Result<(Option<&RawValue>, Case), String> {
+    match fast::parse(text) {
+        Some(parsed) => Ok(parsed),
+        None => parse_serde(text),
+    }
+}
+
+/// The general path: any valid line, and the error of any invalid one.
+fn parse_serde(text: &[u8]) -> Result<(Option<&RawValue>, Case), String> {
     let line: CaseLine =
         serde_json::from_slice(text).map_err(|e| format!("not a valid case: {e}"))?;
     let need = line.need.map_or(DEFAULT_NEED, |t| t.0);
@@ -207,9 +215,20 @@ impl<I> Answer<I> {
             }),
             certificate: o.certificate(),
             binding: o.binding(),
-            binding_candidate: o.binding().and_then(Candidate::at).map(|c| c.to_string()),
+            binding_candidate: o.binding().and_then(candidate_name).map(str::to_owned),
         }
     }
+}
+
+/// The name of candidate `index` ("+(w0 x w3)"), formatted once per table entry.
+pub fn candidate_name(index: u32) -> Option<&'static str> {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        (0..CANDIDATE_COUNT as u32)
+            .map(|i| Candidate::at(i).map_or_else(String::new, |c| c.to_string()))
+            .collect()
+    });
+    names.get(index as usize).map(String::as_str)
 }
 
 /// The output line of an input line that was refused: its number, its id when it had one.
@@ -239,4 +258,235 @@ pub fn f32_as_written(x: f32) -> f64 {
     }
     let mut buffer = zmij::Buffer::new();
     buffer.format_finite(x).parse().unwrap_or(f64::NAN)
+}
+
+/// The hot path of [`parse_case_raw`]: a scanner for the plain shape of a case line (keys
+/// without escapes, each once, numbers parsed by `fast-float2`, correctly rounded as
+/// `serde_json`'s `float_roundtrip` does). It gives up (`None`) on anything else, valid or
+/// not, and the `serde` path then answers, with its error messages: the two agree on
+/// every line the scanner accepts.
+mod fast {
+    use serde_json::value::RawValue;
+
+    use super::DEFAULT_NEED;
+    use crate::types::{Case, MAX_GENERATORS};
+
+    struct Scanner<'a> {
+        text: &'a [u8],
+        at: usize,
+    }
+
+    impl<'a> Scanner<'a> {
+        fn skip_ws(&mut self) {
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.at) {
+                self.at += 1;
+            }
+        }
+
+        /// The next non-blank byte, consumed.
+        fn next(&mut self) -> Option<u8> {
+            self.skip_ws();
+            let b = *self.text.get(self.at)?;
+            self.at += 1;
+            Some(b)
+        }
+
+        fn peek(&mut self) -> Option<u8> {
+            self.skip_ws();
+            self.text.get(self.at).copied()
+        }
+
+        fn expect(&mut self, b: u8) -> Option<()> {
+            (self.next()? == b).then_some(())
+        }
+
+        /// A key without escapes.
+        fn key(&mut self) -> Option<&'a [u8]> {
+            self.expect(b'"')?;
+            let start = self.at;
+            let len = memchr::memchr2(b'"', b'\\', &self.text[start..])?;
+            if self.text[start + len] != b'"' {
+                return None;
+            }
+            self.at = start + len + 1;
+            Some(&self.text[start..start + len])
+        }
+
+        /// A JSON number (strict grammar), as float64.
+        fn number(&mut self) -> Option<f64> {
+            self.skip_ws();
+            let t = self.text;
+            let start = self.at;
+            let mut i = start;
+            let digits = |i: &mut usize| {
+                let s = *i;
+                while t.get(*i).is_some_and(u8::is_ascii_digit) {
+                    *i += 1;
+                }
+                *i > s
+            };
+            if t.get(i) == Some(&b'-') {
+                i += 1;
+            }
+            if t.get(i) == Some(&b'0') {
+                i += 1;
+            } else if !digits(&mut i) {
+                return None;
+            }
+            if t.get(i) == Some(&b'.') {
+                i += 1;
+                if !digits(&mut i) {
+                    return None;
+                }
+            }
+            if let Some(b'e' | b'E') = t.get(i) {
+                i += 1;
+                if let Some(b'+' | b'-') = t.get(i) {
+                    i += 1;
+                }
+                if !digits(&mut i) {
+                    return None;
+                }
+            }
+            self.at = i;
+            fast_float2::parse(&t[start..i]).ok()
+        }
+
+        /// `[x, y, z]`, finite in float32.
+        fn triple(&mut self) -> Option<[f32; 3]> {
+            self.expect(b'[')?;
+            let mut v = [0f32; 3];
+            for (k, slot) in v.iter_mut().enumerate() {
+                if k > 0 {
+                    self.expect(b',')?;
+                }
+                *slot = self.number()? as f32;
+            }
+            self.expect(b']')?;
+            v.iter().all(|x| x.is_finite()).then_some(v)
+        }
+    }
+
+    pub fn parse(text: &[u8]) -> Option<(Option<&RawValue>, Case)> {
+        let mut s = Scanner { text, at: 0 };
+        let mut gens = [[0f32; 3]; MAX_GENERATORS];
+        let (mut count, mut need, mut id) = (None, None, None);
+        let mut seen_id = false;
+        s.expect(b'{')?;
+        if s.peek()? == b'}' {
+            return None; // no generators: the serde path says so
+        }
+        loop {
+            let key = s.key()?;
+            s.expect(b':')?;
+            match key {
+                b"generators" if count.is_none() => {
+                    s.expect(b'[')?;
+                    let mut n = 0;
+                    if s.peek()? == b']' {
+                        s.at += 1;
+                    } else {
+                        loop {
+                            if n == MAX_GENERATORS {
+                                return None;
+                            }
+                            gens[n] = s.triple()?;
+                            n += 1;
+                            match s.next()? {
+                                b',' => continue,
+                                b']' => break,
+                                _ => return None,
+                            }
+                        }
+                    }
+                    count = Some(n);
+                }
+                b"need" if need.is_none() => {
+                    need = Some(if s.peek()? == b'n' {
+                        s.text[s.at..].starts_with(b"null").then_some(())?;
+                        s.at += 4;
+                        DEFAULT_NEED
+                    } else {
+                        s.triple()?
+                    });
+                }
+                b"id" if !seen_id => {
+                    seen_id = true;
+                    s.skip_ws();
+                    let mut de = serde_json::Deserializer::from_slice(&s.text[s.at..]);
+                    let raw: &RawValue = serde::Deserialize::deserialize(&mut de).ok()?;
+                    let raw_text = raw.get().as_bytes();
+                    let offset = raw_text.as_ptr() as usize - s.text.as_ptr() as usize;
+                    s.at = offset + raw_text.len();
+                    id = (raw_text != b"null").then_some(raw);
+                }
+                _ => return None,
+            }
+            match s.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        s.skip_ws();
+        if s.at != text.len() {
+            return None;
+        }
+        let case = Case::new(&gens[..count?], need.unwrap_or(DEFAULT_NEED)).ok()?;
+        Some((id, case))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scanner accepts the plain lines and agrees with the serde path on each; it
+    /// leaves the rest to serde.
+    #[test]
+    fn the_fast_path_agrees_with_serde() {
+        let mut lines: Vec<String> = crate::sample::mixed_cases(5, 3000)
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let gens: Vec<[f64; 3]> = c
+                    .active_generators()
+                    .map(|(_, g)| g.map(|x| x as f64 * (1.0 + 1e-9 * i as f64)))
+                    .collect();
+                serde_json::json!({"id": i, "generators": gens, "need": c.need}).to_string()
+            })
+            .collect();
+        lines.extend(
+            [
+                r#" { "generators" : [ [ 0 , 1 , 0 ] ] , "id" : { "a" : [1, "x"] } } "#,
+                r#"{"need": null, "generators": [[1e-3, -2E+2, 0.5e1]], "id": null}"#,
+                r#"{"generators": [], "id": "e"}"#,
+                r#"{"id": "s\"q", "generators": [[-0, 1, 0]], "need": [0.1, 0.2, 0.30000000000000004]}"#,
+                r#"{"generators": [[1.00000001, 1, 0]], "need": [1, 1, 1]}"#,
+            ]
+            .map(String::from),
+        );
+        for line in &lines {
+            let fast = fast::parse(line.as_bytes());
+            let slow = parse_serde(line.as_bytes()).unwrap();
+            let (id, case) = fast.unwrap_or_else(|| panic!("fast path gave up on {line}"));
+            assert_eq!(case, slow.1, "{line}");
+            assert_eq!(id.map(RawValue::get), slow.0.map(RawValue::get), "{line}");
+        }
+        // Valid lines it leaves to serde, and invalid ones.
+        for line in [
+            r#"{"gen\u0065rators": [[0, 1, 0]]}"#,
+            r#"{"generators": [[0, 1, 0]], "generators": [[0, 1, 0]]}"#,
+            r#"{"generators": [[0, 1, 0]], "Need": [0, 1, 0]}"#,
+            r#"{"generators": [[0, 1]]}"#,
+            r#"{"generators": [[0, 1, 1e39]]}"#,
+            r#"{"generators": [[01, 1, 0]]}"#,
+            r#"{"generators": [[0, 1, 0]]} x"#,
+            r#"{"generators": [[0, 1, 0],]}"#,
+            r#"{}"#,
+        ] {
+            assert!(fast::parse(line.as_bytes()).is_none(), "{line}");
+        }
+        assert!(parse_case_raw(br#"{"gen\u0065rators": [[0, 1, 0]]}"#).is_ok());
+    }
 }

@@ -9,7 +9,6 @@
 //! float64 holding the value the JSON answer's decimal reads back as, so that a reader gets
 //! the same numbers from either format.
 
-use std::fs::File;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -24,10 +23,13 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::ChunkReader;
 use rayon::prelude::*;
 use serde_json::value::RawValue;
 
@@ -48,11 +50,20 @@ pub struct ParquetCases {
 }
 
 impl ParquetCases {
-    /// Opens `file`, checks its columns, and reads `batch_rows` rows per batch. With
-    /// `ids_as_json` the ids are converted to JSON text (for a JSON output), else the `id`
-    /// column is passed through as it is.
-    pub fn new(file: File, batch_rows: usize, ids_as_json: bool) -> Result<Self, String> {
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+    /// Opens `file` (a `File`, or `bytes::Bytes` in memory), checks its columns, and reads
+    /// `batch_rows` rows per batch. With `ids_as_json` the ids are converted to JSON text
+    /// (for a JSON output), else the `id` column is passed through as it is.
+    pub fn new<T: ChunkReader + 'static>(
+        file: T,
+        batch_rows: usize,
+        ids_as_json: bool,
+    ) -> Result<Self, String> {
+        // The Parquet schema alone, not the Arrow schema some writers embed: decoding that
+        // (arrow-ipc) panics on a corrupt one, and the Parquet types are all we need.
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let builder =
+            guarded(|| ParquetRecordBatchReaderBuilder::try_new_with_options(file, options))?
+                .map_err(|e| e.to_string())?;
         let schema = builder.schema().clone();
         let index = |name: &str| schema.index_of(name).ok();
         let generators = index("generators")
@@ -72,11 +83,13 @@ impl ParquetCases {
         }
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
         let total = builder.metadata().file_metadata().num_rows().max(0) as u64;
-        let reader = builder
-            .with_projection(mask)
-            .with_batch_size(batch_rows.max(1))
-            .build()
-            .map_err(|e| e.to_string())?;
+        let reader = guarded(|| {
+            builder
+                .with_projection(mask)
+                .with_batch_size(batch_rows.max(1))
+                .build()
+        })?
+        .map_err(|e| e.to_string())?;
         Ok(ParquetCases {
             reader,
             rows: 0,
@@ -103,14 +116,38 @@ impl ParquetCases {
 
     /// The next batch, its rows parsed on every core; `None` at the end.
     pub fn next_batch(&mut self) -> Option<Result<CaseBatch, String>> {
-        let batch = match self.reader.next()? {
-            Ok(b) => b,
-            Err(e) => return Some(Err(e.to_string())),
+        let batch = match guarded(|| self.reader.next()) {
+            Ok(None) => return None,
+            Ok(Some(Ok(b))) => b,
+            Ok(Some(Err(e))) => return Some(Err(e.to_string())),
+            Err(e) => return Some(Err(e)),
         };
         let first = self.rows + 1;
         self.rows += batch.num_rows() as u64;
         Some(cases_of(&batch, first, self.ids_as_json))
     }
+}
+
+/// Runs a step of the Parquet reader, turning a panic of the decoder on a malformed file
+/// into an error: a corrupt input is the user's problem to hear about, never a crash.
+/// The panic's own message is kept off stderr (the error says it all).
+fn guarded<T>(step: impl FnOnce() -> T) -> Result<T, String> {
+    thread_local! {
+        static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(|g| g.get()) {
+                previous(info);
+            }
+        }));
+    });
+    GUARDED.with(|g| g.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(step));
+    GUARDED.with(|g| g.set(false));
+    result.map_err(|_| "malformed Parquet file (the decoder gave up)".to_string())
 }
 
 fn names(schema: &Schema) -> String {
@@ -376,8 +413,11 @@ impl<W: Write + Send> ParquetAnswers<W> {
     /// A writer of answers whose ids have type `id` (see [`answer_schema`]).
     pub fn new(out: W, id: Option<DataType>) -> Result<Self, String> {
         let schema = answer_schema(id);
+        // No dictionaries: the float columns rarely repeat, and building them cost more than
+        // snappy needs to squeeze the repeated strings (verdicts, candidates).
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(false)
             .build();
         let writer =
             ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| e.to_string())?;

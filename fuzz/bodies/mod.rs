@@ -1,0 +1,49 @@
+//! The fuzz targets' bodies, shared by the cargo-fuzz binaries (`fuzz/fuzz_targets/`) and
+//! the stable test that replays the corpus with mutations (`tests/fuzz_corpus.rs`). Each
+//! must return normally on every input: an error is fine, a panic is a bug.
+
+use std::io::BufReader;
+
+use planar_hold::io::lines::LineReader;
+use planar_hold::io::parquet::ParquetCases;
+use planar_hold::io::{format_json, parse_json_chunk};
+use planar_hold::{cpu, jsonl, scene};
+
+/// JSON Lines of cases: the line splitter (BOM, blank and long lines), the parser (fast
+/// path and serde), and the answers of whatever parsed.
+pub fn case_json(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok((_, case)) = jsonl::parse_case(text) {
+            let _ = cpu::cone_test(&case);
+        }
+    }
+    let mut lines = LineReader::new(BufReader::with_capacity(64, data), 8, 1 << 12);
+    while let Ok(Some(chunk)) = lines.next_chunk() {
+        let batch = parse_json_chunk(&chunk);
+        let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
+        let _ = format_json(&batch, &outcomes);
+    }
+}
+
+/// One scene or edit line of the gate, and its cases when it parses.
+pub fn scene_line(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(s) = scene::parse_line(text) {
+            let _ = s.cases();
+        }
+    }
+}
+
+/// A Parquet file of cases, every batch parsed and answered.
+pub fn parquet(data: &[u8]) {
+    let bytes = bytes::Bytes::copy_from_slice(data);
+    for ids_as_json in [false, true] {
+        let Ok(mut reader) = ParquetCases::new(bytes.clone(), 64, ids_as_json) else {
+            continue;
+        };
+        while let Some(Ok(batch)) = reader.next_batch() {
+            let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
+            let _ = format_json(&batch, &outcomes);
+        }
+    }
+}

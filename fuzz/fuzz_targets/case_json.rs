@@ -1,0 +1,6 @@
+#![no_main]
+
+#[path = "../bodies/mod.rs"]
+mod bodies;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bodies::case_json(data));

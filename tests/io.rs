@@ -1,0 +1,619 @@
+//! Streaming I/O of `eval` and `gate`: answers in input order across chunks and threads,
+//! both formats, bad rows in the middle of large inputs, atomic `-o`, exit statuses, stdin
+//! and stdout. Answers are compared with the library's own engine on the same cases (not
+//! with fixed margins: the kernels may change numerically).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type, UInt32Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, Int64Array, ListArray, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use planar_hold::jsonl::{parse_case, Answer};
+use planar_hold::{Backend, Case, Engine};
+use serde_json::{json, Value};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("planar-hold-io-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn cli(args: &[&str]) -> Command {
+    let mut c = common::cli();
+    c.args(args);
+    c
+}
+
+/// Runs with `stdin` fed from `input` (when given).
+fn run(mut c: Command, input: Option<&[u8]>) -> Output {
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.map(<[u8]>::to_vec);
+    let feeder = std::thread::spawn(move || {
+        if let Some(d) = data {
+            let _ = stdin.write_all(&d);
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn case_line(id: usize, c: &Case) -> String {
+    let gens: Vec<[f32; 3]> = c.active_generators().map(|(_, g)| g).collect();
+    json!({"id": format!("c{id}"), "generators": gens, "need": c.need}).to_string()
+}
+
+/// What `eval` must write for these good lines: the library's answers, as JSON text.
+fn expected_answers(lines: &[String]) -> Vec<String> {
+    let parsed: Vec<(Option<Value>, Case)> = lines.iter().map(|l| parse_case(l).unwrap()).collect();
+    let cases: Vec<Case> = parsed.iter().map(|p| p.1).collect();
+    let outcomes = Engine::new(Backend::Cpu).unwrap().evaluate(&cases).unwrap();
+    parsed
+        .into_iter()
+        .zip(&outcomes)
+        .map(|((id, case), o)| serde_json::to_string(&Answer::new(id, &case, o)).unwrap())
+        .collect()
+}
+
+/// 70,000 cases (over two chunks of 32,768) with bad lines spread through them.
+struct Big {
+    text: Vec<u8>,
+    /// Per output line: `Ok(expected answer)` or `Err(input line number)`.
+    want: Vec<Result<String, u64>>,
+}
+
+fn big() -> Big {
+    let cases = planar_hold::sample::mixed_cases(11, 70_000);
+    let good: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| case_line(i, c))
+        .collect();
+    let answers = expected_answers(&good);
+    let mut bad: Vec<(usize, Vec<u8>)> = vec![
+        (5, b"not json".to_vec()),
+        (
+            32_767,
+            br#"{"id": "typo", "generators": [[0,1,0]], "Need": [0,1,0]}"#.to_vec(),
+        ),
+        (
+            32_768,
+            b"{\"id\": \"utf8\", \"generators\": [[0,1,0]]} \xff".to_vec(),
+        ),
+        (40_000, {
+            let mut long = br#"{"id": "long", "generators": [[0,1,0]], "pad": ""#.to_vec();
+            long.extend(std::iter::repeat_n(b'x', (1 << 20) + 10));
+            long.extend(b"\"}");
+            long
+        }),
+        (69_999, br#"{"generators": [[1, 0]]}"#.to_vec()),
+    ];
+    let mut text = b"\xEF\xBB\xBF".to_vec(); // a byte-order mark, accepted
+    let mut want = Vec::new();
+    let mut number = 0u64;
+    for (i, (line, answer)) in good.iter().zip(answers).enumerate() {
+        if let Some(pos) = bad.iter().position(|(at, _)| *at == i) {
+            number += 1;
+            text.extend(&bad.remove(pos).1);
+            text.push(b'\n');
+            want.push(Err(number));
+        }
+        if i % 10_000 == 3 {
+            text.extend(b"   \r\n"); // blank lines are skipped but counted
+            number += 1;
+        }
+        number += 1;
+        text.extend(line.as_bytes());
+        text.extend(if i % 2 == 0 { &b"\n"[..] } else { &b"\r\n"[..] });
+        want.push(Ok(answer));
+    }
+    Big { text, want }
+}
+
+fn check_big(out: &[u8], want: &[Result<String, u64>]) {
+    let text = String::from_utf8(out.to_vec()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), want.len());
+    for (k, (got, want)) in lines.iter().zip(want).enumerate() {
+        match want {
+            Ok(answer) => assert_eq!(got, answer, "output line {}", k + 1),
+            Err(number) => {
+                let v: Value = serde_json::from_str(got).unwrap();
+                assert_eq!(v["line"], json!(number), "output line {}: {got}", k + 1);
+                assert!(
+                    v["error"].is_string() && v.get("verdict").is_none(),
+                    "{got}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn stdin_to_stdout_in_order_across_chunks_with_bad_lines_in_the_middle() {
+    let big = big();
+    let out = run(cli(&["eval", "-", "--backend", "cpu"]), Some(&big.text));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    check_big(&out.stdout, &big.want);
+    // Each refused line is named on stderr with its number and what is wrong.
+    let numbers: Vec<u64> = big
+        .want
+        .iter()
+        .filter_map(|w| w.as_ref().err().copied())
+        .collect();
+    for (number, word) in numbers.iter().zip([
+        "expected",
+        "unknown field `Need`",
+        "line 1 column",
+        "longer than 1048576",
+        "three numbers",
+    ]) {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&format!(":{number}: line {number}:")))
+            .unwrap_or_else(|| panic!("line {number} not named:\n{stderr}"));
+        assert!(line.contains(word), "{line:?} lacks {word:?}");
+    }
+    assert!(stderr.contains("5 bad input line(s)"), "{stderr}");
+}
+
+#[test]
+fn file_to_file_equals_stdin_to_stdout_and_ids_survive_bad_lines() {
+    let big = big();
+    let d = dir("file");
+    let input = d.join("cases.jsonl");
+    std::fs::write(&input, &big.text).unwrap();
+    let output = d.join("answers.jsonl");
+    let out = run(
+        cli(&[
+            "eval",
+            input.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-o",
+            output.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(5));
+    assert!(out.stdout.is_empty());
+    let written = std::fs::read(&output).unwrap();
+    check_big(&written, &big.want);
+    assert!(!d.join("answers.jsonl.partial").exists());
+    // A refused line keeps its id when it has one.
+    let typo = String::from_utf8(written).unwrap();
+    assert!(
+        typo.lines()
+            .any(|l| l.starts_with(r#"{"id":"typo","line":"#)),
+        "typo id lost"
+    );
+}
+
+#[test]
+fn unknown_fields_are_refused_and_bom_accepted_by_the_parser() {
+    let e = parse_case(r#"{"generators": [[0,1,0]], "Need": [1,0,0]}"#).unwrap_err();
+    assert!(e.contains("unknown field `Need`"), "{e}");
+    let e = parse_case(r#"{"generators": [[0,1,0],[1,2]]}"#).unwrap_err();
+    assert!(
+        e.contains("generator 1 must be three numbers, got 2"),
+        "{e}"
+    );
+    let (id, case) = parse_case(r#"{"id": {"k": [1, 2]}, "generators": [[0,1,0]]}"#).unwrap();
+    assert_eq!(id, Some(json!({"k": [1, 2]})));
+    assert_eq!(case.need, [0.0, 1.0, 0.0]);
+    let out = run(
+        cli(&["eval", "-", "--backend", "cpu"]),
+        Some(b"\xEF\xBB\xBF{\"generators\": [[0,1,0]]}\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+// ------------------------------------------------------------------ Parquet
+
+/// Writes cases to Parquet: `generators` list<list<float32>>, `need`, int64 `id`; row
+/// `null_row` has null generators, row `short_row` a two-number generator.
+fn write_parquet(path: &Path, cases: &[Case], null_row: usize, short_row: usize) {
+    let mut gens = arrow_array::builder::ListBuilder::new(arrow_array::builder::ListBuilder::new(
+        arrow_array::builder::Float32Builder::new(),
+    ));
+    let mut need = arrow_array::builder::FixedSizeListBuilder::new(
+        arrow_array::builder::Float64Builder::new(),
+        3,
+    );
+    for (i, c) in cases.iter().enumerate() {
+        if i == null_row {
+            gens.append_null();
+        } else {
+            for (_, g) in c.active_generators() {
+                let take = if i == short_row { 2 } else { 3 };
+                gens.values().values().append_slice(&g[..take]);
+                gens.values().append(true);
+            }
+            gens.append(true);
+        }
+        need.values().append_slice(&c.need.map(f64::from));
+        need.append(true);
+    }
+    let ids = Int64Array::from_iter_values((0..cases.len() as i64).map(|i| 1000 + i));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(ids),
+        Arc::new(gens.finish()),
+        Arc::new(need.finish()),
+    ];
+    let schema = Schema::new(
+        ["id", "generators", "need"]
+            .iter()
+            .zip(&columns)
+            .map(|(n, c)| Field::new(*n, c.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    );
+    let batch = RecordBatch::try_new(Arc::new(schema), columns).unwrap();
+    let mut w =
+        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
+    // Several row groups, so that batches stream.
+    for start in (0..batch.num_rows()).step_by(20_000) {
+        w.write(&batch.slice(start, 20_000.min(batch.num_rows() - start)))
+            .unwrap();
+        w.flush().unwrap();
+    }
+    w.close().unwrap();
+}
+
+/// The whole file as one batch (the reader fills a batch across row groups).
+fn read_parquet(path: &Path) -> RecordBatch {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap())
+        .unwrap()
+        .with_batch_size(1 << 20)
+        .build()
+        .unwrap();
+    let mut batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    assert_eq!(batches.len(), 1);
+    batches.pop().unwrap()
+}
+
+#[test]
+fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
+    let n = 45_000; // two chunks, three row groups
+    let (null_row, short_row) = (20_001, 33_000);
+    let cases = planar_hold::sample::mixed_cases(12, n);
+    let d = dir("parquet");
+    let input = d.join("cases.parquet");
+    write_parquet(&input, &cases, null_row, short_row);
+    let (as_json, as_parquet) = (d.join("answers.jsonl"), d.join("answers.parquet"));
+    for output in [&as_json, &as_parquet] {
+        let out = run(
+            cli(&[
+                "eval",
+                input.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "-o",
+                output.to_str().unwrap(),
+            ]),
+            None,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(5), "{stderr}");
+        assert!(
+            stderr.contains(&format!("line {}: generators is null", null_row + 1)),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "line {}: generator 0 must be three numbers, got 2",
+                short_row + 1
+            )),
+            "{stderr}"
+        );
+    }
+    let json: Vec<Value> = std::fs::read_to_string(&as_json)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(json.len(), n);
+    // The JSON answers are the library's own on the same (float32) cases, ids as int64.
+    let outcomes = Engine::new(Backend::Cpu).unwrap().evaluate(&cases).unwrap();
+    for (i, (got, (case, o))) in json.iter().zip(cases.iter().zip(&outcomes)).enumerate() {
+        if i == null_row || i == short_row {
+            assert_eq!(got["line"], json!(i + 1));
+            assert_eq!(got["id"], json!(1000 + i));
+            continue;
+        }
+        let want = serde_json::to_string(&Answer::new(Some(json!(1000 + i)), case, o)).unwrap();
+        let want: Value = serde_json::from_str(&want).unwrap();
+        assert_eq!(got, &want, "row {}", i + 1);
+    }
+    // The Parquet answers hold the same values, column by column.
+    let t = read_parquet(&as_parquet);
+    assert_eq!(t.num_rows(), n);
+    let col = |name: &str| t.column_by_name(name).unwrap().clone();
+    assert_eq!(
+        col("id").data_type(),
+        &DataType::Int64,
+        "ids pass through with their type"
+    );
+    let (id, verdict, margin) = (col("id"), col("verdict"), col("margin"));
+    let (id, verdict, margin) = (
+        id.as_primitive::<Int64Type>(),
+        verdict.as_string::<i32>(),
+        margin.as_primitive::<Float64Type>(),
+    );
+    let (witness, certificate, binding, line, error) = (
+        col("witness"),
+        col("certificate"),
+        col("binding"),
+        col("line"),
+        col("error"),
+    );
+    let witness = witness.as_struct();
+    let w_gens = witness.column(0).as_list::<i32>();
+    let w_weights = witness.column(1).as_list::<i32>();
+    let certificate = certificate.as_list::<i32>();
+    let binding = binding.as_primitive::<UInt32Type>();
+    let (line, error) = (line.as_primitive::<UInt64Type>(), error.as_string::<i32>());
+    let floats = |l: &ListArray, i: usize| -> Value {
+        json!(l.value(i).as_primitive::<Float64Type>().values().to_vec())
+    };
+    for (i, want) in json.iter().enumerate() {
+        assert_eq!(id.value(i), 1000 + i as i64);
+        if want.get("error").is_some() {
+            assert!(verdict.is_null(i) && margin.is_null(i) && witness.is_null(i));
+            assert_eq!(line.value(i), want["line"].as_u64().unwrap());
+            assert_eq!(error.value(i), want["error"].as_str().unwrap());
+            continue;
+        }
+        assert!(line.is_null(i) && error.is_null(i));
+        assert_eq!(
+            verdict.value(i),
+            want["verdict"].as_str().unwrap(),
+            "row {i}"
+        );
+        assert_eq!(margin.value(i), want["margin"].as_f64().unwrap(), "row {i}");
+        match want["witness"].as_object() {
+            None => assert!(witness.is_null(i)),
+            Some(w) => {
+                let g = w_gens.value(i);
+                assert_eq!(
+                    json!(g.as_primitive::<UInt32Type>().values().to_vec()),
+                    w["generators"]
+                );
+                assert_eq!(floats(w_weights, i), w["weights"]);
+            }
+        }
+        if want["certificate"].is_null() {
+            assert!(certificate.is_null(i));
+        } else {
+            assert_eq!(floats(certificate, i), want["certificate"], "row {i}");
+        }
+        assert_eq!(binding.is_null(i), want["binding"].is_null());
+    }
+}
+
+#[test]
+fn json_to_parquet_and_back_keeps_string_ids() {
+    let cases = planar_hold::sample::mixed_cases(13, 300);
+    let text: String = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| case_line(i, c) + "\n")
+        .collect();
+    let d = dir("roundtrip");
+    let (input, output) = (d.join("cases.jsonl"), d.join("answers.parquet"));
+    std::fs::write(&input, &text).unwrap();
+    let out = run(
+        cli(&[
+            "eval",
+            input.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-o",
+            output.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = read_parquet(&output);
+    let ids = t.column_by_name("id").unwrap();
+    let ids = ids.as_string::<i32>();
+    assert_eq!(ids.len(), 300);
+    assert!((0..300).all(|i| ids.value(i) == format!("c{i}")));
+    // Parquet on standard output too (--output-format), byte for byte the same file.
+    let out = run(
+        cli(&[
+            "eval",
+            input.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--output-format",
+            "parquet",
+        ]),
+        None,
+    );
+    assert!(out.status.success());
+    assert_eq!(out.stdout, std::fs::read(&output).unwrap());
+}
+
+// ------------------------------------------------------------------ statuses and outputs
+
+#[test]
+fn exit_statuses_mean_one_thing_each() {
+    let d = dir("status");
+    let good = d.join("good.jsonl");
+    std::fs::write(&good, "{\"generators\": [[0, 1, 0]]}\n").unwrap();
+    let good = good.to_str().unwrap();
+    let status = |args: &[&str]| run(cli(args), None).status.code();
+    assert_eq!(status(&["eval", good, "--backend", "cpu"]), Some(0));
+    assert_eq!(
+        status(&["eval", "/nonexistent/x.jsonl", "--backend", "cpu"]),
+        Some(4)
+    );
+    assert_eq!(
+        status(&[
+            "eval",
+            good,
+            "--backend",
+            "cpu",
+            "-o",
+            "/nonexistent/dir/out.jsonl"
+        ]),
+        Some(4)
+    );
+    assert_eq!(
+        status(&["eval", good, "--backend", "cpu", "--no-such-flag"]),
+        Some(2)
+    );
+    assert_eq!(
+        status(&["gate", "/nonexistent/x.jsonl", "--backend", "cpu"]),
+        Some(4)
+    );
+    let bad = d.join("bad.jsonl");
+    std::fs::write(&bad, "{\"generators\": [[0, 1, 0]]}\n{\"x\": 1}\n").unwrap();
+    assert_eq!(
+        status(&["eval", bad.to_str().unwrap(), "--backend", "cpu"]),
+        Some(5)
+    );
+    let help = run(cli(&["eval", "--help"]), None);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("5 some lines or rows refused") && help.contains("4 nothing could be read"),
+        "{help}"
+    );
+}
+
+#[test]
+fn an_unreadable_input_leaves_no_output_file() {
+    let d = dir("atomic");
+    let output = d.join("answers.jsonl");
+    std::fs::write(&output, "old answers\n").unwrap();
+    // A directory opens but cannot be read: the failure comes after the output is opened.
+    let out = run(
+        cli(&[
+            "eval",
+            d.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-o",
+            output.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "old answers\n",
+        "replaced"
+    );
+    assert!(
+        !d.join("answers.jsonl.partial").exists(),
+        "temporary file left behind"
+    );
+}
+
+#[test]
+fn demo_and_info_end_quietly_on_a_closed_pipe() {
+    for args in [
+        &["demo", "--backend", "cpu", "--cases", "1000"][..],
+        &["info", "--backend", "cpu"],
+    ] {
+        let mut child = cli(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away before anything is written
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{args:?}: {status:?} {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn gate_streams_in_order_across_chunks() {
+    let scenes =
+        std::fs::read_to_string(common::shared_dir().join("cases/scenes_public.jsonl")).unwrap();
+    let lines: Vec<&str> = scenes.lines().filter(|l| !l.trim().is_empty()).collect();
+    let once = run(
+        cli(&["gate", "-", "--backend", "cpu"]),
+        Some(scenes.as_bytes()),
+    );
+    assert!(
+        once.status.success(),
+        "{}",
+        String::from_utf8_lossy(&once.stderr)
+    );
+    let once: Vec<String> = String::from_utf8(once.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(once.len(), lines.len());
+    // Over several chunks (4,096 scenes): the answers of the copies repeat the first
+    // run's, in order, and a bad line in the middle is answered in its place.
+    let copies = 3 * 4_096 / lines.len() + 2;
+    let mut text = String::new();
+    for k in 0..copies {
+        text.push_str(&lines.join("\n"));
+        text.push('\n');
+        if k == copies / 2 {
+            text.push_str("{\"id\": \"oops\"\n");
+        }
+    }
+    let many = run(
+        cli(&["gate", "-", "--backend", "cpu"]),
+        Some(text.as_bytes()),
+    );
+    assert_eq!(many.status.code(), Some(5));
+    let got: Vec<String> = String::from_utf8(many.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(got.len(), copies * lines.len() + 1);
+    let bad_at = (copies / 2 + 1) * lines.len();
+    for (k, g) in got.iter().enumerate() {
+        if k == bad_at {
+            assert!(
+                g.contains("\"error\"") && g.contains(&format!("\"line\":{}", k + 1)),
+                "{g}"
+            );
+            continue;
+        }
+        let k = if k > bad_at { k - 1 } else { k };
+        assert_eq!(g, &once[k % lines.len()], "output line {}", k + 1);
+    }
+}
