@@ -68,7 +68,7 @@ fn expected_answers(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// 70,000 cases (over two chunks of 32,768) with bad lines spread through them.
+/// 70,000 cases (several chunks of 16,384) with bad lines spread through them.
 struct Big {
     text: Vec<u8>,
     /// Per output line: `Ok(expected answer)` or `Err(input line number)`.
@@ -291,7 +291,7 @@ fn read_parquet(path: &Path) -> RecordBatch {
 
 #[test]
 fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
-    let n = 45_000; // two chunks, three row groups
+    let n = 45_000; // several chunks, three row groups
     let (null_row, short_row) = (20_001, 33_000);
     let cases = planar_hold::sample::mixed_cases(12, n);
     let d = dir("parquet");

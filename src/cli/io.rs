@@ -17,13 +17,13 @@ use planar_hold::{Backend, Engine};
 use super::{engine, exit, BackendArg, Failure};
 
 /// Lines (or Parquet rows) per chunk, and the bytes of JSON text that also end a chunk.
-pub const CHUNK_ROWS: usize = 32_768;
+pub const CHUNK_ROWS: usize = 16_384;
 /// Scenes per chunk of the gate: each has several needs and a report of about 1 KiB.
 pub const GATE_CHUNK_ROWS: usize = 4_096;
-pub const CHUNK_BYTES: usize = 8 << 20;
+pub const CHUNK_BYTES: usize = 4 << 20;
 
 /// Chunks queued between two stages (besides the one each stage holds).
-const DEPTH: usize = 2;
+const DEPTH: usize = 1;
 
 /// A file format, from `--format`/`--output-format` or the file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
