@@ -2,8 +2,10 @@
 # The one prepared check for a lent GPU machine (see the device tool's README): run from the
 # repository root there, with `target/release/planar-hold` built here and `.gl` (the Vulkan
 # and EGL loaders, downloaded as the README shows) named in `carry`. Prints the adapter, the
-# bench table on Vulkan with the GPU/CPU ratios, then the JAX peer at the same batch sizes.
-# Not yet run: no device was lent to the task that wrote it.
+# adapter, GPU against CPU on the public sample (`eval --backend both`: exit 3 on any
+# disagreement), the bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the
+# kernel-only rates from timestamps and the GPU/CPU ratios, then the JAX peer.
+# Not yet run: no device has been lent to a task of this project so far.
 set -uo pipefail
 for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig
@@ -15,12 +17,16 @@ export WGPU_BACKEND=vulkan
 bin=target/release/planar-hold
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
 "$bin" info
-"$bin" bench --cases "${CASES:-10000000}" --backend gpu,cpu,cpu1 --json
+sample=$(ls scripts/public_sample.jsonl ../shared/cases/public_sample.jsonl 2>/dev/null | head -1)
+if [ -n "$sample" ]; then
+  "$bin" eval "$sample" --backend both -o /dev/null
+  echo "eval --backend both over $sample: exit $? (0: GPU and CPU agree on every case)"
+fi
+"$bin" bench --cases "${CASES:-16777216}" --backend gpu,cpu,cpu1 --json
 # The JAX peer: copy ../shared/tools/jax_cone_test.py (and ../shared/cases/public_sample.jsonl)
 # beside this script before the run; untracked files travel with the working tree.
 peer=$(ls scripts/jax_cone_test.py ../shared/tools/jax_cone_test.py 2>/dev/null | head -1)
-if [ -n "$peer" ]; then
-  sample=$(ls scripts/public_sample.jsonl ../shared/cases/public_sample.jsonl 2>/dev/null | head -1)
+if [ -n "$peer" ] && [ -n "$sample" ]; then
   python3 "$peer" bench --cases 65536 --file "$sample"
   python3 "$peer" bench --cases 1000000 --repeats 6 --file "$sample"
 fi
