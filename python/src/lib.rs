@@ -156,32 +156,61 @@ impl<'a, G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Views<'a, G, N>
         Ok(case)
     }
 
-    /// Converts every case into `out` on all cores; on bad input, the error of the first bad
-    /// case (whichever thread saw which).
-    fn fill(&self, out: &mut [Case]) -> Result<(), Error> {
-        const CHUNK: usize = 2048;
-        let failed = out.par_chunks_mut(CHUNK).enumerate().any(|(c, chunk)| {
-            chunk
-                .iter_mut()
-                .enumerate()
-                .any(|(j, slot)| match self.case_at(c * CHUNK + j) {
-                    Ok(case) => {
-                        *slot = case;
-                        false
-                    }
-                    Err(_) => true,
-                })
-        });
-        if !failed {
-            return Ok(());
-        }
-        let first = (0..out.len()).find_map(|i| self.case_at(i).err());
-        Err(Error::Input(first.expect("a failing case")))
+    /// Fills `out` with cases `first..first + out.len()` on this thread; false at a bad case.
+    fn block(&self, first: usize, out: &mut [Case]) -> bool {
+        out.iter_mut()
+            .enumerate()
+            .all(|(j, slot)| match self.case_at(first + j) {
+                Ok(case) => {
+                    *slot = case;
+                    true
+                }
+                Err(_) => false,
+            })
     }
 }
 
-/// Fills a case buffer from the input arrays; made with the GIL, run without it.
-type Filler<'a> = Box<dyn FnOnce(&mut [Case]) -> Result<(), Error> + Send + 'a>;
+/// Fills blocks of a case buffer from the input arrays; made with the GIL, run without it.
+trait Fill: Send + Sync {
+    /// Cases `first..first + out.len()` into `out`; false when one of them is bad.
+    fn fill(&self, first: usize, out: &mut [Case]) -> bool;
+    /// The error of the first bad case among the first `n` (called only after a failure).
+    fn first_error(&self, n: usize) -> Error;
+}
+
+impl<G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Fill for Views<'_, G, N>
+where
+    for<'v> Views<'v, G, N>: Send + Sync,
+{
+    fn fill(&self, first: usize, out: &mut [Case]) -> bool {
+        self.block(first, out)
+    }
+
+    fn first_error(&self, n: usize) -> Error {
+        let first = (0..n).find_map(|i| self.case_at(i).err());
+        Error::Input(first.expect("a failing case"))
+    }
+}
+
+type Filler<'a> = Box<dyn Fill + 'a>;
+
+/// Cases per block of the parallel conversion (and, on the CPU, of the fused evaluation: a
+/// block's cases stay in cache between their conversion and their cone tests).
+const BLOCK: usize = 1024;
+
+/// Converts every case into `out` on all cores; on bad input, the first bad case's error.
+fn fill_all(fill: &dyn Fill, out: &mut [Case]) -> Result<(), Error> {
+    let n = out.len();
+    let ok = out
+        .par_chunks_mut(BLOCK)
+        .enumerate()
+        .all(|(b, chunk)| fill.fill(b * BLOCK, chunk));
+    if ok {
+        Ok(())
+    } else {
+        Err(fill.first_error(n))
+    }
+}
 
 /// The three input arrays, checked for shape, borrowed (not copied) until the cases are built.
 struct Input<'py> {
@@ -253,7 +282,7 @@ impl<'py> Input<'py> {
                     active,
                     $need,
                 );
-                Ok(Box::new(move |out: &mut [Case]| views.fill(out)) as Filler<'_>)
+                Ok(Box::new(views) as Filler<'_>)
             }};
         }
         match (&self.gens, &self.need) {
@@ -312,43 +341,114 @@ struct Columns {
 }
 
 impl Columns {
+    /// Zeroed columns for `n` cases.
+    fn zeroed(n: usize) -> Columns {
+        Columns {
+            verdict: vec![0; n],
+            witness_len: vec![0; n],
+            witness_index: vec![0; 3 * n],
+            witness_weight: vec![0.0; 3 * n],
+            certificate: vec![0.0; 3 * n],
+            margin: vec![0.0; n],
+            capped: vec![false; n],
+            binding: vec![0; n],
+        }
+    }
+
+    /// The columns of `n` cases filled block by block on all cores: `block(b, rows)` writes
+    /// the rows of cases `b·BLOCK..` (at most `BLOCK` of them); false stops the work.
+    fn par_blocks(n: usize, block: impl Fn(usize, Rows<'_>) -> bool + Sync) -> (Columns, bool) {
+        let mut c = Columns::zeroed(n);
+        let ok = c
+            .verdict
+            .par_chunks_mut(BLOCK)
+            .zip(c.witness_len.par_chunks_mut(BLOCK))
+            .zip(c.witness_index.par_chunks_mut(3 * BLOCK))
+            .zip(c.witness_weight.par_chunks_mut(3 * BLOCK))
+            .zip(c.certificate.par_chunks_mut(3 * BLOCK))
+            .zip(c.margin.par_chunks_mut(BLOCK))
+            .zip(c.capped.par_chunks_mut(BLOCK))
+            .zip(c.binding.par_chunks_mut(BLOCK))
+            .enumerate()
+            .all(
+                |(
+                    b,
+                    (
+                        (
+                            (
+                                (
+                                    (((verdict, witness_len), witness_index), witness_weight),
+                                    certificate,
+                                ),
+                                margin,
+                            ),
+                            capped,
+                        ),
+                        binding,
+                    ),
+                )| {
+                    let rows = Rows {
+                        verdict,
+                        witness_len,
+                        witness_index,
+                        witness_weight,
+                        certificate,
+                        margin,
+                        capped,
+                        binding,
+                    };
+                    block(b, rows)
+                },
+            );
+        (c, ok)
+    }
+
+    /// The columns of evaluated outcomes.
+    fn new(outcomes: &[Outcome]) -> Columns {
+        let (c, _) = Columns::par_blocks(outcomes.len(), |b, mut rows| {
+            let start = b * BLOCK;
+            rows.write(&outcomes[start..start + rows.verdict.len()]);
+            true
+        });
+        c
+    }
+}
+
+/// One block's rows of every column.
+struct Rows<'a> {
+    verdict: &'a mut [u8],
+    witness_len: &'a mut [u8],
+    witness_index: &'a mut [u8],
+    witness_weight: &'a mut [f64],
+    certificate: &'a mut [f32],
+    margin: &'a mut [f32],
+    capped: &'a mut [bool],
+    binding: &'a mut [i32],
+}
+
+impl Rows<'_> {
     /// The witness and certificate only where the verdict gives them (as `Outcome::witness`
     /// and `Outcome::certificate`), zeros elsewhere.
-    fn new(outcomes: &[Outcome]) -> Columns {
-        let n = outcomes.len();
-        let mut c = Columns {
-            verdict: Vec::with_capacity(n),
-            witness_len: Vec::with_capacity(n),
-            witness_index: Vec::with_capacity(3 * n),
-            witness_weight: Vec::with_capacity(3 * n),
-            certificate: Vec::with_capacity(3 * n),
-            margin: Vec::with_capacity(n),
-            capped: Vec::with_capacity(n),
-            binding: Vec::with_capacity(n),
-        };
-        for o in outcomes {
-            c.verdict.push(o.verdict() as u8);
+    fn write(&mut self, outcomes: &[Outcome]) {
+        for (i, o) in outcomes.iter().enumerate() {
+            self.verdict[i] = o.verdict() as u8;
             let supported = o.verdict() == planar_hold::Verdict::Supported;
             let len = if supported { o.witness_len.min(3) } else { 0 };
-            c.witness_len.push(len as u8);
-            for k in 0..3 {
-                let used = k < len as usize;
-                c.witness_index
-                    .push(if used { o.witness_index[k] as u8 } else { 0 });
+            self.witness_len[i] = len as u8;
+            for k in 0..len as usize {
+                self.witness_index[3 * i + k] = o.witness_index[k] as u8;
                 // Weight k is witness_weight[k]·2^witness_exponent[k] (Outcome::witness).
-                c.witness_weight.push(if used {
-                    f64::from(o.witness_weight[k]) * 2f64.powi(o.witness_exponent[k])
-                } else {
-                    0.0
-                });
+                self.witness_weight[3 * i + k] =
+                    f64::from(o.witness_weight[k]) * 2f64.powi(o.witness_exponent[k]);
             }
-            c.certificate
-                .extend(o.certificate().unwrap_or([0.0; 3]).map(|v| v + 0.0));
-            c.margin.push(o.margin);
-            c.capped.push(o.is_capped());
-            c.binding.push(o.binding().map_or(-1, |b| b as i32));
+            if let Some(y) = o.certificate() {
+                let row = &mut self.certificate[3 * i..3 * i + 3];
+                row.copy_from_slice(&y.map(|v| v + 0.0));
+            }
+            self.margin[i] = o.margin;
+            self.capped[i] = o.is_capped();
+            self.binding[i] = o.binding().map_or(-1, |b| b as i32);
         }
-        c
     }
 }
 
@@ -473,9 +573,56 @@ impl Engine {
                     state.outcomes.resize(n, Outcome::default());
                 }
                 let (cases, outcomes) = (&mut state.cases[..n], &mut state.outcomes[..n]);
-                fill(cases)?;
+                fill_all(&*fill, cases)?;
                 state.engine.evaluate_into(cases, outcomes)?;
                 then(cases, outcomes)
+            })
+        })
+        .map_err(py_err)
+    }
+}
+
+impl Engine {
+    /// The outcome columns of every case. On the CPU, conversion, cone tests and columns run
+    /// fused block by block on all cores, so a block's cases never leave the cache (the
+    /// engine is fast enough that a round trip of 208-byte cases through memory would cost a
+    /// third of its rate); elsewhere as `run`.
+    fn columns(&self, py: Python<'_>, input: &Input<'_>) -> PyResult<Columns> {
+        let n = input.len();
+        let fill = input.filler()?;
+        py.detach(|| {
+            self.with(|state| {
+                if !matches!(state.engine, planar_hold::Engine::Cpu) {
+                    if state.cases.len() < n {
+                        state.cases.resize(n, Case::default());
+                        state.outcomes.resize(n, Outcome::default());
+                    }
+                    let (cases, outcomes) = (&mut state.cases[..n], &mut state.outcomes[..n]);
+                    fill_all(&*fill, cases)?;
+                    state.engine.evaluate_into(cases, outcomes)?;
+                    return Ok(Columns::new(outcomes));
+                }
+                thread_local! {
+                    static BUFFERS: std::cell::RefCell<(Vec<Case>, Vec<Outcome>)> =
+                        std::cell::RefCell::new((vec![Case::default(); BLOCK], vec![Outcome::default(); BLOCK]));
+                }
+                let (columns, ok) = Columns::par_blocks(n, |b, mut rows| {
+                    BUFFERS.with_borrow_mut(|(cases, outcomes)| {
+                        let m = rows.verdict.len();
+                        let (cases, outcomes) = (&mut cases[..m], &mut outcomes[..m]);
+                        if !fill.fill(b * BLOCK, cases) {
+                            return false;
+                        }
+                        planar_hold::cpu::cone_test_slice(cases, outcomes);
+                        rows.write(outcomes);
+                        true
+                    })
+                });
+                if ok {
+                    Ok(columns)
+                } else {
+                    Err(fill.first_error(n))
+                }
             })
         })
         .map_err(py_err)
@@ -543,7 +690,7 @@ impl Engine {
         need: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Outcomes> {
         let input = Input::extract(generators, active, need)?;
-        let columns = self.run(py, &input, |_, outcomes| Ok(Columns::new(outcomes)))?;
+        let columns = self.columns(py, &input)?;
         Ok(Outcomes::new(py, columns))
     }
 

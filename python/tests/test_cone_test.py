@@ -159,6 +159,16 @@ def test_bad_case_is_named_by_index():
         planar_hold.Engine("tpu")
 
 
+def test_first_bad_case_is_named_past_the_first_block(engine):
+    # The CPU converts and evaluates in blocks of 1,024 cases on every core: the error is
+    # still the first bad case's, whichever thread met which.
+    big = np.ones((8192, 4, 3), dtype=np.float32)
+    big[7000, 1, 2] = np.inf
+    big[5000, 3, 0] = np.nan
+    with pytest.raises(ValueError, match=r"case 5000: generator 3 = \[NaN, 1.0, 1.0\]"):
+        engine.cone_test(big)
+
+
 def test_no_adapter_says_how_to_get_one(tmp_path):
     """Without any GPU adapter (no backend allowed but one this machine lacks): GpuError
     with the CLI's advice on a software adapter."""
