@@ -546,6 +546,20 @@ struct State {
     outcomes: Vec<Outcome>,
 }
 
+impl State {
+    /// Converts `n` cases into the case buffer (grown as needed) and evaluates them.
+    fn evaluate(&mut self, fill: &dyn Fill, n: usize) -> Result<(&[Case], &[Outcome]), Error> {
+        if self.cases.len() < n {
+            self.cases.resize(n, Case::default());
+            self.outcomes.resize(n, Outcome::default());
+        }
+        let (cases, outcomes) = (&mut self.cases[..n], &mut self.outcomes[..n]);
+        fill_all(fill, cases)?;
+        self.engine.evaluate_into(cases, outcomes)?;
+        Ok((cases, outcomes))
+    }
+}
+
 impl Engine {
     /// Runs `f` on the engine's state; callers hold no GIL (other Python threads wait here).
     fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
@@ -568,21 +582,13 @@ impl Engine {
         let fill = input.filler()?;
         py.detach(|| {
             self.with(|state| {
-                if state.cases.len() < n {
-                    state.cases.resize(n, Case::default());
-                    state.outcomes.resize(n, Outcome::default());
-                }
-                let (cases, outcomes) = (&mut state.cases[..n], &mut state.outcomes[..n]);
-                fill_all(&*fill, cases)?;
-                state.engine.evaluate_into(cases, outcomes)?;
+                let (cases, outcomes) = state.evaluate(&*fill, n)?;
                 then(cases, outcomes)
             })
         })
         .map_err(py_err)
     }
-}
 
-impl Engine {
     /// The outcome columns of every case. On the CPU, conversion, cone tests and columns run
     /// fused block by block on all cores, so a block's cases never leave the cache (the
     /// engine is fast enough that a round trip of 208-byte cases through memory would cost a
@@ -593,14 +599,7 @@ impl Engine {
         py.detach(|| {
             self.with(|state| {
                 if !matches!(state.engine, planar_hold::Engine::Cpu) {
-                    if state.cases.len() < n {
-                        state.cases.resize(n, Case::default());
-                        state.outcomes.resize(n, Outcome::default());
-                    }
-                    let (cases, outcomes) = (&mut state.cases[..n], &mut state.outcomes[..n]);
-                    fill_all(&*fill, cases)?;
-                    state.engine.evaluate_into(cases, outcomes)?;
-                    return Ok(Columns::new(outcomes));
+                    return Ok(Columns::new(state.evaluate(&*fill, n)?.1));
                 }
                 thread_local! {
                     static BUFFERS: std::cell::RefCell<(Vec<Case>, Vec<Outcome>)> =
