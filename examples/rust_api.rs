@@ -1,5 +1,5 @@
-//! The README's Rust snippet, verbatim, in a `main` (built by `cargo test --release`, run by
-//! `scripts/test`): keep the two in step.
+//! The README's Rust snippet, verbatim, in a `main` with one closing `println!` (built by
+//! `cargo test --release`, run by `scripts/test`): keep the two in step.
 
 use planar_hold::{Backend, Case, Engine, Verdict};
 

@@ -129,7 +129,8 @@ fn product_error(x: f32, y: f32, p: f32) -> f32 {
 }
 
 // a·b − c·d to about one ulp, in plain float32 operations (WGSL does not promise a fused
-// fma, and llvmpipe's is not), rounding the same way as the CPU paths.
+// fma, and llvmpipe's is not). The Dekker steps round as the CPU paths do; the shader's other
+// sums and products may still be contracted by a driver, within SPEC §7's tolerance.
 fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
     let p = unfused(a, b);
     let q = unfused(c, d);

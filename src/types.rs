@@ -227,8 +227,14 @@ impl Outcome {
         if a != b && a != Verdict::Uncertain && b != Verdict::Uncertain {
             return Some(format!("verdict {} vs {}", a.as_str(), b.as_str()));
         }
-        let scale = 1f32.max(self.margin.abs()).max(other.margin.abs());
-        ((self.margin - other.margin).abs() > 2e-5 * scale)
+        margins_differ(self.margin, other.margin)
             .then(|| format!("margin {} vs {}", self.margin, other.margin))
     }
+}
+
+/// Whether two margins of one case differ beyond what two engines may: 2e-5 relative to
+/// max(1, |m|) (SPEC §7: margins agree to about 1e-5). Shared by `Outcome::disagreement`
+/// and the gate's `HoldReport::disagreement`.
+pub fn margins_differ(a: f32, b: f32) -> bool {
+    (a - b).abs() > 2e-5 * 1f32.max(a.abs()).max(b.abs())
 }

@@ -12,7 +12,7 @@ or a GPU, in batches of any size::
 
 ``Engine("gpu")`` makes the adapter, device and pipeline once; reuse it for every batch.
 ``gate`` judges scenes and edits as ``planar-hold gate`` does; ``planar_hold.ray`` runs the
-test over a Ray Data dataset (``pip install "planar-hold[ray]"``).
+test over a Ray Data dataset (``pip install "./python[ray]"``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ passed through) to a Dataset of answer rows with the keys of ``eval``'s JSON Lin
 ``weights``} or null), ``certificate`` (or null), ``binding``, ``binding_candidate``.
 Each actor builds one ``Engine`` once and reuses it for every batch it is handed.
 
-Needs ``pip install "planar-hold[ray]"``.
+Needs ``pip install "./python[ray]"``.
 """
 
 from __future__ import annotations

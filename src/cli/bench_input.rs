@@ -85,15 +85,12 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
         }
     }
     if cases.is_empty() {
-        return Err(Failure::new(
-            format!("{path}: no case to time"),
-            exit::REFUSED,
-        ));
+        return Err(Failure::new(format!("{path}: no case to time"), exit::IO));
     }
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
-        .map_err(|e| Failure::new(e.to_string(), 1))?;
+        .map_err(|e| Failure::new(e.to_string(), exit::ENGINE))?;
     let sample = &cases[..cases.len().min(FORMAT_SAMPLE)];
     let report = one.install(|| -> Result<FormatRates, Failure> {
         Ok(match format {
@@ -168,7 +165,7 @@ fn parquet_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
     );
     let start = Instant::now();
     let mut sink = Vec::new();
-    let fail = |e: String| Failure::new(e, 1);
+    let fail = |e: String| Failure::new(e, exit::ENGINE);
     let mut writer = ParquetAnswers::new(&mut sink, None::<DataType>).map_err(fail)?;
     writer.write(&batch, &outcomes).map_err(fail)?;
     writer

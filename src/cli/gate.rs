@@ -107,7 +107,7 @@ pub fn stream(
             let lines = batch.rows.iter().zip(&batch.numbers);
             let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
             for ((g, c), number) in reports.iter().zip(&checked).zip(numbers) {
-                if let Some(why) = disagreement(g, c) {
+                if let Some(why) = g.disagreement(c) {
                     eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
                     disagreeing += 1;
                 }
@@ -169,15 +169,4 @@ fn format(batch: &Scenes, reports: &[HoldReport]) -> Vec<u8> {
         })
         .collect();
     parts.concat()
-}
-
-/// How two reports on one line differ beyond tolerance: the gate's answer (unless either
-/// is uncertain) or the robust margin by more than 2e-5 relative to max(1, |m|).
-fn disagreement(a: &HoldReport, b: &HoldReport) -> Option<String> {
-    if a.held != b.held && !a.uncertain && !b.uncertain {
-        return Some(format!("held {} vs {}", a.held, b.held));
-    }
-    let tolerance = 2e-5 * 1f32.max(a.robust_margin.abs()).max(b.robust_margin.abs());
-    ((a.robust_margin - b.robust_margin).abs() > tolerance)
-        .then(|| format!("robust margin {} vs {}", a.robust_margin, b.robust_margin))
 }

@@ -213,13 +213,13 @@ pub fn stream<B: Send, R: Send>(
         let written = writer.join().unwrap_or_else(|_| {
             Err(Failure::new(
                 "internal error: the writer thread panicked",
-                1,
+                exit::ENGINE,
             ))
         });
         if reader.join().is_err() {
             return Err(Failure::new(
                 "internal error: the reader thread panicked",
-                1,
+                exit::ENGINE,
             ));
         }
         outcome.and(written)

@@ -17,22 +17,23 @@ use planar_hold::{Backend, Engine, Error};
 
 /// Exit statuses, one meaning each (also in `--help` and the README).
 pub mod exit {
-    /// The engine failed: no GPU adapter, device lost, out of memory.
+    /// The engine failed: no GPU adapter, device lost, out of memory (or an internal error).
     pub const ENGINE: u8 = 1;
-    /// (clap's own) the command line was not understood.
+    /// The command line (clap's own status) or `PLANAR_HOLD_SIMD` was not understood.
     pub const USAGE: u8 = 2;
     /// `--backend both`: some answers differ between GPU and CPU (all written).
     pub const DISAGREE: u8 = 3;
-    /// Nothing could be read or written: missing input, bad path, unwritable output.
+    /// Nothing could be read or written: missing input, bad path, unwritable output,
+    /// unreadable Parquet, an input with no case to time.
     pub const IO: u8 = 4;
     /// Some input lines or rows were refused (answered with an "error"), the rest answered.
     pub const REFUSED: u8 = 5;
 }
 
 const EXIT_STATUSES: &str = "Exit status: 0 every line answered; 1 the engine failed (no GPU \
-adapter, device lost); 2 usage error; 3 --backend both: GPU and CPU disagree (all answers \
-written); 4 nothing could be read or written (missing file, bad path, unwritable output); \
-5 some lines or rows refused (answered in place with an \"error\" field), the rest answered.";
+adapter, device lost, out of memory); 2 usage error (or a bad PLANAR_HOLD_SIMD); 3 --backend \
+both: GPU and CPU disagree (all answers written); 4 nothing could be read or written \
+(missing file, bad path, unwritable output, unreadable Parquet); 5 some lines or rows refused (answered in place with an \"error\" field), the rest answered.";
 
 #[derive(Parser)]
 #[command(

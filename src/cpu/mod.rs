@@ -49,8 +49,8 @@ fn cross3(a: V3, b: V3) -> V3 {
     ]
 }
 
-/// Pairs with `|wᵢ × wⱼ| < THIN·|wᵢ||wⱼ|` get their cross product from `accurate_cross`
-/// (`THIN` in the shader). Above it the plain one's direction is within ~1e-6 rad.
+/// Pairs with `|wᵢ × wⱼ| < THIN·|wᵢ||wⱼ|` get their cross product from `diff_of_products`
+/// (see `pair_cross`; `THIN` in the shader). Above it the plain one's direction is within ~1e-6 rad.
 const THIN: f32 = 0.125;
 
 /// Veltkamp's split: `a = hi + lo` exactly, each half with at most 12 significant bits, so
@@ -62,18 +62,23 @@ fn split(a: f32) -> (f32, f32) {
     (hi, a - hi)
 }
 
+/// The rounding error of `p = x·y`, exactly: Dekker's two-product (`product_error` in the
+/// shader).
+#[inline(always)]
+fn product_error(x: f32, y: f32, p: f32) -> f32 {
+    let ((xh, xl), (yh, yl)) = (split(x), split(y));
+    xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
+}
+
 /// `a·b − c·d` to about one ulp of the exact value, in plain float32 operations: Dekker's
 /// exact product errors, so that nothing depends on whether an `fma` is fused (WGSL does
-/// not promise it, llvmpipe does not) and every path rounds the same way
-/// (`diff_of_products` in the shader).
+/// not promise it, llvmpipe does not) and the Dekker steps round the same way on every
+/// path (`diff_of_products` in the shader). Rust never contracts `a*b + c` into an fma, so
+/// the products need none of the shader's `unfused` guard.
 #[inline(always)]
 fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
-    let error = |x: f32, y: f32, p: f32| {
-        let ((xh, xl), (yh, yl)) = (split(x), split(y));
-        xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
-    };
     let (p, q) = (a * b, c * d);
-    (p - q) + (error(a, b, p) - error(c, d, q))
+    (p - q) + (product_error(a, b, p) - product_error(c, d, q))
 }
 
 /// `wᵢ × wⱼ` for the pair planes and solves: the plain cross product, or where the two are

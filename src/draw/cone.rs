@@ -187,7 +187,6 @@ fn on_slice(w: V3) -> Option<[f64; 2]> {
     (w[1] > TOL * dot(w, w).sqrt()).then(|| [w[0] / w[1], w[2] / w[1]])
 }
 
-/// The right panel for `need_index`, the need the picture explains.
 /// The right panel for `need_index`, the need the picture explains, and notes for the caption.
 pub fn panel(
     px: [f64; 4],

@@ -232,13 +232,8 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
     if let Some(w) = &need.witness {
         for (&g, &lambda) in w.generators.iter().zip(&w.weights) {
             let Some((s, p)) = at(g) else { continue };
-            let c = &scene.contacts[s.contact];
-            let (t, mu) = (c.tangent(), c.mu.lower());
-            let sgn = f64::from(s.ray);
-            let f = [
-                lambda * (c.normal[0] + sgn * mu * t[0]),
-                lambda * (c.normal[1] + sgn * mu * t[1]),
-            ];
+            let ray = scene.contacts[s.contact].edge_directions()[usize::from(s.ray < 0)];
+            let f = [lambda * ray[0], lambda * ray[1]];
             match forces
                 .iter_mut()
                 .find(|(q, _)| (q[0] - p[0]).hypot(q[1] - p[1]) <= tol)

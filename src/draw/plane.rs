@@ -98,15 +98,13 @@ pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
             colour: style::CONTACT,
             width: 1.5,
         });
-        let (t, mu) = (c.tangent(), c.mu.lower());
         let ends: &[[f64; 2]] = if c.is_point(tol) {
             &[c.p0]
         } else {
             &[c.p0, c.p1]
         };
         for &p in ends {
-            for s in [1.0, -1.0] {
-                let ray = [c.normal[0] + s * mu * t[0], c.normal[1] + s * mu * t[1]];
+            for ray in c.edge_directions() {
                 let len = ray[0].hypot(ray[1]);
                 shapes.push(Shape::Segment {
                     a: p,
@@ -445,7 +443,7 @@ fn contact_shape(
     }
 }
 
-/// A number in at most four significant digits, no trailing zeros.
+/// A number to at most four decimals, no trailing zeros.
 pub fn short(v: f64) -> String {
     let s = format!("{:.4}", v + 0.0);
     let s = s.trim_end_matches('0').trim_end_matches('.');

@@ -189,7 +189,7 @@ pub struct Answer<I = Value> {
     /// Index of the nearest supporting candidate in the table of SPEC §5; none when capped.
     pub binding: Option<u32>,
     /// The binding candidate in words, e.g. "+(w0 x w3)".
-    pub binding_candidate: Option<String>,
+    pub binding_candidate: Option<&'static str>,
 }
 
 /// The witness of an answer: `need = Σ weights[k] · w[generators[k]]` (SPEC §4).
@@ -215,7 +215,7 @@ impl<I> Answer<I> {
             }),
             certificate: o.certificate(),
             binding: o.binding(),
-            binding_candidate: o.binding().and_then(candidate_name).map(str::to_owned),
+            binding_candidate: o.binding().and_then(candidate_name),
         }
     }
 }

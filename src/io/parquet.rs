@@ -498,7 +498,7 @@ pub fn answers_batch(
                     None => certificate.append_null(),
                 }
                 binding.append_option(a.binding);
-                candidate.append_option(a.binding_candidate.as_deref());
+                candidate.append_option(a.binding_candidate);
                 line.append_null();
                 error.append_null();
             }

@@ -30,7 +30,9 @@ pub use parse::parse_line;
 pub use report::{
     hold_reports, judge, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
 };
-pub use types::{edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene};
+pub use types::{
+    edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,
+};
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or
 /// more) is taken as this one. The edge rays `n ± μt` of a larger μ lie within `1/μ` of the

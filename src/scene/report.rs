@@ -299,3 +299,20 @@ pub fn hold_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldRep
         })
         .collect())
 }
+
+impl HoldReport {
+    /// How two reports on one line differ beyond tolerance, if they do: the gate's answer
+    /// (unless either is uncertain) or the robust margin (as [`crate::Outcome::disagreement`]
+    /// compares margins). How `gate --backend both` checks the GPU against the CPU.
+    pub fn disagreement(&self, other: &HoldReport) -> Option<String> {
+        if self.held != other.held && !self.uncertain && !other.uncertain {
+            return Some(format!("held {} vs {}", self.held, other.held));
+        }
+        crate::types::margins_differ(self.robust_margin, other.robust_margin).then(|| {
+            format!(
+                "robust margin {} vs {}",
+                self.robust_margin, other.robust_margin
+            )
+        })
+    }
+}

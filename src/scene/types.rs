@@ -50,6 +50,18 @@ impl Contact {
         [self.normal[1], -self.normal[0]]
     }
 
+    /// The μ the generators use: the interval's lower end (SPEC §8), at most
+    /// [`MU_MAX`](super::MU_MAX).
+    pub fn friction(&self) -> f64 {
+        self.mu.lower().min(super::MU_MAX)
+    }
+
+    /// The friction cone's edge-ray directions `n + μt` then `n − μt` (SPEC §2), with
+    /// [`Contact::friction`]: the forces the generators and the pictures both use.
+    pub fn edge_directions(&self) -> [[f64; 2]; 2] {
+        edge_directions(self.normal, self.friction())
+    }
+
     /// Whether the contact is a point (endpoints equal within `tol`).
     pub fn is_point(&self, tol: f64) -> bool {
         dist(self.p0, self.p1) <= tol
@@ -168,10 +180,7 @@ impl Scene {
         let ell = self.body.half_size;
         self.contacts
             .iter()
-            .flat_map(|c| {
-                let mu = c.mu.lower().min(super::MU_MAX);
-                [c.p0, c.p1].map(|p| edge_rays(p, c.normal, mu, ell))
-            })
+            .flat_map(|c| [c.p0, c.p1].map(|p| edge_rays(p, c.normal, c.friction(), ell)))
             .flatten()
             .collect()
     }
@@ -226,11 +235,13 @@ impl Scene {
 /// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
 /// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
 pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
+    edge_directions(n, mu).map(|r| [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size])
+}
+
+/// The edge-ray directions `n + μt` then `n − μt`, `t = (n_z, −n_x)` (SPEC §2).
+pub fn edge_directions(n: [f64; 2], mu: f64) -> [[f64; 2]; 2] {
     let t = [n[1], -n[0]];
-    [1.0, -1.0].map(|s| {
-        let r = [n[0] + s * mu * t[0], n[1] + s * mu * t[1]];
-        [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size]
-    })
+    [1.0, -1.0].map(|s| [n[0] + s * mu * t[0], n[1] + s * mu * t[1]])
 }
 
 /// The values an interval takes at its corners: both ends, or one when they are equal.
