@@ -23,7 +23,7 @@ pub fn case_json(data: &[u8]) {
     while let Ok(Some(chunk)) = lines.next_chunk() {
         let batch = parse_json_chunk(&chunk);
         let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
-        let _ = format_json(&batch, &outcomes);
+        format_json(&batch, &outcomes, &mut Vec::new());
     }
 }
 
@@ -45,7 +45,7 @@ pub fn parquet(data: &[u8]) {
         };
         while let Some(Ok(batch)) = reader.next_batch() {
             let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
-            let _ = format_json(&batch, &outcomes);
+            format_json(&batch, &outcomes, &mut Vec::new());
         }
     }
 }

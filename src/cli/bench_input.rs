@@ -2,14 +2,12 @@
 //! the built-in workload, and what the format itself costs per core (parse and format, or
 //! decode and encode, with no evaluation): how many cores it takes to feed an engine.
 
-use std::io::Write;
 use std::time::Instant;
 
 use arrow_schema::DataType;
-use planar_hold::io::json::{parse_case_raw, write_line, Answer};
-use planar_hold::io::lines::LineReader;
-use planar_hold::io::parquet::{ParquetAnswers, ParquetCases};
-use planar_hold::io::{parse_json_chunk, CaseBatch, Ids};
+use planar_hold::io::lines::{LineChunk, LineReader};
+use planar_hold::io::parquet::{answers_file, ParquetCases};
+use planar_hold::io::{format_json, parse_json_chunk, parse_json_chunk_into, CaseBatch, Ids};
 use planar_hold::{Backend, Case, Engine};
 use serde::Serialize;
 
@@ -116,26 +114,37 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
     })
 }
 
-/// Cases per second parsing `text` (one case a line) on this thread.
+/// Cases per second parsing `text` (one case a line, split into chunks beforehand) as
+/// `eval` does, on this thread.
 fn json_decode_rate(text: &[u8]) -> f64 {
-    let start = Instant::now();
-    let mut n = 0usize;
-    for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        if parse_case_raw(line).is_ok() {
-            n += 1;
-        }
+    let mut lines = LineReader::new(text, CHUNK_ROWS, CHUNK_BYTES);
+    let chunks: Vec<LineChunk> = std::iter::from_fn(|| lines.next_chunk().ok().flatten()).collect();
+    let mut batch = CaseBatch::default();
+    let (start, mut n) = (Instant::now(), 0);
+    for chunk in &chunks {
+        parse_json_chunk_into(chunk, &mut batch);
+        n += batch.cases.len();
     }
     n as f64 / start.elapsed().as_secs_f64().max(1e-9)
 }
 
-/// The sample's outcomes (CPU), then cases per second formatting them as JSON Lines.
-fn json_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
+/// The sample as a batch with its outcomes (CPU), for the encoders.
+fn answered(sample: &[Case]) -> Result<(CaseBatch, Vec<planar_hold::Outcome>), Failure> {
     let outcomes = Engine::new(Backend::Cpu)?.evaluate(sample)?;
+    let batch = CaseBatch::from_rows(
+        (1..=sample.len() as u64).collect(),
+        sample.iter().copied().map(Ok).collect(),
+        Ids::None,
+    );
+    Ok((batch, outcomes))
+}
+
+/// Cases per second formatting the sample's answers as JSON Lines, as `eval` does.
+fn json_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
+    let (batch, outcomes) = answered(sample)?;
     let start = Instant::now();
-    let mut out = Vec::with_capacity(sample.len() * 200);
-    for (case, o) in sample.iter().zip(&outcomes) {
-        write_line(&mut out, &Answer::<()>::new(None, case, o));
-    }
+    let mut out = Vec::new();
+    format_json(&batch, &outcomes, &mut out);
     std::hint::black_box(&out);
     Ok(sample.len() as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
@@ -144,35 +153,35 @@ fn json_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
 fn parquet_decode_rate(path: &str) -> Result<f64, Failure> {
     let failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let start = Instant::now();
-    let mut reader = ParquetCases::new(io::open_file(path)?, 8192, false).map_err(failure)?;
-    let mut n = 0;
+    let mut reader = ParquetCases::new(io::open_file(path)?, CHUNK_ROWS, false).map_err(failure)?;
+    let (mut batch, mut n) = (CaseBatch::default(), 0);
     while n < FORMAT_SAMPLE {
-        let Some(batch) = reader.next_batch() else {
+        let Some(rows) = reader.next_rows() else {
             break;
         };
-        n += batch.map_err(failure)?.rows.len();
+        rows.map_err(failure)?
+            .cases_into(&mut batch)
+            .map_err(failure)?;
+        n += batch.rows.len();
     }
     Ok(n as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 
-/// The sample's outcomes (CPU), then cases per second encoding them as Parquet in memory.
+/// Cases per second encoding the sample's answers as Parquet in memory, in row groups of
+/// `eval`'s chunk size.
 fn parquet_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
-    let outcomes = Engine::new(Backend::Cpu)?.evaluate(sample)?;
-    let batch = CaseBatch::from_rows(
-        (1..=sample.len() as u64).collect(),
-        sample.iter().copied().map(Ok).collect(),
-        Ids::None,
-    );
-    let start = Instant::now();
-    let mut sink = Vec::new();
+    let mut parts = Vec::new();
+    for part in sample.chunks(CHUNK_ROWS) {
+        parts.push(answered(part)?);
+    }
     let fail = |e: String| Failure::new(e, exit::ENGINE);
-    let mut writer = ParquetAnswers::new(&mut sink, None::<DataType>).map_err(fail)?;
-    writer.write(&batch, &outcomes).map_err(fail)?;
-    writer
-        .finish()
-        .map_err(fail)?
-        .flush()
-        .map_err(|e| fail(e.to_string()))?;
+    let start = Instant::now();
+    let (mut file, encoder) = answers_file(Vec::new(), None::<DataType>).map_err(fail)?;
+    for (index, (batch, outcomes)) in parts.iter().enumerate() {
+        let group = encoder.encode(index, batch, outcomes).map_err(fail)?;
+        file.append(group).map_err(fail)?;
+    }
+    std::hint::black_box(file.finish().map_err(fail)?);
     Ok(sample.len() as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 

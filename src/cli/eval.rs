@@ -1,10 +1,11 @@
 //! `planar-hold eval`: cone tests from JSON Lines or Parquet to either, streamed.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 
 use arrow_schema::DataType;
-use planar_hold::io::parquet::{ParquetAnswers, ParquetCases};
-use planar_hold::io::{format_json, parse_json_chunk, CaseBatch};
+use planar_hold::io::lines::{LineChunk, LineReader};
+use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowBatch, RowGroup};
+use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::Outcome;
 
 use super::io::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
@@ -27,10 +28,48 @@ pub struct Args {
     output_format: Option<Format>,
 }
 
-/// Where batches come from.
+/// Where chunks come from.
 enum Source {
-    Json(planar_hold::io::lines::LineReader<Box<dyn std::io::BufRead + Send>>),
+    Json(LineReader<Box<dyn Read + Send>>),
     Parquet(ParquetCases),
+}
+
+/// A chunk as read: lines of text, or Parquet rows as decoded.
+enum Chunk {
+    Lines(LineChunk, Spare),
+    Rows(RowBatch, Spare),
+}
+
+/// The buffers one chunk goes through, recycled from chunk to chunk.
+#[derive(Default)]
+struct Spare {
+    lines: LineChunk,
+    batch: CaseBatch,
+    outcomes: Vec<Outcome>,
+    text: Vec<u8>,
+}
+
+/// A chunk answered: its output and what the writer reports in order.
+struct Answered {
+    encoded: Encoded,
+    /// Refused lines, (number, error).
+    refused: Vec<(u64, String)>,
+    /// `--backend both`: (line, why) where GPU and CPU disagree.
+    disagreements: Vec<(u64, String)>,
+    cases: usize,
+    spare: Spare,
+}
+
+/// Where answers go: text, or a Parquet file taking encoded row groups.
+enum Sink<W: Write + Send> {
+    Json(W),
+    Parquet(ParquetAnswers<W>),
+}
+
+enum Encoded {
+    /// JSON Lines in `spare.text`.
+    Json,
+    Parquet(RowGroup),
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -54,7 +93,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Source::Json(_) => Some(DataType::Utf8),
         Source::Parquet(p) => p.id_type(),
     };
-    let mut engines = Engines::new(args.backend)?;
+    let engines = Engines::new(args.backend)?;
     let (output, sink) = Output::create(args.output.as_deref())?;
     let mut progress = match &source {
         Source::Json(_) => Progress::new(
@@ -66,75 +105,121 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ),
         Source::Parquet(p) => Progress::new(Some(p.total_rows()), "rows"),
     };
+    let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
 
-    let read = || -> Option<Result<CaseBatch, Failure>> {
-        let batch = match &mut source {
-            Source::Json(lines) => match lines.next_chunk() {
-                Ok(chunk) => chunk.map(|c| Ok(parse_json_chunk(&c))),
-                Err(e) => Some(Err(e.to_string())),
+    let read = |mut spare: Spare| -> Option<Result<Chunk, Failure>> {
+        let chunk = match &mut source {
+            Source::Json(lines) => match lines.next_chunk_in(std::mem::take(&mut spare.lines)) {
+                Ok(chunk) => Ok(Chunk::Lines(chunk?, spare)),
+                Err(e) => Err(read_failure(e.to_string())),
             },
-            Source::Parquet(p) => p.next_batch(),
-        }?;
+            Source::Parquet(p) => match p.next_rows()? {
+                Ok(rows) => Ok(Chunk::Rows(rows, spare)),
+                Err(e) => Err(read_failure(e)),
+            },
+        };
         progress.set(match &source {
             Source::Json(lines) => lines.consumed(),
             Source::Parquet(p) => p.rows_read(),
         });
-        Some(batch.map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO)))
+        Some(chunk)
     };
 
-    let (mut disagreeing, mut total) = (0, 0);
-    let evaluate = |batch: &CaseBatch| -> Result<Vec<Outcome>, Failure> {
-        let outcomes = engines.main.evaluate(&batch.cases)?;
-        if let Some(cpu) = &mut engines.check {
-            let checked = cpu.evaluate(&batch.cases)?;
+    let out = BufWriter::with_capacity(1 << 20, sink);
+    let (mut sink, encoder) = match out_format {
+        Format::Json => (Sink::Json(out), None),
+        Format::Parquet => {
+            let (file, encoder) =
+                answers_file(out, id_type).map_err(|e| output.write_failure(e))?;
+            (Sink::Parquet(file), Some(encoder))
+        }
+    };
+
+    // On every core: cases from the chunk, their outcomes, the answers encoded.
+    let work = |chunk: Chunk, index: usize| -> Result<Answered, Failure> {
+        let mut spare = match chunk {
+            Chunk::Lines(lines, mut spare) => {
+                parse_json_chunk_into(&lines, &mut spare.batch);
+                spare.lines = lines;
+                spare
+            }
+            Chunk::Rows(rows, mut spare) => {
+                rows.cases_into(&mut spare.batch).map_err(read_failure)?;
+                spare
+            }
+        };
+        let Spare {
+            batch, outcomes, ..
+        } = &mut spare;
+        outcomes.clear();
+        outcomes.resize(batch.cases.len(), Outcome::default());
+        engines
+            .main
+            .with(|e| e.evaluate_into(&batch.cases, outcomes))?;
+        let mut disagreements = Vec::new();
+        if let Some(cpu) = &engines.check {
+            let checked = cpu.with(|e| e.evaluate(&batch.cases))?;
             let lines = batch.rows.iter().zip(&batch.numbers);
             let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
             for ((g, c), number) in outcomes.iter().zip(&checked).zip(numbers) {
                 if let Some(why) = g.disagreement(c) {
-                    eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
-                    disagreeing += 1;
+                    disagreements.push((number, why));
                 }
             }
         }
-        total += batch.cases.len();
-        Ok(outcomes)
+        let encoded = match &encoder {
+            None => {
+                spare.text.clear();
+                format_json(&spare.batch, &spare.outcomes, &mut spare.text);
+                Encoded::Json
+            }
+            Some(encoder) => Encoded::Parquet(
+                encoder
+                    .encode(index, &spare.batch, &spare.outcomes)
+                    .map_err(|e| output.write_failure(e))?,
+            ),
+        };
+        Ok(Answered {
+            encoded,
+            refused: spare
+                .batch
+                .refused()
+                .map(|(n, e)| (n, e.to_string()))
+                .collect(),
+            disagreements,
+            cases: spare.batch.cases.len(),
+            spare,
+        })
     };
 
-    let mut refused = 0;
-    let mut name_refused = |batch: &CaseBatch| {
-        for (number, error) in batch.refused() {
+    let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
+    let write = |done: Answered| -> Result<Spare, Failure> {
+        for (number, error) in &done.refused {
             eprintln!("planar-hold: {path}:{number}: line {number}: {error}");
-            refused += 1;
         }
+        for (number, why) in &done.disagreements {
+            eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
+        }
+        refused += done.refused.len();
+        disagreeing += done.disagreements.len();
+        total += done.cases;
+        match (done.encoded, &mut sink) {
+            (Encoded::Parquet(group), Sink::Parquet(file)) => file.append(group),
+            (Encoded::Json, Sink::Json(out)) => out
+                .write_all(&done.spare.text)
+                .and_then(|()| out.flush())
+                .map_err(|e| e.to_string()),
+            _ => Err("internal error: an answer encoded for the other format".into()),
+        }
+        .map_err(|e| output.write_failure(e))?;
+        Ok(done.spare)
     };
-    let mut out = BufWriter::with_capacity(1 << 20, sink);
-    match out_format {
-        Format::Json => {
-            let write = |batch: CaseBatch, outcomes: Vec<Outcome>| {
-                name_refused(&batch);
-                let text = format_json(&batch, &outcomes);
-                drop(batch);
-                out.write_all(&text)
-                    .and_then(|_| out.flush())
-                    .map_err(|e| output.write_failure(e))
-            };
-            io::stream(read, evaluate, write)?;
-            out.flush().map_err(|e| output.write_failure(e))?;
-        }
-        Format::Parquet => {
-            let mut writer =
-                ParquetAnswers::new(&mut out, id_type).map_err(|e| output.write_failure(e))?;
-            let write = |batch: CaseBatch, outcomes: Vec<Outcome>| {
-                name_refused(&batch);
-                writer
-                    .write(&batch, &outcomes)
-                    .map_err(|e| output.write_failure(e))
-            };
-            io::stream(read, evaluate, write)?;
-            writer.finish().map_err(|e| output.write_failure(e))?;
-            out.flush().map_err(|e| output.write_failure(e))?;
-        }
-    }
+    io::stream(Spare::default, read, work, write)?;
+    let mut out = match sink {
+        Sink::Json(out) => out,
+        Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
+    };
+    out.flush().map_err(|e| output.write_failure(e))?;
     drop(out);
     output.commit()?;
     io::conclude(disagreeing, refused, total)

@@ -1,12 +1,11 @@
-//! `planar-hold gate`: scenes and edits from JSON Lines, streamed in chunks; every need of
-//! every scene of a chunk goes to the engine in one batch.
+//! `planar-hold gate`: scenes and edits from JSON Lines, streamed in chunks (one per core at
+//! a time); every need of every scene of a chunk goes to the engine in one batch.
 
 use std::io::{BufWriter, Write};
 
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
 use planar_hold::io::lines::{LineChunk, MAX_LINE};
 use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
-use rayon::prelude::*;
 use serde_json::Value;
 
 use super::draw::Pictures;
@@ -36,9 +35,9 @@ struct Scenes {
     scenes: Vec<Scene>,
 }
 
+/// The scenes of a chunk's lines, parsed on this thread.
 fn parse_chunk(chunk: &LineChunk) -> Scenes {
     let parsed: Vec<_> = (0..chunk.lines.len())
-        .into_par_iter()
         .map(|k| {
             if chunk.lines[k].too_long {
                 return Err((None, format!("line longer than {MAX_LINE} bytes")));
@@ -71,6 +70,22 @@ pub fn run(args: Args) -> Result<(), Failure> {
     stream(&args.scenes, args.backend, args.output.as_deref(), pictures)
 }
 
+/// The buffers one chunk goes through, recycled from chunk to chunk.
+#[derive(Default)]
+struct Spare {
+    lines: LineChunk,
+    text: Vec<u8>,
+}
+
+/// A chunk judged: its scenes and reports (for the pictures), its output lines in
+/// `spare.text`, and the `--backend both` disagreements, (line, why).
+struct Judged {
+    scenes: Scenes,
+    reports: Vec<HoldReport>,
+    disagreements: Vec<(u64, String)>,
+    spare: Spare,
+}
+
 /// The gate's pipeline: reports to `output` (standard output when `None`), and with
 /// `pictures` one SVG per valid line (`draw` sends the reports to the null device).
 pub fn stream(
@@ -80,93 +95,94 @@ pub fn stream(
     mut pictures: Option<Pictures>,
 ) -> Result<(), Failure> {
     let mut lines = io::line_reader(path, io::GATE_CHUNK_ROWS)?;
-    let mut engines = Engines::new(backend)?;
+    let engines = Engines::new(backend)?;
     let (output, sink) = Output::create(output)?;
     let size = std::fs::metadata(path).ok().filter(|m| m.is_file());
     let mut progress = Progress::new(size.map(|m| m.len()), "bytes");
 
-    let read = || {
-        let chunk = match lines.next_chunk() {
+    let read = |mut spare: Spare| {
+        let chunk = match lines.next_chunk_in(std::mem::take(&mut spare.lines)) {
             Ok(chunk) => chunk?,
             Err(e) => {
                 let message = format!("cannot read {path}: {e}");
                 return Some(Err(Failure::new(message, super::exit::IO)));
             }
         };
-        let scenes = parse_chunk(&chunk);
         progress.set(lines.consumed());
-        Some(Ok(scenes))
+        spare.lines = chunk;
+        Some(Ok(spare))
     };
 
-    let (mut disagreeing, mut total) = (0, 0);
-    let evaluate = |batch: &Scenes| -> Result<Vec<HoldReport>, Failure> {
-        let good = &batch.scenes;
-        let reports = hold_reports(&mut engines.main, good)?;
-        if let Some(cpu) = &mut engines.check {
-            let checked = hold_reports(cpu, good)?;
-            let lines = batch.rows.iter().zip(&batch.numbers);
+    let work = |mut spare: Spare, _: usize| -> Result<Judged, Failure> {
+        let scenes = parse_chunk(&spare.lines);
+        let good = &scenes.scenes;
+        let reports = engines.main.with(|e| hold_reports(e, good))?;
+        let mut disagreements = Vec::new();
+        if let Some(cpu) = &engines.check {
+            let checked = cpu.with(|e| hold_reports(e, good))?;
+            let lines = scenes.rows.iter().zip(&scenes.numbers);
             let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
             for ((g, c), number) in reports.iter().zip(&checked).zip(numbers) {
                 if let Some(why) = g.disagreement(c) {
-                    eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
-                    disagreeing += 1;
+                    disagreements.push((number, why));
                 }
             }
         }
-        total += reports.len();
-        Ok(reports)
+        spare.text.clear();
+        format(&scenes, &reports, &mut spare.text);
+        Ok(Judged {
+            scenes,
+            reports,
+            disagreements,
+            spare,
+        })
     };
 
-    let mut refused = 0;
+    let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
     let mut out = BufWriter::with_capacity(1 << 20, sink);
-    let write = |batch: Scenes, reports: Vec<HoldReport>| {
+    let write = |done: Judged| -> Result<Spare, Failure> {
+        let batch = &done.scenes;
         for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
             if let Err((_, error)) = row {
                 eprintln!("planar-hold: {path}:{line}: line {line}: {error}");
                 refused += 1;
             }
         }
+        for (line, why) in &done.disagreements {
+            eprintln!("planar-hold: GPU and CPU disagree: line {line}: {why}");
+        }
+        disagreeing += done.disagreements.len();
+        total += done.reports.len();
         if let Some(pictures) = &mut pictures {
             let lines = batch.rows.iter().zip(&batch.numbers);
             for (row, &line) in lines {
                 if let Ok(i) = row {
                     let i = *i as usize;
-                    pictures.write(line as usize, &batch.scenes[i], &reports[i])?;
+                    pictures.write(line as usize, &batch.scenes[i], &done.reports[i])?;
                 }
             }
         }
-        let text = format(&batch, &reports);
-        out.write_all(&text)
+        out.write_all(&done.spare.text)
             .and_then(|_| out.flush())
-            .map_err(|e| output.write_failure(e))
+            .map_err(|e| output.write_failure(e))?;
+        Ok(done.spare)
     };
-    io::stream(read, evaluate, write)?;
+    io::stream(Spare::default, read, work, write)?;
     out.flush().map_err(|e| output.write_failure(e))?;
     drop(out);
     output.commit()?;
     io::conclude(disagreeing, refused, total)
 }
 
-/// The chunk's output lines, formatted on every core: a report or `{"id", "line", "error"}`.
-fn format(batch: &Scenes, reports: &[HoldReport]) -> Vec<u8> {
-    const SPLIT: usize = 256;
-    let parts: Vec<Vec<u8>> = batch
-        .rows
-        .par_chunks(SPLIT)
-        .zip(batch.numbers.par_chunks(SPLIT))
-        .map(|(rows, numbers)| {
-            let mut text = Vec::with_capacity(rows.len() * 1024);
-            for (row, &line) in rows.iter().zip(numbers) {
-                match row {
-                    Ok(i) => write_line(&mut text, &reports[*i as usize]),
-                    Err((id, error)) => {
-                        let id = id.clone();
-                        write_line(&mut text, &ErrorLine { id, line, error });
-                    }
-                }
+/// The chunk's output lines, appended to `text`: a report or `{"id", "line", "error"}`.
+fn format(batch: &Scenes, reports: &[HoldReport], text: &mut Vec<u8>) {
+    for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
+        match row {
+            Ok(i) => write_line(text, &reports[*i as usize]),
+            Err((id, error)) => {
+                let id = id.clone();
+                write_line(text, &ErrorLine { id, line, error });
             }
-            text
-        })
-        .collect();
-    parts.concat()
+        }
+    }
 }

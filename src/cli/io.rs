@@ -1,12 +1,16 @@
-//! Streaming in one place for `eval` and `gate`: a reader thread (read and parse a chunk on
-//! every core), the engine on the calling thread, a writer thread (format on every core and
-//! write in order), joined by bounded channels so that a few chunks are in flight and memory
-//! does not grow with the input. Also where answers go (`-o`, whole or not at all).
+//! Streaming in one place for `eval` and `gate`: a reader thread reads chunks, a worker on
+//! every core parses, evaluates and formats one chunk at a time (a chunk stays in that core's
+//! caches from text to answers), and a writer thread writes them in input order. A fixed
+//! set of recycled buffers bounds the chunks in flight, so memory does not grow with the
+//! input and no chunk needs fresh memory. Also where answers go (`-o`, whole or not at all).
 
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{channel, sync_channel};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
@@ -22,8 +26,8 @@ pub const CHUNK_ROWS: usize = 16_384;
 pub const GATE_CHUNK_ROWS: usize = 4_096;
 pub const CHUNK_BYTES: usize = 4 << 20;
 
-/// Chunks queued between two stages (besides the one each stage holds).
-const DEPTH: usize = 1;
+/// Chunks in flight beyond one per worker: the one being read and the one being written.
+const SPARE_CHUNKS: usize = 2;
 
 /// A file format, from `--format`/`--output-format` or the file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -48,16 +52,13 @@ impl Format {
     }
 }
 
-/// Opens an input file for reading, or standard input for "-".
-pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, Failure> {
+/// Opens an input file for reading, or standard input for "-" (read in large blocks by
+/// [`LineReader`], so unbuffered here).
+pub fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Failure> {
     if path == "-" {
-        return Ok(Box::new(BufReader::with_capacity(
-            1 << 20,
-            std::io::stdin(),
-        )));
+        return Ok(Box::new(std::io::stdin()));
     }
-    let file = open_file(path)?;
-    Ok(Box::new(BufReader::with_capacity(1 << 20, file)))
+    Ok(Box::new(open_file(path)?))
 }
 
 pub fn open_file(path: &str) -> Result<File, Failure> {
@@ -65,34 +66,55 @@ pub fn open_file(path: &str) -> Result<File, Failure> {
 }
 
 /// A JSON Lines reader over `path`, `rows` lines (or [`CHUNK_BYTES`]) per chunk.
-pub fn line_reader(
-    path: &str,
-    rows: usize,
-) -> Result<LineReader<Box<dyn BufRead + Send>>, Failure> {
+pub fn line_reader(path: &str, rows: usize) -> Result<LineReader<Box<dyn Read + Send>>, Failure> {
     Ok(LineReader::new(open_input(path)?, rows, CHUNK_BYTES))
+}
+
+/// An engine as the workers share it: the CPU's costs nothing to make, so each call gets
+/// its own and the workers run side by side; a GPU is one device, taken in turn.
+pub enum SharedEngine {
+    Cpu,
+    Gpu(Mutex<Engine>),
+}
+
+impl SharedEngine {
+    fn new(backend: Backend) -> Result<SharedEngine, Failure> {
+        Ok(match engine(backend)? {
+            Engine::Cpu => SharedEngine::Cpu,
+            gpu => SharedEngine::Gpu(Mutex::new(gpu)),
+        })
+    }
+
+    /// Runs `f` with the engine (for a GPU, once the other workers are done with it).
+    pub fn with<T>(&self, f: impl FnOnce(&mut Engine) -> T) -> T {
+        match self {
+            SharedEngine::Cpu => f(&mut Engine::Cpu),
+            SharedEngine::Gpu(gpu) => f(&mut gpu.lock().unwrap_or_else(PoisonError::into_inner)),
+        }
+    }
 }
 
 /// The engines a `--backend` asks for: the one whose answers are written, and for `both`
 /// the CPU that checks the GPU.
 pub struct Engines {
-    pub main: Engine,
-    pub check: Option<Engine>,
+    pub main: SharedEngine,
+    pub check: Option<SharedEngine>,
 }
 
 impl Engines {
     pub fn new(backend: BackendArg) -> Result<Engines, Failure> {
         Ok(match backend {
             BackendArg::Cpu => Engines {
-                main: engine(Backend::Cpu)?,
+                main: SharedEngine::new(Backend::Cpu)?,
                 check: None,
             },
             BackendArg::Gpu => Engines {
-                main: engine(Backend::Gpu)?,
+                main: SharedEngine::new(Backend::Gpu)?,
                 check: None,
             },
             BackendArg::Both => Engines {
-                main: engine(Backend::Gpu)?,
-                check: Some(engine(Backend::Cpu)?),
+                main: SharedEngine::new(Backend::Gpu)?,
+                check: Some(SharedEngine::new(Backend::Cpu)?),
             },
         })
     }
@@ -170,60 +192,90 @@ impl Drop for Output {
     }
 }
 
-/// Runs the pipeline: `read` on a reader thread until it returns `None`, `evaluate` on
-/// this thread, `write` on a writer thread, each chunk in input order. The first failure
-/// of any stage stops the others and is returned.
-pub fn stream<B: Send, R: Send>(
-    mut read: impl FnMut() -> Option<Result<B, Failure>> + Send,
-    mut evaluate: impl FnMut(&B) -> Result<R, Failure>,
-    mut write: impl FnMut(B, R) -> Result<(), Failure> + Send,
+/// Runs the pipeline. `read`, on a reader thread, fills a spare (one of the buffers
+/// `spare` makes, recycled) with the next chunk, or returns `None` at the end; `work`, on
+/// every core (rayon's threads), turns a chunk and its index into its output; `write`, on a writer thread,
+/// takes the outputs in input order and hands back a spare. The spares bound the chunks in
+/// flight. The first failure, at its place in the order, ends the run: everything before it
+/// is written, nothing after.
+pub fn stream<S: Send, C: Send, O: Send>(
+    spare: impl Fn() -> S,
+    mut read: impl FnMut(S) -> Option<Result<C, Failure>> + Send,
+    work: impl Fn(C, usize) -> Result<O, Failure> + Sync,
+    mut write: impl FnMut(O) -> Result<S, Failure> + Send,
 ) -> Result<(), Failure> {
+    let workers = rayon::current_num_threads().max(1);
+    let spares = workers + SPARE_CHUNKS;
+    let (give_spare, take_spare) = sync_channel::<S>(spares);
+    for _ in 0..spares {
+        let _ = give_spare.send(spare());
+    }
+    let (to_workers, from_reader) = sync_channel::<(usize, Result<C, Failure>)>(spares);
+    let from_reader = Mutex::new(from_reader);
+    let (to_writer, from_workers) = channel::<(usize, Result<O, Failure>)>();
     std::thread::scope(|s| {
-        let (to_engine, from_reader) = sync_channel::<Result<B, Failure>>(DEPTH);
-        let (to_writer, from_engine) = sync_channel::<(B, R)>(DEPTH);
         let reader = s.spawn(move || {
-            while let Some(batch) = read() {
-                let failed = batch.is_err();
-                if to_engine.send(batch).is_err() || failed {
+            let mut sent = 0;
+            while let Ok(spare) = take_spare.recv() {
+                let Some(chunk) = read(spare) else { break };
+                let failed = chunk.is_err();
+                if to_workers.send((sent, chunk)).is_err() {
+                    break;
+                }
+                sent += 1;
+                if failed {
                     break;
                 }
             }
+            sent
         });
-        let writer = s.spawn(move || -> Result<(), Failure> {
-            for (batch, result) in from_engine {
-                write(batch, result)?;
+        let writer = s.spawn(move || -> Result<usize, Failure> {
+            let (mut pending, mut written) = (BTreeMap::new(), 0);
+            for (index, output) in from_workers {
+                pending.insert(index, output);
+                while let Some(output) = pending.remove(&written) {
+                    let spare = write(output?)?;
+                    written += 1;
+                    let _ = give_spare.send(spare);
+                }
             }
-            Ok(())
+            Ok(written)
         });
-        let mut outcome = Ok(());
-        for batch in from_reader {
-            match batch.and_then(|b| evaluate(&b).map(|r| (b, r))) {
-                Ok(done) => {
-                    if to_writer.send(done).is_err() {
-                        break; // the writer failed: its error is returned below
+        rayon::scope(|workers_scope| {
+            for _ in 0..workers {
+                let to_writer = to_writer.clone();
+                let (from_reader, work) = (&from_reader, &work);
+                workers_scope.spawn(move |_| loop {
+                    let next = from_reader
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    let Ok((index, chunk)) = next else { break };
+                    let output =
+                        catch_unwind(AssertUnwindSafe(|| chunk.and_then(|c| work(c, index))))
+                            .unwrap_or_else(|_| Err(internal("a worker panicked")));
+                    let failed = output.is_err();
+                    if to_writer.send((index, output)).is_err() || failed {
+                        break;
                     }
-                }
-                Err(e) => {
-                    outcome = Err(e);
-                    break;
-                }
+                });
             }
-        }
-        drop(to_writer);
-        let written = writer.join().unwrap_or_else(|_| {
-            Err(Failure::new(
-                "internal error: the writer thread panicked",
-                exit::ENGINE,
-            ))
         });
-        if reader.join().is_err() {
-            return Err(Failure::new(
-                "internal error: the reader thread panicked",
-                exit::ENGINE,
-            ));
+        drop(to_writer);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(internal("the writer panicked")))?;
+        let read = reader.join().map_err(|_| internal("the reader panicked"))?;
+        // Every chunk read was written, unless a failure (returned above) stopped the run.
+        if written != read {
+            return Err(internal("a chunk was lost"));
         }
-        outcome.and(written)
+        Ok(())
     })
+}
+
+fn internal(what: &str) -> Failure {
+    Failure::new(format!("internal error: {what}"), exit::ENGINE)
 }
 
 /// A progress bar on stderr that shows itself once a run has lasted a second, and only

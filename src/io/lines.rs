@@ -2,11 +2,16 @@
 //!
 //! Memory is bounded by the chunk limits and [`MAX_LINE`], whatever the input's size: a line
 //! longer than the limit is skipped as it is read (never held whole) and reported as refused.
+//! Bytes are read straight into the chunk's buffer, and a chunk handed back to
+//! [`LineReader::next_chunk_in`] is refilled in place: no copy, and no fresh memory per chunk.
 
-use std::io::{self, BufRead};
+use std::io::{self, Read};
 
 /// The longest line kept; longer ones are refused without being read into memory.
 pub const MAX_LINE: usize = 1 << 20;
+
+/// Bytes asked of the input per read.
+const READ: usize = 256 << 10;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -26,7 +31,8 @@ pub struct LineRef {
 /// Consecutive lines of the input: their bytes and where each one lies.
 #[derive(Debug, Default)]
 pub struct LineChunk {
-    /// The lines' bytes, back to back.
+    /// The lines' bytes, at the ranges `lines` give (the buffer may hold other bytes
+    /// between and after them: a refused line's, or a previous chunk's).
     pub data: Vec<u8>,
     /// The non-blank lines, in input order.
     pub lines: Vec<LineRef>,
@@ -52,10 +58,12 @@ pub struct LineReader<R> {
     number: u64,
     /// Bytes consumed from `inner` so far (for progress).
     consumed: u64,
+    /// Bytes read past the last chunk's final newline: the next chunk's first.
+    carry: Vec<u8>,
     done: bool,
 }
 
-impl<R: BufRead> LineReader<R> {
+impl<R: Read> LineReader<R> {
     /// A reader of `inner` whose chunks hold at most `max_lines` lines (at least 1) or about
     /// `max_bytes` bytes.
     pub fn new(inner: R, max_lines: usize, max_bytes: usize) -> Self {
@@ -65,6 +73,7 @@ impl<R: BufRead> LineReader<R> {
             max_bytes,
             number: 0,
             consumed: 0,
+            carry: Vec::new(),
             done: false,
         }
     }
@@ -76,69 +85,88 @@ impl<R: BufRead> LineReader<R> {
 
     /// The next chunk, or `None` at the end of the input.
     pub fn next_chunk(&mut self) -> io::Result<Option<LineChunk>> {
-        let mut chunk = LineChunk::default();
-        if self.done {
-            return Ok(None);
+        self.next_chunk_in(LineChunk::default())
+    }
+
+    /// The next chunk, in `chunk`'s buffers (whatever they held), or `None` at the end.
+    pub fn next_chunk_in(&mut self, mut chunk: LineChunk) -> io::Result<Option<LineChunk>> {
+        chunk.lines.clear();
+        // `data[..filled]` holds what was read; the buffer's length beyond is spare room,
+        // initialised once and kept when the chunk comes back.
+        let data = &mut chunk.data;
+        let mut filled = self.carry.len();
+        if data.len() < filled {
+            data.resize(filled, 0);
         }
-        // The line being read: where it starts in `chunk.data`, and whether it overflowed.
-        let mut start = 0;
-        let mut too_long = false;
+        data[..filled].copy_from_slice(&self.carry);
+        self.carry.clear();
+        // The line being read starts at `start`; bytes before `scanned` hold no newline
+        // past it.
+        let (mut start, mut scanned, mut too_long) = (0, 0, false);
         loop {
-            let buf = match self.inner.fill_buf() {
-                Ok(b) => b,
+            while let Some(at) = memchr::memchr(b'\n', &data[scanned..filled]) {
+                let end = scanned + at;
+                self.end_line(&mut chunk.lines, data, start, end, too_long);
+                (start, scanned, too_long) = (end + 1, end + 1, false);
+                if chunk.lines.len() >= self.max_lines || start >= self.max_bytes {
+                    self.carry.extend_from_slice(&data[start..filled]);
+                    return Ok(Some(chunk));
+                }
+            }
+            scanned = filled;
+            if !too_long && filled - start > MAX_LINE {
+                too_long = true;
+            }
+            if too_long {
+                // Its bytes so far are dropped; only the newline that ends it is looked for.
+                (filled, scanned) = (start, start);
+            }
+            if self.done {
+                break;
+            }
+            if data.len() < filled + READ {
+                data.resize(filled + READ, 0);
+            }
+            let n = match self.inner.read(&mut data[filled..filled + READ]) {
+                Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            if buf.is_empty() {
-                self.done = true;
-                if too_long || chunk.data.len() > start {
-                    self.end_line(&mut chunk, start, too_long);
-                }
-                break;
-            }
-            let (take, newline) = match memchr::memchr(b'\n', buf) {
-                Some(i) => (i, true),
-                None => (buf.len(), false),
-            };
-            if !too_long {
-                if chunk.data.len() - start + take > MAX_LINE {
-                    too_long = true;
-                    chunk.data.truncate(start);
-                } else {
-                    chunk.data.extend_from_slice(&buf[..take]);
-                }
-            }
-            let used = take + usize::from(newline);
-            self.inner.consume(used);
-            self.consumed += used as u64;
-            if newline {
-                self.end_line(&mut chunk, start, too_long);
-                start = chunk.data.len();
-                too_long = false;
-                if chunk.lines.len() >= self.max_lines || chunk.data.len() >= self.max_bytes {
-                    break;
-                }
-            }
+            self.consumed += n as u64;
+            filled += n;
+            self.done = n == 0;
+        }
+        if too_long || filled > start {
+            self.end_line(&mut chunk.lines, data, start, filled, too_long);
         }
         Ok((!chunk.lines.is_empty()).then_some(chunk))
     }
 
-    /// Records the line that ends here (its bytes are `chunk.data[start..]`), or drops it
-    /// when blank.
-    fn end_line(&mut self, chunk: &mut LineChunk, mut start: usize, too_long: bool) {
+    /// Records the line `data[start..end]` (its newline excluded), or drops it when blank;
+    /// a line longer than [`MAX_LINE`] is recorded as refused, without its bytes.
+    fn end_line(
+        &mut self,
+        lines: &mut Vec<LineRef>,
+        data: &[u8],
+        mut start: usize,
+        mut end: usize,
+        too_long: bool,
+    ) {
         self.number += 1;
-        if self.number == 1 && chunk.data[start..].starts_with(BOM) {
+        let too_long = too_long || end - start > MAX_LINE;
+        if too_long {
+            end = start;
+        }
+        if self.number == 1 && data[start..end].starts_with(BOM) {
             start += BOM.len();
         }
-        let mut end = chunk.data.len();
-        if chunk.data[start..end].ends_with(b"\r") {
+        if data[start..end].ends_with(b"\r") {
             end -= 1;
         }
-        if !too_long && chunk.data[start..end].iter().all(u8::is_ascii_whitespace) {
-            chunk.data.truncate(start);
+        if !too_long && data[start..end].iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        chunk.lines.push(LineRef {
+        lines.push(LineRef {
             number: self.number,
             start,
             end,
@@ -151,14 +179,40 @@ impl<R: BufRead> LineReader<R> {
 mod tests {
     use super::*;
 
+    /// Reads `bytes` a few bytes at a time, that much into chunks handed back.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
     fn all(input: &[u8], max_lines: usize) -> Vec<(u64, Vec<u8>, bool)> {
-        let mut r = LineReader::new(io::BufReader::with_capacity(7, input), max_lines, 1 << 20);
+        let whole = all_in(input, max_lines, usize::MAX);
+        for step in [1, 7, 4096] {
+            assert_eq!(
+                all_in(input, max_lines, step),
+                whole,
+                "reads of {step} bytes"
+            );
+        }
+        whole
+    }
+
+    fn all_in(input: &[u8], max_lines: usize, step: usize) -> Vec<(u64, Vec<u8>, bool)> {
+        let mut r = LineReader::new(Trickle(input, step), max_lines, 1 << 20);
         let mut out = Vec::new();
-        while let Some(c) = r.next_chunk().unwrap() {
+        let mut spare = LineChunk::default();
+        while let Some(c) = r.next_chunk_in(std::mem::take(&mut spare)).unwrap() {
             assert!(c.lines.len() <= max_lines);
             for k in 0..c.lines.len() {
                 out.push((c.lines[k].number, c.text(k).to_vec(), c.lines[k].too_long));
             }
+            spare = c;
         }
         out
     }
@@ -187,6 +241,25 @@ mod tests {
         let mut input = vec![b'y'; MAX_LINE];
         input.push(b'\n');
         assert!(!all(&input, 1)[0].2);
+    }
+
+    #[test]
+    fn chunks_end_at_the_line_and_byte_limits_and_refilled_chunks_forget_the_last() {
+        let text: Vec<u8> = (0..1000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let mut r = LineReader::new(Trickle(&text, 333), 7, 50);
+        let (mut spare, mut seen) = (LineChunk::default(), 0u64);
+        while let Some(c) = r.next_chunk_in(std::mem::take(&mut spare)).unwrap() {
+            assert!(c.lines.len() <= 7 && c.lines.last().unwrap().end <= 50 + 10);
+            for k in 0..c.lines.len() {
+                seen += 1;
+                assert_eq!(c.lines[k].number, seen);
+                assert_eq!(c.text(k), format!("line {}", seen - 1).as_bytes());
+            }
+            spare = c;
+        }
+        assert_eq!((seen, r.consumed()), (1000, text.len() as u64));
     }
 
     #[test]

@@ -7,23 +7,68 @@ pub mod lines;
 pub mod parquet;
 
 use arrow_array::ArrayRef;
-use rayon::prelude::*;
 use serde_json::value::RawValue;
 
 use crate::types::{Case, Outcome};
 
 /// The ids of a batch's rows, in the form they were read.
+#[derive(Default)]
 pub enum Ids {
     /// No row has an id (a Parquet input without an `id` column).
+    #[default]
     None,
     /// Each row's id as JSON text (JSON Lines input, or Parquet ids bound for JSON).
-    Json(Vec<Option<Box<RawValue>>>),
+    Json(JsonIds),
     /// The `id` column of a Parquet input, passed through to a Parquet output as it is.
     Arrow(ArrayRef),
 }
 
+/// Each row's id as JSON text, back to back in one buffer: no allocation per row, and the
+/// buffer is kept when the batch is refilled.
+#[derive(Default)]
+pub struct JsonIds {
+    text: String,
+    /// Each row's id's range in `text`, or `None`.
+    spans: Vec<Option<(u32, u32)>>,
+}
+
+impl JsonIds {
+    /// Forgets every id, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.spans.clear();
+    }
+
+    /// Appends the next row's id: JSON text, or `None`.
+    pub fn push(&mut self, id: Option<&str>) {
+        self.spans.push(id.map(|id| {
+            let start = self.text.len() as u32;
+            self.text.push_str(id);
+            (start, self.text.len() as u32)
+        }));
+    }
+
+    /// Row `row`'s id as JSON text.
+    pub fn get(&self, row: usize) -> Option<&str> {
+        let (start, end) = self.spans[row]?;
+        Some(&self.text[start as usize..end as usize])
+    }
+
+    /// Rows (ids or `None`) held.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
 /// Consecutive input rows (lines or Parquet rows), parsed: the cases of the good ones and
-/// the errors of the refused ones, in input order.
+/// the errors of the refused ones, in input order. A batch can be cleared and refilled,
+/// keeping its buffers.
+#[derive(Default)]
 pub struct CaseBatch {
     /// 1-based line (JSON Lines) or row (Parquet) number of each row.
     pub numbers: Vec<u64>,
@@ -38,22 +83,35 @@ pub struct CaseBatch {
 impl CaseBatch {
     /// A batch from per-row parse results, in order.
     pub fn from_rows(numbers: Vec<u64>, parsed: Vec<Result<Case, String>>, ids: Ids) -> CaseBatch {
-        let mut cases = Vec::with_capacity(parsed.len());
-        let rows = parsed
-            .into_iter()
-            .map(|r| {
-                r.map(|case| {
-                    cases.push(case);
-                    (cases.len() - 1) as u32
-                })
-            })
-            .collect();
-        CaseBatch {
-            numbers,
-            rows,
-            cases,
+        let mut batch = CaseBatch {
+            numbers: Vec::with_capacity(numbers.len()),
             ids,
+            ..CaseBatch::default()
+        };
+        for (number, row) in numbers.into_iter().zip(parsed) {
+            batch.push(number, row);
         }
+        batch
+    }
+
+    /// Empties the batch, keeping its buffers (and JSON ids' list).
+    pub fn clear(&mut self) {
+        self.numbers.clear();
+        self.rows.clear();
+        self.cases.clear();
+        match &mut self.ids {
+            Ids::Json(ids) => ids.clear(),
+            ids => *ids = Ids::None,
+        }
+    }
+
+    /// Appends row `number`: its case, or why it was refused.
+    pub fn push(&mut self, number: u64, row: Result<Case, String>) {
+        self.numbers.push(number);
+        self.rows.push(row.map(|case| {
+            self.cases.push(case);
+            (self.cases.len() - 1) as u32
+        }));
     }
 
     /// The refused rows: (number, error).
@@ -64,82 +122,78 @@ impl CaseBatch {
             .filter_map(|(r, &n)| r.as_ref().err().map(|e| (n, e.as_str())))
     }
 
-    fn id_json(&self, row: usize) -> Option<&RawValue> {
+    /// Row `row`'s id as JSON text, when the batch's ids are JSON and the row has one.
+    pub fn id_json(&self, row: usize) -> Option<&str> {
         match &self.ids {
-            Ids::Json(ids) => ids[row].as_deref(),
+            Ids::Json(ids) => ids.get(row),
             _ => None,
         }
     }
 }
 
-/// Rows formatted per parallel task: large enough to amortise the task, small enough to
-/// spread a chunk over every core.
-const FORMAT_SPLIT: usize = 1024;
-
-/// A JSON Lines chunk parsed on every core: each line a case or its error (with the id
-/// salvaged from a refused line when it has one).
+/// A JSON Lines chunk parsed into a new batch (see [`parse_json_chunk_into`]).
 pub fn parse_json_chunk(chunk: &lines::LineChunk) -> CaseBatch {
-    type Parsed = (Option<Box<RawValue>>, Result<Case, String>);
-    let parsed: Vec<Parsed> = (0..chunk.lines.len())
-        .into_par_iter()
-        .with_min_len(FORMAT_SPLIT)
-        .map(|k| {
-            let line = &chunk.lines[k];
-            if line.too_long {
-                return (
-                    None,
-                    Err(format!("line longer than {} bytes", lines::MAX_LINE)),
-                );
-            }
-            let text = chunk.text(k);
-            match json::parse_case_raw(text) {
-                Ok((id, case)) => (id.map(ToOwned::to_owned), Ok(case)),
-                Err(e) => {
-                    let id = json::salvage_id(text)
-                        .and_then(|v| serde_json::value::to_raw_value(&v).ok());
-                    (id, Err(e))
-                }
-            }
-        })
-        .collect();
-    let numbers = chunk.lines.iter().map(|l| l.number).collect();
-    let (ids, rows): (Vec<_>, Vec<_>) = parsed.into_iter().unzip();
-    CaseBatch::from_rows(numbers, rows, Ids::Json(ids))
+    let mut batch = CaseBatch::default();
+    parse_json_chunk_into(chunk, &mut batch);
+    batch
 }
 
-/// The answers of a batch as JSON Lines, formatted on every core: one line per row, an
-/// answer or `{"id", "line", "error"}`. `outcomes[i]` answers `batch.cases[i]`.
-pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome]) -> Vec<u8> {
-    let parts: Vec<Vec<u8>> = batch
-        .rows
-        .par_chunks(FORMAT_SPLIT)
-        .enumerate()
-        .map(|(part, rows)| {
-            let mut out = Vec::with_capacity(rows.len() * 200);
-            for (k, row) in rows.iter().enumerate() {
-                let r = part * FORMAT_SPLIT + k;
-                match row {
-                    Ok(i) => {
-                        let i = *i as usize;
-                        let answer =
-                            json::Answer::new(batch.id_json(r), &batch.cases[i], &outcomes[i]);
-                        json::write_line(&mut out, &answer);
-                    }
-                    Err(error) => {
-                        let id = batch
-                            .id_json(r)
-                            .and_then(|raw| serde_json::from_str(raw.get()).ok());
-                        let line = json::ErrorLine {
-                            id,
-                            line: batch.numbers[r],
-                            error,
-                        };
-                        json::write_line(&mut out, &line);
-                    }
-                }
+/// A JSON Lines chunk parsed on this thread into `batch` (cleared first): each line a case
+/// or its error, with the id salvaged from a refused line when it has one.
+pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
+    batch.clear();
+    let mut ids = match std::mem::take(&mut batch.ids) {
+        Ids::Json(ids) => ids,
+        _ => JsonIds::default(),
+    };
+    for (k, line) in chunk.lines.iter().enumerate() {
+        if line.too_long {
+            ids.push(None);
+            let error = format!("line longer than {} bytes", lines::MAX_LINE);
+            batch.push(line.number, Err(error));
+            continue;
+        }
+        let text = chunk.text(k);
+        let row = match json::parse_case_raw(text) {
+            Ok((id, case)) => {
+                ids.push(id.map(RawValue::get));
+                Ok(case)
             }
-            out
-        })
-        .collect();
-    parts.concat()
+            Err(e) => {
+                let id = json::salvage_id(text).map(|v| v.to_string());
+                ids.push(id.as_deref());
+                Err(e)
+            }
+        };
+        batch.push(line.number, row);
+    }
+    batch.ids = Ids::Json(ids);
+}
+
+/// The answers of a batch as JSON Lines, appended to `out` on this thread: one line per
+/// row, an answer or `{"id", "line", "error"}`. `outcomes[i]` answers `batch.cases[i]`.
+pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome], out: &mut Vec<u8>) {
+    out.reserve(batch.rows.len() * 200);
+    for (r, row) in batch.rows.iter().enumerate() {
+        match row {
+            Ok(i) => {
+                let i = *i as usize;
+                let id = batch.id_json(r).and_then(|t| serde_json::from_str(t).ok());
+                let answer: json::Answer<&RawValue> =
+                    json::Answer::new(id, &batch.cases[i], &outcomes[i]);
+                json::write_line(out, &answer);
+            }
+            Err(error) => {
+                let id = batch
+                    .id_json(r)
+                    .and_then(|text| serde_json::from_str(text).ok());
+                let line = json::ErrorLine {
+                    id,
+                    line: batch.numbers[r],
+                    error,
+                };
+                json::write_line(out, &line);
+            }
+        }
+    }
 }

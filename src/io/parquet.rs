@@ -26,15 +26,16 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
 };
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowRowGroupWriterFactory};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::ChunkReader;
-use rayon::prelude::*;
+use parquet::file::writer::SerializedFileWriter;
 use serde_json::value::RawValue;
 
 use super::json::{f32_as_written, Answer, DEFAULT_NEED};
-use super::{CaseBatch, Ids};
+use super::{CaseBatch, Ids, JsonIds};
 use crate::types::{Case, Outcome, MAX_GENERATORS};
 
 // ------------------------------------------------------------------ reading
@@ -114,17 +115,54 @@ impl ParquetCases {
         self.rows
     }
 
-    /// The next batch, its rows parsed on every core; `None` at the end.
-    pub fn next_batch(&mut self) -> Option<Result<CaseBatch, String>> {
-        let batch = match guarded(|| self.reader.next()) {
+    /// The next batch of rows as decoded, not yet cases; `None` at the end.
+    pub fn next_rows(&mut self) -> Option<Result<RowBatch, String>> {
+        let record = match guarded(|| self.reader.next()) {
             Ok(None) => return None,
             Ok(Some(Ok(b))) => b,
             Ok(Some(Err(e))) => return Some(Err(e.to_string())),
             Err(e) => return Some(Err(e)),
         };
         let first = self.rows + 1;
-        self.rows += batch.num_rows() as u64;
-        Some(cases_of(&batch, first, self.ids_as_json))
+        self.rows += record.num_rows() as u64;
+        Some(Ok(RowBatch {
+            record,
+            first,
+            ids_as_json: self.ids_as_json,
+        }))
+    }
+
+    /// The next batch, as cases; `None` at the end.
+    pub fn next_batch(&mut self) -> Option<Result<CaseBatch, String>> {
+        Some(self.next_rows()?.and_then(|rows| {
+            let mut batch = CaseBatch::default();
+            rows.cases_into(&mut batch).map(|()| batch)
+        }))
+    }
+}
+
+/// Rows of a Parquet input as the decoder gives them: turned into cases apart
+/// ([`RowBatch::cases_into`]), so that this can happen on another thread than the decoding.
+pub struct RowBatch {
+    record: RecordBatch,
+    first: u64,
+    ids_as_json: bool,
+}
+
+impl RowBatch {
+    /// Rows in the batch.
+    pub fn len(&self) -> usize {
+        self.record.num_rows()
+    }
+
+    /// Whether the batch has no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The batch's cases into `out` (cleared first).
+    pub fn cases_into(&self, out: &mut CaseBatch) -> Result<(), String> {
+        cases_of(&self.record, self.first, self.ids_as_json, out)
     }
 }
 
@@ -156,8 +194,14 @@ fn names(schema: &Schema) -> String {
 }
 
 /// The cases of one record batch (columns as [`ParquetCases`] describes), first row
-/// numbered `first`.
-pub fn cases_of(batch: &RecordBatch, first: u64, ids_as_json: bool) -> Result<CaseBatch, String> {
+/// numbered `first`, into `out` (cleared first).
+fn cases_of(
+    batch: &RecordBatch,
+    first: u64,
+    ids_as_json: bool,
+    out: &mut CaseBatch,
+) -> Result<(), String> {
+    out.clear();
     let n = batch.num_rows();
     let column = |name: &str| batch.column_by_name(name);
     let generators = column("generators").ok_or("no `generators` column")?;
@@ -172,18 +216,26 @@ pub fn cases_of(batch: &RecordBatch, first: u64, ids_as_json: bool) -> Result<Ca
         }
         None => None,
     };
-    let parsed: Vec<Result<Case, String>> = (0..n)
-        .into_par_iter()
-        .with_min_len(1024)
-        .map(|i| row_case(&gens, &inner, &floats, need.as_ref(), i))
-        .collect();
-    let ids = match column("id") {
+    for i in 0..n {
+        let row = row_case(&gens, &inner, &floats, need.as_ref(), i);
+        out.push(first + i as u64, row);
+    }
+    out.ids = match column("id") {
         None => Ids::None,
-        Some(a) if ids_as_json => Ids::Json((0..n).map(|i| id_json(a, i)).collect()),
+        Some(a) if ids_as_json => {
+            let mut ids = match std::mem::take(&mut out.ids) {
+                Ids::Json(ids) => ids,
+                _ => JsonIds::default(),
+            };
+            ids.clear();
+            for i in 0..n {
+                ids.push(id_json(a, i).as_deref().map(RawValue::get));
+            }
+            Ids::Json(ids)
+        }
         Some(a) => Ids::Arrow(a.clone()),
     };
-    let numbers = (first..first + n as u64).collect();
-    Ok(CaseBatch::from_rows(numbers, parsed, ids))
+    Ok(())
 }
 
 /// A list column of any offset width, or a fixed-size one.
@@ -396,45 +448,98 @@ pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Answers written to a Parquet file, one row group per batch.
+/// A Parquet file of answers: row groups encoded on any thread by its [`ParquetEncoder`],
+/// appended here in order, then the footer.
 pub struct ParquetAnswers<W: Write + Send> {
-    writer: ArrowWriter<W>,
-    schema: SchemaRef,
+    writer: SerializedFileWriter<W>,
 }
 
-/// One answered row, converted on a worker thread before the (sequential) column append.
-struct RowOut {
-    answer: Answer<()>,
-    margin: f64,
-    certificate: Option<[f64; 3]>,
+/// Encodes batches of answers into row groups, on whatever thread calls it: the costly
+/// half of writing Parquet, done beside the engine while the file takes them in order.
+pub struct ParquetEncoder {
+    schema: SchemaRef,
+    factory: ArrowRowGroupWriterFactory,
+}
+
+/// One batch's answers, encoded and compressed, ready to append.
+pub struct RowGroup(Vec<ArrowColumnChunk>);
+
+/// A Parquet file of answers to `out` whose ids have type `id` (see [`answer_schema`]), and
+/// its encoder.
+pub fn answers_file<W: Write + Send>(
+    out: W,
+    id: Option<DataType>,
+) -> Result<(ParquetAnswers<W>, ParquetEncoder), String> {
+    let schema = answer_schema(id);
+    // No dictionaries: the float columns rarely repeat, and building them cost more than
+    // snappy needs to squeeze the repeated strings (verdicts, candidates).
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_dictionary_enabled(false)
+        .build();
+    let (writer, factory) = ArrowWriter::try_new(out, schema.clone(), Some(props))
+        .and_then(ArrowWriter::into_serialized_writer)
+        .map_err(|e| e.to_string())?;
+    Ok((
+        ParquetAnswers { writer },
+        ParquetEncoder { schema, factory },
+    ))
+}
+
+impl ParquetEncoder {
+    /// The answers of `batch` (`outcomes[i]` answers `batch.cases[i]`) as row group number
+    /// `index` of the file.
+    pub fn encode(
+        &self,
+        index: usize,
+        batch: &CaseBatch,
+        outcomes: &[Outcome],
+    ) -> Result<RowGroup, String> {
+        let record = answers_batch(&self.schema, batch, outcomes)?;
+        let fail = |e: parquet::errors::ParquetError| e.to_string();
+        let mut writers = self.factory.create_column_writers(index).map_err(fail)?;
+        let mut next = writers.iter_mut();
+        for (array, field) in record.columns().iter().zip(self.schema.fields()) {
+            for leaf in compute_leaves(field, array).map_err(fail)? {
+                next.next()
+                    .ok_or("more leaf columns than writers")?
+                    .write(&leaf)
+                    .map_err(fail)?;
+            }
+        }
+        let chunks = writers.into_iter().map(|w| w.close().map_err(fail));
+        Ok(RowGroup(chunks.collect::<Result<_, _>>()?))
+    }
 }
 
 impl<W: Write + Send> ParquetAnswers<W> {
-    /// A writer of answers whose ids have type `id` (see [`answer_schema`]).
-    pub fn new(out: W, id: Option<DataType>) -> Result<Self, String> {
-        let schema = answer_schema(id);
-        // No dictionaries: the float columns rarely repeat, and building them cost more than
-        // snappy needs to squeeze the repeated strings (verdicts, candidates).
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_dictionary_enabled(false)
-            .build();
-        let writer =
-            ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| e.to_string())?;
-        Ok(ParquetAnswers { writer, schema })
+    /// Appends a row group (the file's next: encoded with that index) and writes it out.
+    pub fn append(&mut self, group: RowGroup) -> Result<(), String> {
+        let fail = |e: parquet::errors::ParquetError| e.to_string();
+        let mut row_group = self.writer.next_row_group().map_err(fail)?;
+        for chunk in group.0 {
+            chunk.append_to_row_group(&mut row_group).map_err(fail)?;
+        }
+        row_group.close().map_err(fail)?;
+        self.writer.flush().map_err(|e| e.to_string())
     }
 
-    /// Writes the batch's answers (`outcomes[i]` answers `batch.cases[i]`) as a row group.
-    pub fn write(&mut self, batch: &CaseBatch, outcomes: &[Outcome]) -> Result<(), String> {
-        let record = answers_batch(&self.schema, batch, outcomes)?;
-        self.writer.write(&record).map_err(|e| e.to_string())?;
-        self.writer.flush().map_err(|e| e.to_string())
+    /// Row groups appended so far: the index of the next one.
+    pub fn row_groups(&self) -> usize {
+        self.writer.flushed_row_groups().len()
     }
 
     /// Writes the footer and returns the output.
     pub fn finish(self) -> Result<W, String> {
         self.writer.into_inner().map_err(|e| e.to_string())
     }
+}
+
+/// One answered row, converted before the columns are built.
+struct RowOut {
+    answer: Answer<()>,
+    margin: f64,
+    certificate: Option<[f64; 3]>,
 }
 
 /// The answers of one batch as a record batch of `schema`.
@@ -446,8 +551,7 @@ pub fn answers_batch(
     let n = batch.rows.len();
     let out: Vec<Option<RowOut>> = batch
         .rows
-        .par_iter()
-        .with_min_len(1024)
+        .iter()
         .map(|row| {
             let i = *row.as_ref().ok()? as usize;
             let answer = Answer::new(None, &batch.cases[i], &outcomes[i]);
@@ -559,12 +663,12 @@ fn id_column(batch: &CaseBatch, t: &DataType) -> Result<ArrayRef, String> {
         )),
         Ids::Json(ids) => {
             let mut b = StringBuilder::new();
-            for id in ids {
-                match id {
+            for row in 0..ids.len() {
+                match ids.get(row) {
                     None => b.append_null(),
-                    Some(raw) => match serde_json::from_str::<String>(raw.get()) {
+                    Some(raw) => match serde_json::from_str::<std::borrow::Cow<str>>(raw) {
                         Ok(s) => b.append_value(s),
-                        Err(_) => b.append_value(raw.get()),
+                        Err(_) => b.append_value(raw),
                     },
                 }
             }
