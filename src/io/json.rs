@@ -257,7 +257,7 @@ pub fn f32_as_written(x: f32) -> f64 {
         return f64::NAN;
     }
     let mut buffer = zmij::Buffer::new();
-    buffer.format_finite(x).parse().unwrap_or(f64::NAN)
+    fast_float2::parse(buffer.format_finite(x)).unwrap_or(f64::NAN)
 }
 
 /// The hot path of [`parse_case_raw`]: a scanner for the plain shape of a case line (keys
