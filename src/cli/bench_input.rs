@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
-use planar_hold::io::parquet::{answers_file, ParquetCases};
+use planar_hold::io::parquet::{answers_batch, answers_file, ParquetCases};
 use planar_hold::io::{format_json, parse_json_chunk, parse_json_chunk_into, CaseBatch, Ids};
 use planar_hold::{Backend, Case, Engine};
 use serde::Serialize;
@@ -35,6 +35,13 @@ pub struct FormatRates {
     pub decode_per_core: f64,
     /// Cases per second per core: outcomes to answers, formatted.
     pub encode_per_core: f64,
+    /// What bounds decoding, in cases per second per core: JSON Lines' numbers parsed by
+    /// fast-float2 alone (no structure, no cases), or the Parquet reader alone (Arrow
+    /// arrays, no cases).
+    pub decode_floor_per_core: f64,
+    /// What bounds encoding: JSON Lines' numbers formatted by zmij alone, or answers already
+    /// in Arrow columns encoded and compressed into Parquet.
+    pub encode_floor_per_core: f64,
 }
 
 /// Loads up to `limit` cases of `path` (refused rows skipped), then times decoding and
@@ -97,12 +104,16 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
                 refused,
                 decode_per_core: json_decode_rate(&sample_lines),
                 encode_per_core: json_encode_rate(sample)?,
+                decode_floor_per_core: json_numbers_rate(&sample_lines),
+                encode_floor_per_core: json_floats_rate(sample)?,
             },
             Format::Parquet => FormatRates {
                 format: "parquet",
                 refused,
-                decode_per_core: parquet_decode_rate(path)?,
-                encode_per_core: parquet_encode_rate(sample)?,
+                decode_per_core: parquet_decode_rate(path, true)?,
+                encode_per_core: parquet_encode_rate(sample, true)?,
+                decode_floor_per_core: parquet_decode_rate(path, false)?,
+                encode_floor_per_core: parquet_encode_rate(sample, false)?,
             },
         })
     })?;
@@ -149,8 +160,52 @@ fn json_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
     Ok(sample.len() as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 
-/// Cases per second reading the first [`FORMAT_SAMPLE`] rows of `path` into cases.
-fn parquet_decode_rate(path: &str) -> Result<f64, Failure> {
+/// Cases per second parsing only the numbers of `text`'s lines, with fast-float2 as the
+/// JSON parser does (each number found beforehand): the floor under JSON decoding.
+fn json_numbers_rate(text: &[u8]) -> f64 {
+    let is_number = |b: &u8| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9');
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        if text[at] == b'-' || text[at].is_ascii_digit() {
+            let len = text[at..].iter().take_while(|b| is_number(b)).count();
+            spans.push(at..at + len);
+            at += len;
+        } else {
+            at += 1;
+        }
+    }
+    let lines = memchr::memchr_iter(b'\n', text).count().max(1);
+    let start = Instant::now();
+    for span in spans {
+        std::hint::black_box(fast_float2::parse::<f64, _>(&text[span]).ok());
+    }
+    lines as f64 / start.elapsed().as_secs_f64().max(1e-9)
+}
+
+/// Cases per second formatting only the floats of the sample's answers (margin, witness
+/// weights, certificate) with zmij, as the JSON writer does: the floor under JSON encoding.
+fn json_floats_rate(sample: &[Case]) -> Result<f64, Failure> {
+    let outcomes = Engine::new(Backend::Cpu)?.evaluate(sample)?;
+    let mut buffer = zmij::Buffer::new();
+    let start = Instant::now();
+    for o in &outcomes {
+        std::hint::black_box(buffer.format(o.margin).len());
+        for k in 0..o.witness_len.min(3) as usize {
+            std::hint::black_box(buffer.format(f64::from(o.witness_weight[k])).len());
+        }
+        if let Some(c) = o.certificate() {
+            for x in c {
+                std::hint::black_box(buffer.format(x).len());
+            }
+        }
+    }
+    Ok(outcomes.len() as f64 / start.elapsed().as_secs_f64().max(1e-9))
+}
+
+/// Cases per second reading the first [`FORMAT_SAMPLE`] rows of `path` into cases, or
+/// without `cases` only decoding them (the Parquet reader alone).
+fn parquet_decode_rate(path: &str, cases: bool) -> Result<f64, Failure> {
     let failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let start = Instant::now();
     let mut reader = ParquetCases::new(io::open_file(path)?, CHUNK_ROWS, false).map_err(failure)?;
@@ -159,27 +214,35 @@ fn parquet_decode_rate(path: &str) -> Result<f64, Failure> {
         let Some(rows) = reader.next_rows() else {
             break;
         };
-        rows.map_err(failure)?
-            .cases_into(&mut batch)
-            .map_err(failure)?;
-        n += batch.rows.len();
+        let rows = rows.map_err(failure)?;
+        n += rows.len();
+        if cases {
+            rows.cases_into(&mut batch).map_err(failure)?;
+        }
     }
     Ok(n as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 
 /// Cases per second encoding the sample's answers as Parquet in memory, in row groups of
-/// `eval`'s chunk size.
-fn parquet_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
+/// `eval`'s chunk size; without `columns`, from answers already in Arrow columns (the
+/// Parquet encoding and compression alone).
+fn parquet_encode_rate(sample: &[Case], columns: bool) -> Result<f64, Failure> {
+    let fail = |e: String| Failure::new(e, exit::ENGINE);
+    let (mut file, encoder) = answers_file(Vec::new(), None::<DataType>).map_err(fail)?;
     let mut parts = Vec::new();
     for part in sample.chunks(CHUNK_ROWS) {
-        parts.push(answered(part)?);
+        let (batch, outcomes) = answered(part)?;
+        let record = answers_batch(encoder.schema(), &batch, &outcomes).map_err(fail)?;
+        parts.push((batch, outcomes, record));
     }
-    let fail = |e: String| Failure::new(e, exit::ENGINE);
     let start = Instant::now();
-    let (mut file, encoder) = answers_file(Vec::new(), None::<DataType>).map_err(fail)?;
-    for (index, (batch, outcomes)) in parts.iter().enumerate() {
-        let group = encoder.encode(index, batch, outcomes).map_err(fail)?;
-        file.append(group).map_err(fail)?;
+    for (index, (batch, outcomes, record)) in parts.iter().enumerate() {
+        let group = if columns {
+            encoder.encode(index, batch, outcomes)
+        } else {
+            encoder.encode_record(index, record)
+        };
+        file.append(group.map_err(fail)?).map_err(fail)?;
     }
     std::hint::black_box(file.finish().map_err(fail)?);
     Ok(sample.len() as f64 / start.elapsed().as_secs_f64().max(1e-9))
@@ -196,6 +259,15 @@ impl Input {
         println!(
             "  per core, no evaluation: decode {:.0} cases/s, encode {:.0} cases/s",
             r.decode_per_core, r.encode_per_core
+        );
+        let (decoder, encoder) = match r.format {
+            "json" => ("numbers by fast-float2", "floats by zmij"),
+            _ => ("the Parquet reader", "Parquet encoding of Arrow columns"),
+        };
+        println!(
+            "  floors, per core: decode {:.0} cases/s ({decoder} alone), encode {:.0} cases/s \
+             ({encoder} alone)",
+            r.decode_floor_per_core, r.encode_floor_per_core
         );
         let per_core = 1.0 / (1.0 / r.decode_per_core + 1.0 / r.encode_per_core);
         for (backend, rate) in engine_rates {

@@ -495,7 +495,17 @@ impl ParquetEncoder {
         batch: &CaseBatch,
         outcomes: &[Outcome],
     ) -> Result<RowGroup, String> {
-        let record = answers_batch(&self.schema, batch, outcomes)?;
+        self.encode_record(index, &answers_batch(&self.schema, batch, outcomes)?)
+    }
+
+    /// The answers' schema (see [`answer_schema`]).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Answers already in columns ([`answers_batch`]) as row group number `index`: the
+    /// Parquet encoding (and compression) alone.
+    pub fn encode_record(&self, index: usize, record: &RecordBatch) -> Result<RowGroup, String> {
         let fail = |e: parquet::errors::ParquetError| e.to_string();
         let mut writers = self.factory.create_column_writers(index).map_err(fail)?;
         let mut next = writers.iter_mut();
