@@ -116,14 +116,17 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
     })
 }
 
-/// Cases per second parsing `text` (one case a line) on this thread.
+/// Cases per second parsing `text` (one case a line, each ended by a newline) on this
+/// thread. Lines are found with `memchr` as `LineReader` finds them: a byte-by-byte split
+/// would cost a quarter of the parse and count a cost that eval does not have.
 fn json_decode_rate(text: &[u8]) -> f64 {
     let start = Instant::now();
-    let mut n = 0usize;
-    for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        if parse_case_raw(line).is_ok() {
+    let (mut n, mut from) = (0usize, 0);
+    for end in memchr::memchr_iter(b'\n', text) {
+        if parse_case_raw(&text[from..end]).is_ok() {
             n += 1;
         }
+        from = end + 1;
     }
     n as f64 / start.elapsed().as_secs_f64().max(1e-9)
 }
