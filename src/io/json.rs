@@ -312,44 +312,17 @@ mod fast {
             Some(&self.text[start..start + len])
         }
 
-        /// A JSON number (strict grammar), as float64.
+        /// A JSON number, as float64: parsed once by `fast-float2`, whose grammar is wider
+        /// than JSON's, then checked to be strict JSON (anything else is serde's to refuse).
         fn number(&mut self) -> Option<f64> {
             self.skip_ws();
-            let t = self.text;
-            let start = self.at;
-            let mut i = start;
-            let digits = |i: &mut usize| {
-                let s = *i;
-                while t.get(*i).is_some_and(u8::is_ascii_digit) {
-                    *i += 1;
-                }
-                *i > s
-            };
-            if t.get(i) == Some(&b'-') {
-                i += 1;
-            }
-            if t.get(i) == Some(&b'0') {
-                i += 1;
-            } else if !digits(&mut i) {
+            let rest = &self.text[self.at..];
+            let (x, len) = fast_float2::parse_partial::<f64, _>(rest).ok()?;
+            if !strict_json_number(&rest[..len]) {
                 return None;
             }
-            if t.get(i) == Some(&b'.') {
-                i += 1;
-                if !digits(&mut i) {
-                    return None;
-                }
-            }
-            if let Some(b'e' | b'E') = t.get(i) {
-                i += 1;
-                if let Some(b'+' | b'-') = t.get(i) {
-                    i += 1;
-                }
-                if !digits(&mut i) {
-                    return None;
-                }
-            }
-            self.at = i;
-            fast_float2::parse(&t[start..i]).ok()
+            self.at += len;
+            Some(x)
         }
 
         /// `[x, y, z]`, finite in float32.
@@ -365,6 +338,25 @@ mod fast {
             self.expect(b']')?;
             v.iter().all(|x| x.is_finite()).then_some(v)
         }
+    }
+
+    /// Whether `num`, a number as `fast_float2::parse_partial` consumed it, is JSON too. Its
+    /// grammar is `[+-]? digit* (. digit*)? ([eE] [+-]? digit+)?` with at least one mantissa
+    /// digit, or `inf`, `infinity`, `nan` in any case and with either sign; JSON refuses a `+`,
+    /// those words, a mantissa without integer digits (`.5`), leading zeros (`01`) and a point
+    /// without fraction digits (`1.`, `1.e5`). Its exponent is JSON's.
+    fn strict_json_number(num: &[u8]) -> bool {
+        let int = num.strip_prefix(b"-").unwrap_or(num);
+        let digits = match int {
+            [b'0', b'0'..=b'9', ..] => return false,
+            [b'0', ..] => 1,
+            [b'1'..=b'9', ..] => int
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(int.len()),
+            _ => return false,
+        };
+        int.get(digits) != Some(&b'.') || int.get(digits + 1).is_some_and(u8::is_ascii_digit)
     }
 
     pub fn parse(text: &[u8]) -> Option<(Option<&RawValue>, Case)> {
@@ -467,11 +459,11 @@ mod tests {
             .map(String::from),
         );
         for line in &lines {
-            let fast = fast::parse(line.as_bytes());
-            let slow = parse_serde(line.as_bytes()).unwrap();
-            let (id, case) = fast.unwrap_or_else(|| panic!("fast path gave up on {line}"));
-            assert_eq!(case, slow.1, "{line}");
-            assert_eq!(id.map(RawValue::get), slow.0.map(RawValue::get), "{line}");
+            assert!(
+                fast::parse(line.as_bytes()).is_some(),
+                "fast path gave up on {line}"
+            );
+            assert_agree(line);
         }
         // Valid lines it leaves to serde, and invalid ones.
         for line in [
@@ -488,5 +480,75 @@ mod tests {
             assert!(fast::parse(line.as_bytes()).is_none(), "{line}");
         }
         assert!(parse_case_raw(br#"{"gen\u0065rators": [[0, 1, 0]]}"#).is_ok());
+    }
+
+    /// The two paths agree on `line`: where the scanner accepts it, serde reads the same
+    /// bits; where it does not, the answer is serde's, error message included.
+    fn assert_agree(line: &str) {
+        let slow = parse_serde(line.as_bytes());
+        match fast::parse(line.as_bytes()) {
+            Some((id, case)) => {
+                let (slow_id, slow_case) = slow.unwrap_or_else(|e| panic!("{line}: {e}"));
+                let bits = bytemuck::bytes_of::<Case>;
+                assert_eq!(bits(&case), bits(&slow_case), "{line}");
+                assert_eq!(id.map(RawValue::get), slow_id.map(RawValue::get), "{line}");
+            }
+            None => {
+                let answer =
+                    parse_case_raw(line.as_bytes()).map(|(id, c)| (id.map(RawValue::get), c));
+                assert_eq!(
+                    answer,
+                    slow.map(|(id, c)| (id.map(RawValue::get), c)),
+                    "{line}"
+                );
+            }
+        }
+    }
+
+    /// Every number form fast-float reads, strict JSON or not, in a generator and in the
+    /// need, first and last in its triple, with and without blanks: the scanner takes the
+    /// JSON ones (with serde's bits) and leaves the others to serde, which refuses them.
+    #[test]
+    fn the_fast_path_reads_numbers_as_serde_does() {
+        let json = "0 -0 1 -1 0.5 -0.5 -0.0 0e0 0E+0 0.0e-0 1e5 1E5 1e+5 1e-5 -1.5E-05 1e0010 123
+            0.30000000000000004 1.00000001 -0.4617292881011963 1.7235408254339812
+            0.29290000000000005 9007199254740993 18446744073709551615 18446744073709551616
+            -9223372036854775808 -9223372036854775809 123456789012345678901234567890
+            0.1000000000000000055511151231257827021181583404541015625
+            1.000000059604644775390625 1.0000000596046447753906250000000001
+            0.0000000000000000000000000000000000000000000014012984643248170709237295832899161
+            3.4028235e38 -3.4028235677973366e38 1.1754943508222875e-38 1e-45 7e-46
+            2.2250738585072014e-308 4.9e-324 1e-400 -1e-400 1e-99999999999999999999
+            0.0000000000000000000000000000000000000000001e40 3.4028236e38 1e39 -1e39 1e308
+            1e400 1e99999999999999999999";
+        let not_json = "+1 +0 +.5 01 -01 00 -00 0123 1. -1. 1.e5 0.E1 .5 -.5 . - --1 +-1 -+1 1e 1e+
+            1E- 1ee5 1e5e5 1.5.5 1..5 0x10 1_000 inf -inf +inf Inf INF infinity -Infinity
+            +Infinity infinit nan NaN -nan +NAN n i e5 E5 true null \"1\" [1] 1e5.5 0.5e ١ 1\\u0030";
+        let lines = |x: &str| {
+            [
+                format!(r#"{{"generators":[[{x},1,0]]}}"#),
+                format!(r#"{{"generators":[[0,1,{x}]]}}"#),
+                format!(r#"{{"generators": [[ {x} , 1, 0]]}}"#),
+                format!(r#"{{"generators": [[0, 1, {x} ]]}}"#),
+                format!(r#"{{"generators":[[0,1,0]],"need":[{x},1,0]}}"#),
+                format!(r#"{{"generators":[[0,1,0]],"need":[0,1,{x}]}}"#),
+                format!(r#"{{"generators": [[0, 1, 0]], "need": [ {x} , 1, 0]}}"#),
+                format!("{{\"need\":\t[0,\r\n1,\n{x}\t]\n, \"generators\":[[0,1,0]]}}"),
+            ]
+        };
+        for x in json.split_whitespace() {
+            for line in lines(x) {
+                let finite = parse_serde(line.as_bytes()).is_ok();
+                assert_eq!(fast::parse(line.as_bytes()).is_some(), finite, "{line}");
+                assert_agree(&line);
+            }
+        }
+        for x in not_json.split_whitespace().chain(["- 1", "1 2", "1,5", ""]) {
+            for line in lines(x) {
+                assert!(fast::parse(line.as_bytes()).is_none(), "{line}");
+                assert!(parse_serde(line.as_bytes()).is_err(), "{line}");
+                assert_agree(&line);
+            }
+        }
     }
 }
