@@ -6,7 +6,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use arrow_schema::DataType;
-use planar_hold::io::json::{parse_case_raw, write_line, Answer};
+use planar_hold::io::json::{parse_case_raw, write_answer};
 use planar_hold::io::lines::LineReader;
 use planar_hold::io::parquet::{ParquetAnswers, ParquetCases};
 use planar_hold::io::{parse_json_chunk, CaseBatch, Ids};
@@ -137,7 +137,7 @@ fn json_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
     let start = Instant::now();
     let mut out = Vec::with_capacity(sample.len() * 200);
     for (case, o) in sample.iter().zip(&outcomes) {
-        write_line(&mut out, &Answer::<()>::new(None, case, o));
+        write_answer(&mut out, None, case, o);
     }
     std::hint::black_box(&out);
     Ok(sample.len() as f64 / start.elapsed().as_secs_f64().max(1e-9))

@@ -121,9 +121,12 @@ pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome]) -> Vec<u8> {
                 match row {
                     Ok(i) => {
                         let i = *i as usize;
-                        let answer =
-                            json::Answer::new(batch.id_json(r), &batch.cases[i], &outcomes[i]);
-                        json::write_line(&mut out, &answer);
+                        json::write_answer(
+                            &mut out,
+                            batch.id_json(r),
+                            &batch.cases[i],
+                            &outcomes[i],
+                        );
                     }
                     Err(error) => {
                         let id = batch
