@@ -101,52 +101,67 @@ impl Witness {
     /// ~1e-7 (which matters where every witness has forces far beyond the need). Falls back
     /// to the float32 weights unless the float64 ones are non-negative and closer.
     pub fn polished(&self, case: &Case) -> Vec<f64> {
-        let g = |k: usize| case.generators[self.indices[k] as usize].map(f64::from);
-        let need = case.need.map(f64::from);
-        let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-        let cross = |a: [f64; 3], b: [f64; 3]| {
-            [
-                a[1] * b[2] - a[2] * b[1],
-                a[2] * b[0] - a[0] * b[2],
-                a[0] * b[1] - a[1] * b[0],
-            ]
-        };
-        let solved: Vec<f64> = match self.indices.len() {
-            1 => vec![dot(need, g(0)) / dot(g(0), g(0))],
-            2 => {
-                let c = cross(g(0), g(1));
-                let c2 = dot(c, c);
-                vec![
-                    dot(cross(need, g(1)), c) / c2,
-                    dot(cross(g(0), need), c) / c2,
-                ]
-            }
-            3 => {
-                let d = dot(cross(g(0), g(1)), g(2));
-                vec![
-                    dot(cross(g(1), g(2)), need) / d,
-                    dot(cross(g(2), g(0)), need) / d,
-                    dot(cross(g(0), g(1)), need) / d,
-                ]
-            }
-            _ => Vec::new(),
-        };
-        let residual = |weights: &[f64]| {
-            let mut r = need.map(|v| -v);
-            for (k, &l) in weights.iter().enumerate() {
-                for (ra, ga) in r.iter_mut().zip(g(k)) {
-                    *ra += l * ga;
-                }
-            }
-            dot(r, r)
-        };
-        let original = self.weights.clone();
-        let good = solved.iter().all(|l| l.is_finite() && *l >= 0.0);
-        if good && residual(&solved) < residual(&original) {
-            solved
-        } else {
-            original
+        let n = self.indices.len();
+        if n > 3 || self.weights.len() != n {
+            return self.weights.clone(); // not a witness the kernels give
         }
+        polish(case, &self.indices, &self.weights)[..n].to_vec()
+    }
+}
+
+/// [`Witness::polished`] in an array, for writers that allocate nothing per answer: the
+/// weights of the witness on slots `indices` (at most 3) whose float32 search gave `weights`
+/// (as many); the first `indices.len()` entries count.
+pub(crate) fn polish(case: &Case, indices: &[u32], weights: &[f64]) -> [f64; 3] {
+    let n = indices.len();
+    debug_assert!(n <= 3 && weights.len() == n);
+    let g = |k: usize| case.generators[indices[k] as usize].map(f64::from);
+    let need = case.need.map(f64::from);
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let solved = match n {
+        1 => [dot(need, g(0)) / dot(g(0), g(0)), 0.0, 0.0],
+        2 => {
+            let c = cross(g(0), g(1));
+            let c2 = dot(c, c);
+            [
+                dot(cross(need, g(1)), c) / c2,
+                dot(cross(g(0), need), c) / c2,
+                0.0,
+            ]
+        }
+        3 => {
+            let d = dot(cross(g(0), g(1)), g(2));
+            [
+                dot(cross(g(1), g(2)), need) / d,
+                dot(cross(g(2), g(0)), need) / d,
+                dot(cross(g(0), g(1)), need) / d,
+            ]
+        }
+        _ => return [0.0; 3],
+    };
+    let mut original = [0.0; 3];
+    original[..n].copy_from_slice(weights);
+    let residual = |weights: &[f64; 3]| {
+        let mut r = need.map(|v| -v);
+        for (k, &l) in weights[..n].iter().enumerate() {
+            for (ra, ga) in r.iter_mut().zip(g(k)) {
+                *ra += l * ga;
+            }
+        }
+        dot(r, r)
+    };
+    let good = solved[..n].iter().all(|l| l.is_finite() && *l >= 0.0);
+    if good && residual(&solved) < residual(&original) {
+        solved
+    } else {
+        original
     }
 }
 
@@ -190,16 +205,23 @@ impl Outcome {
 
     /// The witness, given only with a supported verdict.
     pub fn witness(&self) -> Option<Witness> {
+        let (indices, weights) = self.witness_parts()?;
+        Some(Witness {
+            indices: indices.to_vec(),
+            weights: weights[..indices.len()].to_vec(),
+        })
+    }
+
+    /// [`Outcome::witness`] in place: its slots, and its weights in an array of which the
+    /// first `slots.len()` entries count.
+    pub(crate) fn witness_parts(&self) -> Option<(&[u32], [f64; 3])> {
         (self.verdict() == Verdict::Supported).then(|| {
             let n = self.witness_len.min(3) as usize;
-            Witness {
-                indices: self.witness_index[..n].to_vec(),
-                weights: (0..n)
-                    .map(|k| {
-                        f64::from(self.witness_weight[k]) * 2f64.powi(self.witness_exponent[k])
-                    })
-                    .collect(),
+            let mut weights = [0.0; 3];
+            for (k, w) in weights[..n].iter_mut().enumerate() {
+                *w = f64::from(self.witness_weight[k]) * 2f64.powi(self.witness_exponent[k]);
             }
+            (&self.witness_index[..n], weights)
         })
     }
 

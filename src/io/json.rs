@@ -222,13 +222,23 @@ impl<I> Answer<I> {
 
 /// The name of candidate `index` ("+(w0 x w3)"), formatted once per table entry.
 pub fn candidate_name(index: u32) -> Option<&'static str> {
-    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
+    candidate_names()
+        .get(index as usize)
+        .map(|(name, _)| name.as_str())
+}
+
+/// Each candidate's name, and its JSON string as serde_json writes it.
+fn candidate_names() -> &'static [(String, String)] {
+    static NAMES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
         (0..CANDIDATE_COUNT as u32)
-            .map(|i| Candidate::at(i).map_or_else(String::new, |c| c.to_string()))
+            .map(|i| {
+                let name = Candidate::at(i).map_or_else(String::new, |c| c.to_string());
+                let json = serde_json::to_string(&name).expect("a string serializes");
+                (name, json)
+            })
             .collect()
-    });
-    names.get(index as usize).map(String::as_str)
+    })
 }
 
 /// The output line of an input line that was refused: its number, its id when it had one.
@@ -247,6 +257,91 @@ pub fn write_line<T: Serialize>(out: &mut Vec<u8>, value: &T) {
     // Writing into a Vec fails only for a non-string map key, which these types never have.
     serde_json::to_writer(&mut *out, value).expect("answers serialize to JSON");
     out.push(b'\n');
+}
+
+/// Appends the line that `write_line(out, &Answer::new(id, case, o))` appends, byte for
+/// byte, without building the [`Answer`] and its vectors: eval's answers, which the serde
+/// path took twice as long to write. Same keys in the same order, floats by `zmij` and
+/// integers by `itoa` as serde_json writes them, a non-finite float as `null`. `id` is the
+/// id's JSON text, written as it is.
+pub fn write_answer(out: &mut Vec<u8>, id: Option<&str>, case: &Case, o: &Outcome) {
+    out.push(b'{');
+    if let Some(id) = id {
+        out.extend_from_slice(b"\"id\":");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b',');
+    }
+    // The verdicts are lowercase words: no escapes.
+    out.extend_from_slice(b"\"verdict\":\"");
+    out.extend_from_slice(o.verdict().as_str().as_bytes());
+    out.extend_from_slice(b"\",\"margin\":");
+    write_f32(out, o.margin);
+    out.extend_from_slice(if o.is_capped() {
+        b",\"capped\":true,\"witness\":"
+    } else {
+        b",\"capped\":false,\"witness\":"
+    });
+    match o.witness_parts() {
+        Some((slots, weights)) => {
+            let polished = crate::types::polish(case, slots, &weights[..slots.len()]);
+            out.extend_from_slice(b"{\"generators\":[");
+            for (k, &slot) in slots.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(itoa::Buffer::new().format(slot).as_bytes());
+            }
+            out.extend_from_slice(b"],\"weights\":[");
+            for (k, &w) in polished[..slots.len()].iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                write_f64(out, w);
+            }
+            out.extend_from_slice(b"]}");
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"certificate\":");
+    match o.certificate() {
+        Some([x, y, z]) => {
+            out.push(b'[');
+            write_f32(out, x);
+            out.push(b',');
+            write_f32(out, y);
+            out.push(b',');
+            write_f32(out, z);
+            out.push(b']');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"binding\":");
+    match o.binding() {
+        Some(b) => out.extend_from_slice(itoa::Buffer::new().format(b).as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"binding_candidate\":");
+    match o.binding().and_then(|b| candidate_names().get(b as usize)) {
+        Some((_, json)) => out.extend_from_slice(json.as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn write_f32(out: &mut Vec<u8>, x: f32) {
+    if x.is_finite() {
+        out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn write_f64(out: &mut Vec<u8>, x: f64) {
+    if x.is_finite() {
+        out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
 }
 
 /// The float64 that a JSON reader gets back from the shortest decimal of `x`, as
@@ -270,6 +365,12 @@ mod fast {
 
     use super::DEFAULT_NEED;
     use crate::types::{Case, MAX_GENERATORS};
+
+    enum Key {
+        Id,
+        Generators,
+        Need,
+    }
 
     struct Scanner<'a> {
         text: &'a [u8],
@@ -300,56 +401,40 @@ mod fast {
             (self.next()? == b).then_some(())
         }
 
-        /// A key without escapes.
-        fn key(&mut self) -> Option<&'a [u8]> {
-            self.expect(b'"')?;
-            let start = self.at;
-            let len = memchr::memchr2(b'"', b'\\', &self.text[start..])?;
-            if self.text[start + len] != b'"' {
-                return None;
+        /// Consumes `word` if the text goes on with it.
+        fn eat(&mut self, word: &[u8]) -> bool {
+            let found = self.text[self.at..].starts_with(word);
+            if found {
+                self.at += word.len();
             }
-            self.at = start + len + 1;
-            Some(&self.text[start..start + len])
+            found
         }
 
-        /// A JSON number (strict grammar), as float64.
+        /// One of the keys, quoted, as written without escapes; `None` for any other.
+        fn key(&mut self) -> Option<Key> {
+            self.skip_ws();
+            if self.eat(b"\"generators\"") {
+                Some(Key::Generators)
+            } else if self.eat(b"\"need\"") {
+                Some(Key::Need)
+            } else if self.eat(b"\"id\"") {
+                Some(Key::Id)
+            } else {
+                None
+            }
+        }
+
+        /// A JSON number, as float64: parsed once by `fast-float2`, whose grammar is wider
+        /// than JSON's, then checked to be strict JSON (anything else is serde's to refuse).
         fn number(&mut self) -> Option<f64> {
             self.skip_ws();
-            let t = self.text;
-            let start = self.at;
-            let mut i = start;
-            let digits = |i: &mut usize| {
-                let s = *i;
-                while t.get(*i).is_some_and(u8::is_ascii_digit) {
-                    *i += 1;
-                }
-                *i > s
-            };
-            if t.get(i) == Some(&b'-') {
-                i += 1;
-            }
-            if t.get(i) == Some(&b'0') {
-                i += 1;
-            } else if !digits(&mut i) {
+            let rest = &self.text[self.at..];
+            let (x, len) = fast_float2::parse_partial::<f64, _>(rest).ok()?;
+            if !strict_json_number(&rest[..len]) {
                 return None;
             }
-            if t.get(i) == Some(&b'.') {
-                i += 1;
-                if !digits(&mut i) {
-                    return None;
-                }
-            }
-            if let Some(b'e' | b'E') = t.get(i) {
-                i += 1;
-                if let Some(b'+' | b'-') = t.get(i) {
-                    i += 1;
-                }
-                if !digits(&mut i) {
-                    return None;
-                }
-            }
-            self.at = i;
-            fast_float2::parse(&t[start..i]).ok()
+            self.at += len;
+            Some(x)
         }
 
         /// `[x, y, z]`, finite in float32.
@@ -367,6 +452,25 @@ mod fast {
         }
     }
 
+    /// Whether `num`, a number as `fast_float2::parse_partial` consumed it, is JSON too. Its
+    /// grammar is `[+-]? digit* (. digit*)? ([eE] [+-]? digit+)?` with at least one mantissa
+    /// digit, or `inf`, `infinity`, `nan` in any case and with either sign; JSON refuses a `+`,
+    /// those words, a mantissa without integer digits (`.5`), leading zeros (`01`) and a point
+    /// without fraction digits (`1.`, `1.e5`). Its exponent is JSON's.
+    fn strict_json_number(num: &[u8]) -> bool {
+        let int = num.strip_prefix(b"-").unwrap_or(num);
+        let digits = match int {
+            [b'0', b'0'..=b'9', ..] => return false,
+            [b'0', ..] => 1,
+            [b'1'..=b'9', ..] => int
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(int.len()),
+            _ => return false,
+        };
+        int.get(digits) != Some(&b'.') || int.get(digits + 1).is_some_and(u8::is_ascii_digit)
+    }
+
     pub fn parse(text: &[u8]) -> Option<(Option<&RawValue>, Case)> {
         let mut s = Scanner { text, at: 0 };
         let mut gens = [[0f32; 3]; MAX_GENERATORS];
@@ -380,7 +484,7 @@ mod fast {
             let key = s.key()?;
             s.expect(b':')?;
             match key {
-                b"generators" if count.is_none() => {
+                Key::Generators if count.is_none() => {
                     s.expect(b'[')?;
                     let mut n = 0;
                     if s.peek()? == b']' {
@@ -401,16 +505,15 @@ mod fast {
                     }
                     count = Some(n);
                 }
-                b"need" if need.is_none() => {
-                    need = Some(if s.peek()? == b'n' {
-                        s.text[s.at..].starts_with(b"null").then_some(())?;
-                        s.at += 4;
+                Key::Need if need.is_none() => {
+                    s.skip_ws();
+                    need = Some(if s.eat(b"null") {
                         DEFAULT_NEED
                     } else {
                         s.triple()?
                     });
                 }
-                b"id" if !seen_id => {
+                Key::Id if !seen_id => {
                     seen_id = true;
                     s.skip_ws();
                     let mut de = serde_json::Deserializer::from_slice(&s.text[s.at..]);
@@ -432,7 +535,13 @@ mod fast {
         if s.at != text.len() {
             return None;
         }
-        let case = Case::new(&gens[..count?], need.unwrap_or(DEFAULT_NEED)).ok()?;
+        // What `Case::new` builds, in place: its checks have passed (at most 16 triples, each
+        // finite) and its copy of a slice of variable length costs 4% of a line.
+        let case = Case {
+            generators: gens,
+            need: need.unwrap_or(DEFAULT_NEED),
+            active_mask: ((1u64 << count?) - 1) as u32,
+        };
         Some((id, case))
     }
 }
@@ -440,6 +549,7 @@ mod fast {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::{Verdict, NO_BINDING};
 
     /// The scanner accepts the plain lines and agrees with the serde path on each; it
     /// leaves the rest to serde.
@@ -467,17 +577,26 @@ mod tests {
             .map(String::from),
         );
         for line in &lines {
-            let fast = fast::parse(line.as_bytes());
-            let slow = parse_serde(line.as_bytes()).unwrap();
-            let (id, case) = fast.unwrap_or_else(|| panic!("fast path gave up on {line}"));
-            assert_eq!(case, slow.1, "{line}");
-            assert_eq!(id.map(RawValue::get), slow.0.map(RawValue::get), "{line}");
+            assert!(
+                fast::parse(line.as_bytes()).is_some(),
+                "fast path gave up on {line}"
+            );
+            assert_agree(line);
         }
         // Valid lines it leaves to serde, and invalid ones.
         for line in [
             r#"{"gen\u0065rators": [[0, 1, 0]]}"#,
             r#"{"generators": [[0, 1, 0]], "generators": [[0, 1, 0]]}"#,
             r#"{"generators": [[0, 1, 0]], "Need": [0, 1, 0]}"#,
+            r#"{"generators": [[0, 1, 0]], "ids": 1}"#,
+            r#"{"generators": [[0, 1, 0]], "need": nul}"#,
+            r#"{"generators": [[0, 1, 0]], "need": nulls}"#,
+            r#"{"generators": [[0, 1, 0]], "need": [0, 1, 0], "need": null}"#,
+            r#"{"generators": [[0, 1, 0]], "id": 1, "id": 2}"#,
+            r#"{"generators": [[0, 1, 0]], "id": tru}"#,
+            r#"{"generators" [[0, 1, 0]]}"#,
+            r#"{"generators": [[0, 1, 0]] "need": [0, 1, 0]}"#,
+            r#"{"generators": [[0, 1, 0]]"#,
             r#"{"generators": [[0, 1]]}"#,
             r#"{"generators": [[0, 1, 1e39]]}"#,
             r#"{"generators": [[01, 1, 0]]}"#,
@@ -486,7 +605,176 @@ mod tests {
             r#"{}"#,
         ] {
             assert!(fast::parse(line.as_bytes()).is_none(), "{line}");
+            assert_agree(line);
         }
         assert!(parse_case_raw(br#"{"gen\u0065rators": [[0, 1, 0]]}"#).is_ok());
+    }
+
+    /// The direct writer appends what serde writes from an [`Answer`], byte for byte: the
+    /// mixed workload's outcomes, then outcomes of every verdict, cap, binding (none, in the
+    /// table, past it) and witness size with extreme floats (±0, 1e±30, subnormal, max,
+    /// NaN, ∞), under ids of every JSON type.
+    #[test]
+    fn write_answer_appends_the_serde_line() {
+        let ids = [
+            None,
+            Some("null"),
+            Some("true"),
+            Some("false"),
+            Some("0"),
+            Some("-12"),
+            Some("1.5e300"),
+            Some("18446744073709551616"),
+            Some(r#""c0000001""#),
+            Some(r#""é \"q\" \\ \n \u0001 \ud83d\ude00""#),
+            Some(r#"[1, "a", null, 2.50]"#),
+            Some(r#"{"a": {"b": []}, "c": -0.0}"#),
+            Some("[]"),
+            Some("{}"),
+        ]
+        .map(|t| t.map(|t| RawValue::from_string(t.to_string()).unwrap()));
+        let mut answers: Vec<(Case, Outcome)> = crate::sample::mixed_cases(11, 4000)
+            .into_iter()
+            .map(|c| (c, crate::cpu::cone_test(&c)))
+            .collect();
+        let real = answers.len();
+        let extremes = [
+            0.0,
+            -0.0,
+            1e-30,
+            -1e-30,
+            1e30,
+            -1e30,
+            f32::MIN_POSITIVE,
+            1e-45,
+            f32::MAX,
+            -f32::MAX,
+            1000.0,
+            1.0 / 3.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        let bindings = [
+            NO_BINDING,
+            0,
+            384,
+            CANDIDATE_COUNT as u32 - 1,
+            CANDIDATE_COUNT as u32,
+        ];
+        for (k, &x) in extremes.iter().enumerate() {
+            for (case, o) in answers[..real]
+                .iter()
+                .step_by(97)
+                .copied()
+                .collect::<Vec<_>>()
+            {
+                for verdict in 0..4 {
+                    let o = Outcome {
+                        verdict,
+                        margin: x,
+                        capped: (k % 2) as u32,
+                        certificate: [x, -x, extremes[(k + 1) % extremes.len()]],
+                        witness_len: (k % 5) as u32,
+                        witness_weight: [x, 1.5, o.witness_weight[2]],
+                        witness_exponent: [10 * k as i32 - 70, 100, -100],
+                        binding: bindings[k % bindings.len()],
+                        ..o
+                    };
+                    answers.push((case, o));
+                }
+            }
+        }
+        let verdicts = |v: Verdict| {
+            answers[..real]
+                .iter()
+                .filter(move |(_, o)| o.verdict() == v)
+        };
+        assert!(verdicts(Verdict::Supported).any(|(_, o)| o.witness_len == 3));
+        assert!(verdicts(Verdict::Supported).any(|(_, o)| o.is_capped()));
+        assert!(verdicts(Verdict::Unsupported).any(|(_, o)| !o.is_capped()));
+        let (mut direct, mut serde) = (Vec::new(), Vec::new());
+        for (n, (case, o)) in answers.iter().enumerate() {
+            let id = ids[n % ids.len()].as_deref();
+            let (from_direct, from_serde) = (direct.len(), serde.len());
+            write_answer(&mut direct, id.map(RawValue::get), case, o);
+            write_line(&mut serde, &Answer::new(id, case, o));
+            assert_eq!(
+                String::from_utf8_lossy(&direct[from_direct..]),
+                String::from_utf8_lossy(&serde[from_serde..]),
+                "{o:?}"
+            );
+        }
+        assert_eq!(direct, serde);
+    }
+
+    /// The two paths agree on `line`: where the scanner accepts it, serde reads the same
+    /// bits; where it does not, the answer is serde's, error message included.
+    fn assert_agree(line: &str) {
+        let slow = parse_serde(line.as_bytes());
+        match fast::parse(line.as_bytes()) {
+            Some((id, case)) => {
+                let (slow_id, slow_case) = slow.unwrap_or_else(|e| panic!("{line}: {e}"));
+                let bits = bytemuck::bytes_of::<Case>;
+                assert_eq!(bits(&case), bits(&slow_case), "{line}");
+                assert_eq!(id.map(RawValue::get), slow_id.map(RawValue::get), "{line}");
+            }
+            None => {
+                let answer =
+                    parse_case_raw(line.as_bytes()).map(|(id, c)| (id.map(RawValue::get), c));
+                assert_eq!(
+                    answer,
+                    slow.map(|(id, c)| (id.map(RawValue::get), c)),
+                    "{line}"
+                );
+            }
+        }
+    }
+
+    /// Every number form fast-float reads, strict JSON or not, in a generator and in the
+    /// need, first and last in its triple, with and without blanks: the scanner takes the
+    /// JSON ones (with serde's bits) and leaves the others to serde, which refuses them.
+    #[test]
+    fn the_fast_path_reads_numbers_as_serde_does() {
+        let json = "0 -0 1 -1 0.5 -0.5 -0.0 0e0 0E+0 0.0e-0 1e5 1E5 1e+5 1e-5 -1.5E-05 1e0010 123
+            0.30000000000000004 1.00000001 -0.4617292881011963 1.7235408254339812
+            0.29290000000000005 9007199254740993 18446744073709551615 18446744073709551616
+            -9223372036854775808 -9223372036854775809 123456789012345678901234567890
+            0.1000000000000000055511151231257827021181583404541015625
+            1.000000059604644775390625 1.0000000596046447753906250000000001
+            0.0000000000000000000000000000000000000000000014012984643248170709237295832899161
+            3.4028235e38 -3.4028235677973366e38 1.1754943508222875e-38 1e-45 7e-46
+            2.2250738585072014e-308 4.9e-324 1e-400 -1e-400 1e-99999999999999999999
+            0.0000000000000000000000000000000000000000001e40 3.4028236e38 1e39 -1e39 1e308
+            1e400 1e99999999999999999999";
+        let not_json = "+1 +0 +.5 01 -01 00 -00 0123 1. -1. 1.e5 0.E1 .5 -.5 . - --1 +-1 -+1 1e 1e+
+            1E- 1ee5 1e5e5 1.5.5 1..5 0x10 1_000 inf -inf +inf Inf INF infinity -Infinity
+            +Infinity infinit nan NaN -nan +NAN n i e5 E5 true null \"1\" [1] 1e5.5 0.5e ١ 1\\u0030";
+        let lines = |x: &str| {
+            [
+                format!(r#"{{"generators":[[{x},1,0]]}}"#),
+                format!(r#"{{"generators":[[0,1,{x}]]}}"#),
+                format!(r#"{{"generators": [[ {x} , 1, 0]]}}"#),
+                format!(r#"{{"generators": [[0, 1, {x} ]]}}"#),
+                format!(r#"{{"generators":[[0,1,0]],"need":[{x},1,0]}}"#),
+                format!(r#"{{"generators":[[0,1,0]],"need":[0,1,{x}]}}"#),
+                format!(r#"{{"generators": [[0, 1, 0]], "need": [ {x} , 1, 0]}}"#),
+                format!("{{\"need\":\t[0,\r\n1,\n{x}\t]\n, \"generators\":[[0,1,0]]}}"),
+            ]
+        };
+        for x in json.split_whitespace() {
+            for line in lines(x) {
+                let finite = parse_serde(line.as_bytes()).is_ok();
+                assert_eq!(fast::parse(line.as_bytes()).is_some(), finite, "{line}");
+                assert_agree(&line);
+            }
+        }
+        for x in not_json.split_whitespace().chain(["- 1", "1 2", "1,5", ""]) {
+            for line in lines(x) {
+                assert!(fast::parse(line.as_bytes()).is_none(), "{line}");
+                assert!(parse_serde(line.as_bytes()).is_err(), "{line}");
+                assert_agree(&line);
+            }
+        }
     }
 }

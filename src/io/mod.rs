@@ -178,10 +178,7 @@ pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome], out: &mut Vec<u8>) {
         match row {
             Ok(i) => {
                 let i = *i as usize;
-                let id = batch.id_json(r).and_then(|t| serde_json::from_str(t).ok());
-                let answer: json::Answer<&RawValue> =
-                    json::Answer::new(id, &batch.cases[i], &outcomes[i]);
-                json::write_line(out, &answer);
+                json::write_answer(out, batch.id_json(r), &batch.cases[i], &outcomes[i]);
             }
             Err(error) => {
                 let id = batch

@@ -34,9 +34,9 @@ use parquet::file::reader::ChunkReader;
 use parquet::file::writer::SerializedFileWriter;
 use serde_json::value::RawValue;
 
-use super::json::{f32_as_written, Answer, DEFAULT_NEED};
+use super::json::{candidate_name, f32_as_written, DEFAULT_NEED};
 use super::{CaseBatch, Ids, JsonIds};
-use crate::types::{Case, Outcome, MAX_GENERATORS};
+use crate::types::{polish, Case, Outcome, MAX_GENERATORS};
 
 // ------------------------------------------------------------------ reading
 
@@ -238,9 +238,10 @@ fn cases_of(
     Ok(())
 }
 
-/// A list column of any offset width, or a fixed-size one.
+/// A list column of any offset width, or a fixed-size one, read without a dynamic call
+/// per row.
 struct Nested<'a> {
-    array: &'a dyn Array,
+    nulls: Option<&'a NullBuffer>,
     offsets: Offsets<'a>,
     values: &'a ArrayRef,
 }
@@ -248,58 +249,56 @@ struct Nested<'a> {
 enum Offsets<'a> {
     I32(&'a [i32]),
     I64(&'a [i64]),
-    Fixed(usize),
+    /// (the array's offset, the list size).
+    Fixed(usize, usize),
 }
 
 impl<'a> Nested<'a> {
     fn of(a: &'a ArrayRef, what: &str) -> Result<Nested<'a>, String> {
-        if let Some(l) = a.as_list_opt::<i32>() {
-            Ok(Nested {
-                array: l,
-                offsets: Offsets::I32(l.value_offsets()),
-                values: l.values(),
-            })
+        let (offsets, values) = if let Some(l) = a.as_list_opt::<i32>() {
+            (Offsets::I32(l.value_offsets()), l.values())
         } else if let Some(l) = a.as_list_opt::<i64>() {
-            Ok(Nested {
-                array: l,
-                offsets: Offsets::I64(l.value_offsets()),
-                values: l.values(),
-            })
+            (Offsets::I64(l.value_offsets()), l.values())
         } else if let Some(l) = a.as_fixed_size_list_opt() {
-            Ok(Nested {
-                array: l,
-                offsets: Offsets::Fixed(l.value_length().max(0) as usize),
-                values: l.values(),
-            })
+            let size = l.value_length().max(0) as usize;
+            (Offsets::Fixed(l.offset(), size), l.values())
         } else {
-            Err(format!("{what} must be a list, got {}", a.data_type()))
-        }
+            return Err(format!("{what} must be a list, got {}", a.data_type()));
+        };
+        Ok(Nested {
+            nulls: a.nulls().filter(|n| n.null_count() > 0),
+            offsets,
+            values,
+        })
     }
 
     /// The range of row `i` in `values`, or `None` when the row is null.
+    #[inline]
     fn range(&self, i: usize) -> Option<(usize, usize)> {
-        if self.array.is_null(i) {
+        if self.nulls.is_some_and(|n| n.is_null(i)) {
             return None;
         }
         Some(match self.offsets {
             Offsets::I32(o) => (o[i] as usize, o[i + 1] as usize),
             Offsets::I64(o) => (o[i] as usize, o[i + 1] as usize),
-            Offsets::Fixed(n) => (i * n, (i + 1) * n),
+            Offsets::Fixed(first, n) => ((first + i) * n, (first + i + 1) * n),
         })
     }
 }
 
+/// A column of float32 or float64 numbers: its values and its nulls, if any.
 enum Floats<'a> {
-    F32(&'a arrow_array::Float32Array),
-    F64(&'a arrow_array::Float64Array),
+    F32(&'a [f32], Option<&'a NullBuffer>),
+    F64(&'a [f64], Option<&'a NullBuffer>),
 }
 
 impl<'a> Floats<'a> {
     fn of(a: &'a ArrayRef, what: &str) -> Result<Floats<'a>, String> {
+        let nulls = a.nulls().filter(|n| n.null_count() > 0);
         if let Some(f) = a.as_primitive_opt::<Float32Type>() {
-            Ok(Floats::F32(f))
+            Ok(Floats::F32(f.values(), nulls))
         } else if let Some(f) = a.as_primitive_opt::<Float64Type>() {
-            Ok(Floats::F64(f))
+            Ok(Floats::F64(f.values(), nulls))
         } else {
             Err(format!(
                 "{what} must be float32 or float64, got {}",
@@ -308,15 +307,23 @@ impl<'a> Floats<'a> {
         }
     }
 
-    fn get(&self, i: usize) -> Option<f64> {
-        match self {
-            Floats::F32(f) => f.is_valid(i).then(|| f.value(i) as f64),
-            Floats::F64(f) => f.is_valid(i).then(|| f.value(i)),
+    /// The three numbers from `a`, or `None` when one is null.
+    #[inline]
+    fn three(&self, a: usize) -> Option<[f64; 3]> {
+        use Floats::{F32, F64};
+        let (F32(_, nulls) | F64(_, nulls)) = self;
+        if nulls.is_some_and(|n| (a..a + 3).any(|i| n.is_null(i))) {
+            return None;
         }
+        Some(match self {
+            F32(v, _) => [v[a] as f64, v[a + 1] as f64, v[a + 2] as f64],
+            F64(v, _) => [v[a], v[a + 1], v[a + 2]],
+        })
     }
 }
 
 /// Three numbers at `range`, finite in float32; errors name `what`.
+#[inline]
 fn triple(
     floats: &Floats,
     (a, b): (usize, usize),
@@ -325,12 +332,9 @@ fn triple(
     if b - a != 3 {
         return Err(format!("{what} must be three numbers, got {}", b - a));
     }
-    let mut wide = [0f64; 3];
-    for (k, w) in wide.iter_mut().enumerate() {
-        *w = floats
-            .get(a + k)
-            .ok_or_else(|| format!("{what} has a null number"))?;
-    }
+    let wide = floats
+        .three(a)
+        .ok_or_else(|| format!("{what} has a null number"))?;
     let narrow = wide.map(|x| x as f32);
     if narrow.iter().all(|x| x.is_finite()) {
         Ok(narrow)
@@ -355,7 +359,7 @@ fn row_case(
     }
     let mut g = [[0f32; 3]; MAX_GENERATORS];
     for (k, slot) in g[..b - a].iter_mut().enumerate() {
-        let what = format_args!("generator {k}");
+        let what = GeneratorName(k);
         let range = inner
             .range(a + k)
             .ok_or_else(|| format!("generator {k} is null"))?;
@@ -366,6 +370,15 @@ fn row_case(
         None => DEFAULT_NEED,
     };
     Case::new(&g[..b - a], need).map_err(|e| e.to_string())
+}
+
+/// "generator k", formatted only when an error needs it.
+struct GeneratorName(usize);
+
+impl std::fmt::Display for GeneratorName {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "generator {}", self.0)
+    }
 }
 
 fn id_json_supported(t: &DataType) -> bool {
@@ -545,13 +558,6 @@ impl<W: Write + Send> ParquetAnswers<W> {
     }
 }
 
-/// One answered row, converted before the columns are built.
-struct RowOut {
-    answer: Answer<()>,
-    margin: f64,
-    certificate: Option<[f64; 3]>,
-}
-
 /// The answers of one batch as a record batch of `schema`.
 pub fn answers_batch(
     schema: &SchemaRef,
@@ -559,43 +565,30 @@ pub fn answers_batch(
     outcomes: &[Outcome],
 ) -> Result<RecordBatch, String> {
     let n = batch.rows.len();
-    let out: Vec<Option<RowOut>> = batch
-        .rows
-        .iter()
-        .map(|row| {
-            let i = *row.as_ref().ok()? as usize;
-            let answer = Answer::new(None, &batch.cases[i], &outcomes[i]);
-            Some(RowOut {
-                margin: f32_as_written(answer.margin),
-                certificate: answer.certificate.map(|c| c.map(f32_as_written)),
-                answer,
-            })
-        })
-        .collect();
-
     let mut verdict = StringBuilder::with_capacity(n, n * 11);
     let mut margin = Float64Builder::with_capacity(n);
     let mut capped = BooleanBuilder::with_capacity(n);
-    let mut w_gens = ListBuilder::new(UInt32Builder::new());
-    let mut w_weights = ListBuilder::new(Float64Builder::new());
+    let mut w_gens = ListBuilder::new(UInt32Builder::with_capacity(n * 3));
+    let mut w_weights = ListBuilder::new(Float64Builder::with_capacity(n * 3));
     let mut w_valid = Vec::with_capacity(n);
-    let mut certificate = ListBuilder::new(Float64Builder::new());
+    let mut certificate = ListBuilder::new(Float64Builder::with_capacity(n * 3));
     let mut binding = UInt32Builder::with_capacity(n);
-    let mut candidate = StringBuilder::new();
+    let mut candidate = StringBuilder::with_capacity(n, n * 12);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::new();
-    for ((row, o), &number) in batch.rows.iter().zip(&out).zip(&batch.numbers) {
-        match (row, o) {
-            (Ok(_), Some(o)) => {
-                let a = &o.answer;
-                verdict.append_value(a.verdict);
-                margin.append_value(o.margin);
-                capped.append_value(a.capped);
-                match &a.witness {
-                    Some(w) => {
-                        w_gens.values().append_slice(&w.generators);
+    for (r, row) in batch.rows.iter().enumerate() {
+        let answered = row.as_ref().ok().map(|&i| i as usize);
+        match answered.and_then(|i| Some((&batch.cases[i], outcomes.get(i)?))) {
+            Some((case, o)) => {
+                verdict.append_value(o.verdict().as_str());
+                margin.append_value(f32_as_written(o.margin));
+                capped.append_value(o.is_capped());
+                match o.witness_parts() {
+                    Some((slots, weights)) => {
+                        w_gens.values().append_slice(slots);
                         w_gens.append(true);
-                        w_weights.values().append_slice(&w.weights);
+                        let weights = polish(case, slots, &weights[..slots.len()]);
+                        w_weights.values().append_slice(&weights[..slots.len()]);
                         w_weights.append(true);
                     }
                     None => {
@@ -603,20 +596,20 @@ pub fn answers_batch(
                         w_weights.append_null();
                     }
                 }
-                w_valid.push(a.witness.is_some());
-                match o.certificate {
+                w_valid.push(o.witness_parts().is_some());
+                match o.certificate() {
                     Some(c) => {
-                        certificate.values().append_slice(&c);
+                        certificate.values().append_slice(&c.map(f32_as_written));
                         certificate.append(true);
                     }
                     None => certificate.append_null(),
                 }
-                binding.append_option(a.binding);
-                candidate.append_option(a.binding_candidate);
+                binding.append_option(o.binding());
+                candidate.append_option(o.binding().and_then(candidate_name));
                 line.append_null();
                 error.append_null();
             }
-            _ => {
+            None => {
                 let e = match row {
                     Err(e) => e.as_str(),
                     Ok(_) => "no answer",
@@ -630,7 +623,7 @@ pub fn answers_batch(
                 certificate.append_null();
                 binding.append_null();
                 candidate.append_null();
-                line.append_value(number);
+                line.append_value(batch.numbers[r]);
                 error.append_value(e);
             }
         }
