@@ -153,12 +153,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
         } = &mut spare;
         outcomes.clear();
         outcomes.resize(batch.cases.len(), Outcome::default());
-        engines
-            .main
-            .with(|e| e.evaluate_into(&batch.cases, outcomes))?;
+        engines.main.evaluate_into(&batch.cases, outcomes)?;
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
-            let checked = cpu.with(|e| e.evaluate(&batch.cases))?;
+            let mut checked = vec![Outcome::default(); batch.cases.len()];
+            cpu.evaluate_into(&batch.cases, &mut checked)?;
             let lines = batch.rows.iter().zip(&batch.numbers);
             let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
             for ((g, c), number) in outcomes.iter().zip(&checked).zip(numbers) {

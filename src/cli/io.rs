@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use planar_hold::io::lines::LineReader;
-use planar_hold::{Backend, Engine};
+use planar_hold::{Backend, Case, Engine, Outcome};
 
 use super::{engine, exit, BackendArg, Failure};
 
@@ -70,14 +70,27 @@ pub fn line_reader(path: &str, rows: usize) -> Result<LineReader<Box<dyn Read + 
     Ok(LineReader::new(open_input(path)?, rows, CHUNK_BYTES))
 }
 
-/// An engine as the workers share it: the CPU's costs nothing to make, so each call gets
-/// its own and the workers run side by side; a GPU is one device, taken in turn.
+/// An engine as the workers share it: the CPU's runs on each worker's own thread, side by
+/// side; a GPU is one device, taken in turn.
 pub enum SharedEngine {
     Cpu,
     Gpu(Mutex<Engine>),
 }
 
 impl SharedEngine {
+    /// Evaluates `cases` into `out` (same length): on the CPU, on this thread alone (the
+    /// workers are the parallelism, and a chunk stays in its core's caches).
+    pub fn evaluate_into(&self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Failure> {
+        match self {
+            SharedEngine::Cpu if cases.len() != out.len() => Err(internal("outcomes miscounted")),
+            SharedEngine::Cpu => {
+                planar_hold::cpu::cone_test_slice(cases, out);
+                Ok(())
+            }
+            SharedEngine::Gpu(_) => Ok(self.with(|e| e.evaluate_into(cases, out))?),
+        }
+    }
+
     fn new(backend: Backend) -> Result<SharedEngine, Failure> {
         Ok(match engine(backend)? {
             Engine::Cpu => SharedEngine::Cpu,
@@ -194,7 +207,7 @@ impl Drop for Output {
 
 /// Runs the pipeline. `read`, on a reader thread, fills a spare (one of the buffers
 /// `spare` makes, recycled) with the next chunk, or returns `None` at the end; `work`, on
-/// every core (rayon's threads), turns a chunk and its index into its output; `write`, on a writer thread,
+/// every core (one thread per rayon thread), turns a chunk and its index into its output; `write`, on a writer thread,
 /// takes the outputs in input order and hands back a spare. The spares bound the chunks in
 /// flight. The first failure, at its place in the order, ends the run: everything before it
 /// is written, nothing after.
@@ -241,26 +254,26 @@ pub fn stream<S: Send, C: Send, O: Send>(
             }
             Ok(written)
         });
-        rayon::scope(|workers_scope| {
-            for _ in 0..workers {
-                let to_writer = to_writer.clone();
-                let (from_reader, work) = (&from_reader, &work);
-                workers_scope.spawn(move |_| loop {
-                    let next = from_reader
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .recv();
-                    let Ok((index, chunk)) = next else { break };
-                    let output =
-                        catch_unwind(AssertUnwindSafe(|| chunk.and_then(|c| work(c, index))))
-                            .unwrap_or_else(|_| Err(internal("a worker panicked")));
-                    let failed = output.is_err();
-                    if to_writer.send((index, output)).is_err() || failed {
-                        break;
-                    }
-                });
-            }
-        });
+        // The workers are threads of their own, not rayon jobs: they block on channels,
+        // which a rayon thread must not do (a join waiting nearby could steal a whole
+        // worker's loop and never return).
+        for _ in 0..workers {
+            let to_writer = to_writer.clone();
+            let (from_reader, work) = (&from_reader, &work);
+            s.spawn(move || loop {
+                let next = from_reader
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .recv();
+                let Ok((index, chunk)) = next else { break };
+                let output = catch_unwind(AssertUnwindSafe(|| chunk.and_then(|c| work(c, index))))
+                    .unwrap_or_else(|_| Err(internal("a worker panicked")));
+                let failed = output.is_err();
+                if to_writer.send((index, output)).is_err() || failed {
+                    break;
+                }
+            });
+        }
         drop(to_writer);
         let written = writer
             .join()
