@@ -355,3 +355,52 @@ pub fn conclude(disagreeing: usize, refused: usize, total: usize) -> Result<(), 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `stream` over chunks 1..=count whose work takes uneven times (so that the workers
+    /// finish out of order), failing or panicking at `bad`; returns what was written.
+    fn run(count: usize, bad: Option<(usize, bool)>) -> (Vec<usize>, Result<(), Failure>) {
+        let (mut next, mut written) = (0, Vec::new());
+        let read = |()| {
+            next += 1;
+            (next <= count).then_some(Ok(next))
+        };
+        let work = |n: usize, index: usize| {
+            assert_eq!(n, index + 1, "chunks are numbered in reading order");
+            std::thread::sleep(Duration::from_micros(if n % 3 == 0 { 400 } else { 20 }));
+            match bad {
+                Some((at, true)) if at == n => panic!("chunk {n}"),
+                Some((at, false)) if at == n => Err(Failure::new(format!("chunk {n}"), 9)),
+                _ => Ok(n),
+            }
+        };
+        let result = stream(
+            || (),
+            read,
+            work,
+            |n| {
+                written.push(n);
+                Ok(())
+            },
+        );
+        (written, result)
+    }
+
+    #[test]
+    fn outputs_come_in_input_order_and_a_failure_ends_the_run_at_its_place() {
+        let (written, result) = run(300, None);
+        assert!(result.is_ok());
+        assert_eq!(written, (1..=300).collect::<Vec<_>>());
+
+        let (written, result) = run(300, Some((50, false)));
+        assert_eq!(result.err().map(|f| f.code), Some(9));
+        assert_eq!(written, (1..50).collect::<Vec<_>>());
+
+        let (written, result) = run(300, Some((30, true)));
+        assert_eq!(result.err().map(|f| f.code), Some(exit::ENGINE));
+        assert_eq!(written, (1..30).collect::<Vec<_>>());
+    }
+}
