@@ -259,6 +259,18 @@ pub fn write_line<T: Serialize>(out: &mut Vec<u8>, value: &T) {
     out.push(b'\n');
 }
 
+/// Appends `[a,b,...]`, each item written by `item`.
+fn write_array<T: Copy>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u8>, T)) {
+    out.push(b'[');
+    for (k, &x) in items.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        item(out, x);
+    }
+    out.push(b']');
+}
+
 /// Appends the line that `write_line(out, &Answer::new(id, case, o))` appends, byte for
 /// byte, without building the [`Answer`] and its vectors: eval's answers, which the serde
 /// path took twice as long to write. Same keys in the same order, floats by `zmij` and
@@ -284,35 +296,19 @@ pub fn write_answer(out: &mut Vec<u8>, id: Option<&str>, case: &Case, o: &Outcom
     match o.witness_parts() {
         Some((slots, weights)) => {
             let polished = crate::types::polish(case, slots, &weights[..slots.len()]);
-            out.extend_from_slice(b"{\"generators\":[");
-            for (k, &slot) in slots.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
+            out.extend_from_slice(b"{\"generators\":");
+            write_array(out, slots, |out, slot| {
                 out.extend_from_slice(itoa::Buffer::new().format(slot).as_bytes());
-            }
-            out.extend_from_slice(b"],\"weights\":[");
-            for (k, &w) in polished[..slots.len()].iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                write_f64(out, w);
-            }
-            out.extend_from_slice(b"]}");
+            });
+            out.extend_from_slice(b",\"weights\":");
+            write_array(out, &polished[..slots.len()], write_f64);
+            out.push(b'}');
         }
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"certificate\":");
     match o.certificate() {
-        Some([x, y, z]) => {
-            out.push(b'[');
-            write_f32(out, x);
-            out.push(b',');
-            write_f32(out, y);
-            out.push(b',');
-            write_f32(out, z);
-            out.push(b']');
-        }
+        Some(certificate) => write_array(out, &certificate, write_f32),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"binding\":");
