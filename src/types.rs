@@ -165,6 +165,20 @@ pub(crate) fn polish(case: &Case, indices: &[u32], weights: &[f64]) -> [f64; 3] 
     }
 }
 
+/// The shader's uniform parameters for one dispatch: 16 bytes.
+/// Keep in sync with `struct Params` in `shaders/cone_test.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Params {
+    /// Cases in the dispatch.
+    pub count: u32,
+    /// Always 0. The shader reads it as the float +0.0 that it adds to its Dekker products
+    /// (`unfused`): a value no compiler can know, so none fuses them into an fma.
+    pub zero: u32,
+    /// Padding to a uniform's 16-byte alignment.
+    pub _pad: [u32; 2],
+}
+
 /// What the cone test writes for one case: 68 bytes, the whole download per case.
 /// Keep in sync with `struct Outcome` in `shaders/cone_test.wgsl`.
 #[repr(C)]

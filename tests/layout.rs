@@ -8,6 +8,7 @@ use planar_hold::tables::{
     FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
     FIRST_TRIPLE, WITNESS_COUNT,
 };
+use planar_hold::types::Params;
 use planar_hold::{Case, Outcome};
 
 fn module() -> naga::Module {
@@ -81,6 +82,20 @@ fn outcome_matches_the_shader() {
         ("capped", offset_of!(Outcome, capped)),
         ("binding", offset_of!(Outcome, binding)),
         ("witness_exponent", offset_of!(Outcome, witness_exponent)),
+    ];
+    let shader: Vec<(String, usize)> = members.into_iter().map(|(n, o)| (n, o as usize)).collect();
+    assert_eq!(shader, rust.map(|(n, o)| (n.to_string(), o)).to_vec());
+}
+
+#[test]
+fn params_match_the_shader() {
+    let (size, members) = reflect(&module(), "Params");
+    assert_eq!(size as usize, size_of::<Params>());
+    let rust = [
+        ("count", offset_of!(Params, count)),
+        ("zero", offset_of!(Params, zero)),
+        ("_pad1", offset_of!(Params, _pad)),
+        ("_pad2", offset_of!(Params, _pad) + 4),
     ];
     let shader: Vec<(String, usize)> = members.into_iter().map(|(n, o)| (n, o as usize)).collect();
     assert_eq!(shader, rust.map(|(n, o)| (n.to_string(), o)).to_vec());

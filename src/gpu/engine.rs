@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::{GpuContext, WORKGROUP_SIZE};
-use crate::types::{Case, Outcome};
+use crate::types::{Case, Outcome, Params};
 use crate::Error;
 
 /// Tuning knobs; the defaults suit every adapter, tests lower them to force many chunks.
@@ -216,7 +216,11 @@ impl GpuEngine {
                 buffer("kernel time", TIMER_BYTES, U::QUERY_RESOLVE | U::COPY_SRC),
             )
         });
-        let params = buffer("params", 16, U::UNIFORM | U::COPY_DST);
+        let params = buffer(
+            "params",
+            size_of::<Params>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::OutOfMemory(format!(
                 "{capacity} cases per chunk: {e}"
@@ -266,8 +270,11 @@ impl GpuEngine {
         let (device, queue) = (&self.ctx.device, &self.ctx.queue);
         let count = cases.len() as u32;
         queue.write_buffer(&s.cases, 0, bytemuck::cast_slice(cases));
-        // `Params`: the count, then `zero` (the shader's opaque +0.0) and padding.
-        queue.write_buffer(&s.params, 0, bytemuck::cast_slice(&[count, 0, 0, 0]));
+        let params = Params {
+            count,
+            ..Params::default()
+        };
+        queue.write_buffer(&s.params, 0, bytemuck::bytes_of(&params));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("chunk"),
         });
