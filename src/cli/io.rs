@@ -207,10 +207,11 @@ impl Drop for Output {
 
 /// Runs the pipeline. `read`, on a reader thread, fills a spare (one of the buffers
 /// `spare` makes, recycled) with the next chunk, or returns `None` at the end; `work`, on
-/// every core (one thread per rayon thread), turns a chunk and its index into its output; `write`, on a writer thread,
-/// takes the outputs in input order and hands back a spare. The spares bound the chunks in
-/// flight. The first failure, at its place in the order, ends the run: everything before it
-/// is written, nothing after.
+/// one worker thread per core (as many as rayon's threads: `RAYON_NUM_THREADS`), turns a
+/// chunk and its index into its output; `write`, on a writer thread, takes the outputs in
+/// input order and hands back a spare. The spares bound the chunks in flight. The first
+/// failure, at its place in the order, ends the run: everything before it is written,
+/// nothing after.
 pub fn stream<S: Send, C: Send, O: Send>(
     spare: impl Fn() -> S,
     mut read: impl FnMut(S) -> Option<Result<C, Failure>> + Send,
@@ -278,9 +279,9 @@ pub fn stream<S: Send, C: Send, O: Send>(
         let written = writer
             .join()
             .unwrap_or_else(|_| Err(internal("the writer panicked")))?;
-        let read = reader.join().map_err(|_| internal("the reader panicked"))?;
+        let sent = reader.join().map_err(|_| internal("the reader panicked"))?;
         // Every chunk read was written, unless a failure (returned above) stopped the run.
-        if written != read {
+        if written != sent {
             return Err(internal("a chunk was lost"));
         }
         Ok(())
