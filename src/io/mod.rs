@@ -7,7 +7,6 @@ pub mod lines;
 pub mod parquet;
 
 use arrow_array::ArrayRef;
-use serde_json::value::RawValue;
 
 use crate::types::{Case, Outcome};
 
@@ -156,7 +155,7 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
         let text = chunk.text(k);
         let row = match json::parse_case_raw(text) {
             Ok((id, case)) => {
-                ids.push(id.map(RawValue::get));
+                ids.push(id);
                 Ok(case)
             }
             Err(e) => {
