@@ -371,7 +371,11 @@ mod tests {
         };
         let work = |n: usize, index: usize| {
             assert_eq!(n, index + 1, "chunks are numbered in reading order");
-            std::thread::sleep(Duration::from_micros(if n % 3 == 0 { 400 } else { 20 }));
+            std::thread::sleep(Duration::from_micros(if n.is_multiple_of(3) {
+                400
+            } else {
+                20
+            }));
             match bad {
                 Some((at, true)) if at == n => panic!("chunk {n}"),
                 Some((at, false)) if at == n => Err(Failure::new(format!("chunk {n}"), 9)),
