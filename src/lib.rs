@@ -23,6 +23,7 @@
 
 pub mod cpu;
 pub mod draw;
+pub mod general;
 pub mod gpu;
 pub mod io;
 pub mod sample;

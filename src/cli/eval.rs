@@ -5,7 +5,7 @@ use std::io::{BufWriter, Read, Write};
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
 use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowBatch, RowGroup};
-use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
+use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch, RowCase};
 use planar_hold::Outcome;
 
 use super::io::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
@@ -154,12 +154,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         outcomes.clear();
         outcomes.resize(batch.cases.len(), Outcome::default());
         engines.main.evaluate_into(&batch.cases, outcomes)?;
+        batch.solve_general();
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
             let mut checked = vec![Outcome::default(); batch.cases.len()];
             cpu.evaluate_into(&batch.cases, &mut checked)?;
             let lines = batch.rows.iter().zip(&batch.numbers);
-            let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
+            let planar = |r: &Result<u32, String>| {
+                matches!(r.as_ref().map(|&i| RowCase::of(i)), Ok(RowCase::Planar(_)))
+            };
+            let numbers = lines.filter_map(|(r, n)| planar(r).then_some(*n));
             for ((g, c), number) in outcomes.iter().zip(&checked).zip(numbers) {
                 if let Some(why) = g.disagreement(c) {
                     disagreements.push((number, why));
@@ -186,7 +190,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 .map(|(n, e)| (n, e.to_string()))
                 .collect(),
             disagreements,
-            cases: spare.batch.cases.len(),
+            cases: spare.batch.case_count(),
             spare,
         })
     };

@@ -2,13 +2,39 @@
 //! bounded chunks by [`lines`]) and Parquet ([`parquet`]). A [`CaseBatch`] is the unit that
 //! flows from a reader through the engine to a writer, whatever the formats on either side.
 
+pub mod general;
 pub mod json;
 pub mod lines;
 pub mod parquet;
 
 use arrow_array::ArrayRef;
 
+use crate::general::{GeneralBatch, GeneralOutcome};
 use crate::types::{Case, Outcome};
+
+/// Set in a row's index (`CaseBatch::rows`) when the row's case is a general one: the rest
+/// of the bits index `CaseBatch::general`.
+pub const GENERAL_ROW: u32 = 1 << 31;
+
+/// Which case a good row holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowCase {
+    /// Index in `CaseBatch::cases` (the planar enumeration).
+    Planar(usize),
+    /// Index in `CaseBatch::general` (the general engine).
+    General(usize),
+}
+
+impl RowCase {
+    /// The case a row index stands for.
+    pub fn of(index: u32) -> RowCase {
+        if index & GENERAL_ROW != 0 {
+            RowCase::General((index & !GENERAL_ROW) as usize)
+        } else {
+            RowCase::Planar(index as usize)
+        }
+    }
+}
 
 /// The ids of a batch's rows, in the form they were read.
 #[derive(Default)]
@@ -71,10 +97,16 @@ impl JsonIds {
 pub struct CaseBatch {
     /// 1-based line (JSON Lines) or row (Parquet) number of each row.
     pub numbers: Vec<u64>,
-    /// For each row: the index of its case in `cases`, or why it was refused.
+    /// For each row: the index of its case ([`RowCase::of`]: in `cases`, or with
+    /// [`GENERAL_ROW`] set in `general`), or why it was refused.
     pub rows: Vec<Result<u32, String>>,
-    /// The good rows' cases, in order: what the engine evaluates.
+    /// The good planar rows' cases, in order: what the enumeration evaluates.
     pub cases: Vec<Case>,
+    /// The good general rows' cases (6-number generators, or more than 16), in order.
+    pub general: GeneralBatch,
+    /// The general cases' answers, once [`CaseBatch::solve_general`] or an engine has
+    /// filled them (one per case of `general`).
+    pub general_outcomes: Vec<GeneralOutcome>,
     /// The rows' ids, refused rows included.
     pub ids: Ids,
 }
@@ -98,6 +130,8 @@ impl CaseBatch {
         self.numbers.clear();
         self.rows.clear();
         self.cases.clear();
+        self.general.clear();
+        self.general_outcomes.clear();
         match &mut self.ids {
             Ids::Json(ids) => ids.clear(),
             ids => *ids = Ids::None,
@@ -111,6 +145,17 @@ impl CaseBatch {
             self.cases.push(case);
             (self.cases.len() - 1) as u32
         }));
+    }
+
+    /// Appends row `number` holding general case `index` of `self.general`.
+    pub fn push_general(&mut self, number: u64, index: u32) {
+        self.numbers.push(number);
+        self.rows.push(Ok(index | GENERAL_ROW));
+    }
+
+    /// Good rows, planar and general.
+    pub fn case_count(&self) -> usize {
+        self.cases.len() + self.general.len()
     }
 
     /// The refused rows: (number, error).
@@ -127,6 +172,17 @@ impl CaseBatch {
             Ids::Json(ids) => ids.get(row),
             _ => None,
         }
+    }
+}
+
+impl CaseBatch {
+    /// Fills `general_outcomes` with the CPU's general engine on this thread alone (the
+    /// pipeline's workers are the parallelism).
+    pub fn solve_general(&mut self) {
+        self.general_outcomes.clear();
+        self.general_outcomes
+            .resize(self.general.len(), GeneralOutcome::default());
+        crate::general::cpu::solve_batch_serial(&self.general, &mut self.general_outcomes);
     }
 }
 
@@ -158,11 +214,21 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
                 ids.push(id);
                 Ok(case)
             }
-            Err(e) => {
-                let id = json::salvage_id(text).map(|v| v.to_string());
-                ids.push(id.as_deref());
-                Err(e)
-            }
+            Err(e) => match general::parse_general(text, &mut batch.general) {
+                Ok((id, index)) => {
+                    ids.push(id);
+                    batch.push_general(line.number, index);
+                    continue;
+                }
+                Err(not) => {
+                    let id = json::salvage_id(text).map(|v| v.to_string());
+                    ids.push(id.as_deref());
+                    match not {
+                        general::NotGeneral::Planar => Err(e),
+                        general::NotGeneral::Bad(e) => Err(e),
+                    }
+                }
+            },
         };
         batch.push(line.number, row);
     }
@@ -175,10 +241,17 @@ pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome], out: &mut Vec<u8>) {
     out.reserve(batch.rows.len() * 200);
     for (r, row) in batch.rows.iter().enumerate() {
         match row {
-            Ok(i) => {
-                let i = *i as usize;
-                json::write_answer(out, batch.id_json(r), &batch.cases[i], &outcomes[i]);
-            }
+            Ok(i) => match RowCase::of(*i) {
+                RowCase::Planar(i) => {
+                    json::write_answer(out, batch.id_json(r), &batch.cases[i], &outcomes[i]);
+                }
+                RowCase::General(i) => general::write_general_answer(
+                    out,
+                    batch.id_json(r),
+                    &batch.general.get(i),
+                    &batch.general_outcomes[i],
+                ),
+            },
             Err(error) => {
                 let id = batch
                     .id_json(r)

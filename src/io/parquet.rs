@@ -35,7 +35,7 @@ use parquet::file::writer::SerializedFileWriter;
 use serde_json::value::RawValue;
 
 use super::json::{candidate_name, f32_as_written, DEFAULT_NEED};
-use super::{CaseBatch, Ids, JsonIds};
+use super::{CaseBatch, Ids, JsonIds, RowCase};
 use crate::types::{polish, Case, Outcome, MAX_GENERATORS};
 
 // ------------------------------------------------------------------ reading
@@ -577,8 +577,47 @@ pub fn answers_batch(
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::new();
     for (r, row) in batch.rows.iter().enumerate() {
-        let answered = row.as_ref().ok().map(|&i| i as usize);
-        match answered.and_then(|i| Some((&batch.cases[i], outcomes.get(i)?))) {
+        let answered = row.as_ref().ok().map(|&i| RowCase::of(i));
+        let general = match answered {
+            Some(RowCase::General(i)) => batch.general_outcomes.get(i).map(|o| (i, o)),
+            _ => None,
+        };
+        if let Some((i, o)) = general {
+            let d = batch.general.get(i).dim;
+            verdict.append_value(o.verdict.as_str());
+            margin.append_value(o.margin);
+            capped.append_value(o.capped);
+            match o.witness() {
+                Some((slots, weights)) => {
+                    w_gens.values().append_slice(slots);
+                    w_gens.append(true);
+                    w_weights.values().append_slice(weights);
+                    w_weights.append(true);
+                }
+                None => {
+                    w_gens.append_null();
+                    w_weights.append_null();
+                }
+            }
+            w_valid.push(o.witness().is_some());
+            match &o.certificate {
+                Some(c) => {
+                    certificate.values().append_slice(&c[..d]);
+                    certificate.append(true);
+                }
+                None => certificate.append_null(),
+            }
+            binding.append_null();
+            candidate.append_null();
+            line.append_null();
+            error.append_null();
+            continue;
+        }
+        let planar = match answered {
+            Some(RowCase::Planar(i)) => Some(i),
+            _ => None,
+        };
+        match planar.and_then(|i| Some((&batch.cases[i], outcomes.get(i)?))) {
             Some((case, o)) => {
                 verdict.append_value(o.verdict().as_str());
                 margin.append_value(f32_as_written(o.margin));

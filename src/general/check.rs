@@ -1,0 +1,81 @@
+//! The float64 checks every proof of the general engine passes before it is reported
+//! (SPEC-SPATIAL §1's tolerances), on the caller's generators as given: nothing the search
+//! computed is trusted, only the indices, weights and normals it proposes.
+
+use super::linalg::{dot, norm, pivoted};
+use super::{GeneralCase, EPS};
+
+/// Whether `need ≈ Σ weights[k]·w[indices[k]]` is a witness: at most d distinct indices,
+/// finite weights, each at least `−ε|need|/|wᵢ|`, and a residual within
+/// `ε·max(|need|, Σλ|w|)`. Need = 0: only the empty witness is asked for.
+pub fn witness(case: &GeneralCase<'_>, indices: &[u32], weights: &[f64]) -> bool {
+    let d = case.dim;
+    let s = norm(case.need);
+    if indices.len() != weights.len() || indices.len() > d {
+        return false;
+    }
+    if indices.is_empty() {
+        return s == 0.0;
+    }
+    let k = case.len();
+    for (a, &i) in indices.iter().enumerate() {
+        if i as usize >= k || indices[..a].contains(&i) {
+            return false;
+        }
+    }
+    let mut residual = [0.0; super::MAX_DIM];
+    residual[..d].copy_from_slice(case.need);
+    let mut total = 0.0;
+    for (&i, &l) in indices.iter().zip(weights) {
+        let w = case.generator(i as usize);
+        let nw = norm(w);
+        if !l.is_finite() || l * nw < -EPS * s {
+            return false;
+        }
+        total += l.abs() * nw;
+        for (r, x) in residual[..d].iter_mut().zip(w) {
+            *r -= l * x;
+        }
+    }
+    norm(&residual[..d]) <= EPS * s.max(total)
+}
+
+/// Whether `y` is a certificate: finite and nonzero, `y·wᵢ ≥ −ε|y||wᵢ|` for every
+/// generator, and `y·need < −ε|y||need|`.
+pub fn certificate(case: &GeneralCase<'_>, y: &[f64]) -> bool {
+    let ny = norm(&y[..case.dim]);
+    if !(ny.is_finite() && ny > 0.0) {
+        return false;
+    }
+    supports(case, y, ny) && dot(&y[..case.dim], case.need) < -EPS * ny * norm(case.need)
+}
+
+/// Whether the plane of normal `n` (norm `nn`) has every generator on its side within
+/// `ε|n||wᵢ|`.
+pub fn supports(case: &GeneralCase<'_>, n: &[f64], nn: f64) -> bool {
+    (0..case.len()).all(|i| {
+        let w = case.generator(i);
+        dot(&n[..case.dim], w) >= -EPS * nn * norm(w)
+    })
+}
+
+/// Whether `normal` and `on` make a facet of the cone: `normal` a unit vector supporting
+/// every generator, the generators `on` lying on its plane (within `tol_on` of their length)
+/// and spanning d−1 dimensions.
+pub fn facet(case: &GeneralCase<'_>, normal: &[f64], on: &super::GenSet, tol_on: f64) -> bool {
+    let d = case.dim;
+    let nn = norm(&normal[..d]);
+    if !((nn - 1.0).abs() <= 1e-12 && supports(case, normal, 1.0)) {
+        return false;
+    }
+    for i in on.iter() {
+        let w = case.generator(i as usize);
+        if dot(&normal[..d], w).abs() > tol_on * norm(w) {
+            return false;
+        }
+    }
+    let (basis, _) = pivoted(d, d, super::cpu::RANK_TOL, || {
+        on.iter().map(|i| (i, case.generator(i as usize)))
+    });
+    basis.len() == d - 1
+}

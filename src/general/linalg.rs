@@ -1,0 +1,202 @@
+//! Small dense float64 linear algebra for vectors of R³ and R⁶: the few predicates the
+//! general engine stands on (dot products, an orthonormal basis grown with a rank test, the
+//! unit normal of d−1 vectors, least squares on at most d columns), each done the careful way
+//! (modified Gram–Schmidt, orthogonalised twice).
+
+use super::MAX_DIM;
+
+/// A vector of R³ or R⁶ in a fixed array; the first `d` entries count.
+pub type Vector = [f64; MAX_DIM];
+
+/// `a·b` over the first `a.len()` entries.
+#[inline]
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// `|a|`, without overflow or underflow for any finite float64 entries (scaled by the
+/// largest magnitude first).
+#[inline]
+pub fn norm(a: &[f64]) -> f64 {
+    let m = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    let s = a.iter().map(|v| (v / m) * (v / m)).sum::<f64>();
+    m * s.sqrt()
+}
+
+/// An orthonormal basis of the span of the vectors offered to it, grown one vector at a
+/// time: a vector is taken when what is left of it after projecting out the basis is more
+/// than `tol` of its length.
+#[derive(Clone, Copy, Debug)]
+pub struct Basis {
+    d: usize,
+    len: usize,
+    q: [Vector; MAX_DIM],
+}
+
+impl Basis {
+    /// The empty basis of R^d.
+    pub fn new(d: usize) -> Basis {
+        Basis {
+            d,
+            len: 0,
+            q: [[0.0; MAX_DIM]; MAX_DIM],
+        }
+    }
+
+    /// Vectors in the basis (the rank of what was taken).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the basis is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Basis vector `k`.
+    pub fn get(&self, k: usize) -> &Vector {
+        &self.q[k]
+    }
+
+    /// `v` with the basis projected out, twice (one pass loses orthogonality on nearly
+    /// dependent vectors; two are enough).
+    pub fn residual(&self, v: &[f64]) -> Vector {
+        let mut r = [0.0; MAX_DIM];
+        r[..self.d].copy_from_slice(&v[..self.d]);
+        for _ in 0..2 {
+            for q in &self.q[..self.len] {
+                let c = dot(&r[..self.d], &q[..self.d]);
+                for (ri, qi) in r[..self.d].iter_mut().zip(q) {
+                    *ri -= c * qi;
+                }
+            }
+        }
+        r
+    }
+
+    /// Offers `v`: takes it (normalised residual) when it is independent of the basis
+    /// beyond `tol` relative to `|v|`; returns whether it was taken.
+    pub fn push(&mut self, v: &[f64], tol: f64) -> bool {
+        if self.len == self.d {
+            return false;
+        }
+        let nv = norm(&v[..self.d]);
+        if nv == 0.0 {
+            return false;
+        }
+        let mut unit = [0.0; MAX_DIM];
+        for (u, x) in unit[..self.d].iter_mut().zip(v) {
+            *u = x / nv;
+        }
+        let r = self.residual(&unit);
+        let nr = norm(&r[..self.d]);
+        if nr <= tol {
+            return false;
+        }
+        self.q[self.len] = r.map(|x| x / nr);
+        self.len += 1;
+        true
+    }
+
+    /// A unit vector orthogonal to the basis (which must have fewer than d vectors): the
+    /// coordinate axis with the largest residual, orthogonalised.
+    pub fn complement(&self) -> Vector {
+        let mut best = [0.0; MAX_DIM];
+        let mut best_norm = -1.0;
+        for axis in 0..self.d {
+            let mut e = [0.0; MAX_DIM];
+            e[axis] = 1.0;
+            let r = self.residual(&e);
+            let n = norm(&r[..self.d]);
+            if n > best_norm {
+                best_norm = n;
+                best = r;
+            }
+        }
+        // Once more from the normalised residual: it is then orthogonal to working precision.
+        let unit = best.map(|x| x / best_norm);
+        let r = self.residual(&unit);
+        let n = norm(&r[..self.d]);
+        r.map(|x| x / n)
+    }
+}
+
+/// Least squares on at most d columns: `z` minimising `|Σ z_k·cols[k] − b|`, by QR
+/// (modified Gram–Schmidt twice, back substitution). `None` when the columns are dependent
+/// beyond `tol`.
+pub fn least_squares(d: usize, cols: &[&[f64]], b: &[f64], tol: f64) -> Option<Vector> {
+    let p = cols.len();
+    debug_assert!(p <= d);
+    let mut q = [[0.0; MAX_DIM]; MAX_DIM];
+    let mut r = [[0.0; MAX_DIM]; MAX_DIM];
+    for k in 0..p {
+        let mut v = [0.0; MAX_DIM];
+        v[..d].copy_from_slice(&cols[k][..d]);
+        let nv = norm(&v[..d]);
+        if nv == 0.0 {
+            return None;
+        }
+        for _ in 0..2 {
+            for j in 0..k {
+                let c = dot(&v[..d], &q[j][..d]);
+                r[j][k] += c;
+                for (vi, qi) in v[..d].iter_mut().zip(&q[j]) {
+                    *vi -= c * qi;
+                }
+            }
+        }
+        let n = norm(&v[..d]);
+        if n <= tol * nv {
+            return None;
+        }
+        r[k][k] = n;
+        q[k] = v.map(|x| x / n);
+    }
+    let mut z = [0.0; MAX_DIM];
+    for k in (0..p).rev() {
+        let mut s = dot(&q[k][..d], &b[..d]);
+        for j in k + 1..p {
+            s -= r[k][j] * z[j];
+        }
+        z[k] = s / r[k][k];
+    }
+    Some(z)
+}
+
+/// Gram–Schmidt with pivoting: up to `max` vectors among `items` (index, vector), each step
+/// taking the one with the largest part outside the basis, while that part is more than
+/// `tol` of its length. Returns the basis and the indices taken, in order. Pivoting keeps a
+/// cluster of nearly equal vectors from counting as several dimensions.
+pub fn pivoted<'a, I>(
+    d: usize,
+    max: usize,
+    tol: f64,
+    items: impl Fn() -> I,
+) -> (Basis, [u32; MAX_DIM])
+where
+    I: Iterator<Item = (u32, &'a [f64])>,
+{
+    let mut basis = Basis::new(d);
+    let mut picked = [0u32; MAX_DIM];
+    while basis.len() < max.min(d) {
+        let mut best: (f64, Option<(u32, &[f64])>) = (tol, None);
+        for (i, v) in items() {
+            let nv = norm(&v[..d]);
+            if nv == 0.0 {
+                continue;
+            }
+            let r = basis.residual(v);
+            let n = norm(&r[..d]) / nv;
+            if n > best.0 {
+                best = (n, Some((i, v)));
+            }
+        }
+        let Some((i, v)) = best.1 else { break };
+        picked[basis.len()] = i;
+        basis.push(v, 0.0);
+    }
+    (basis, picked)
+}

@@ -1,0 +1,292 @@
+//! The general cone test (SPEC-SPATIAL §1): any number of generators (up to 256) in R³ or
+//! R⁶, in float64. Where the planar enumeration (`cpu`, `shaders/cone_test.wgsl`) tries a
+//! fixed table of subsets, this engine works on the cone itself:
+//!
+//! - membership, witness, nearest certificate and the distance outside come from an
+//!   active-set non-negative least squares (Lawson–Hanson: finitely many steps; its residual
+//!   is the nearest certificate, its passive set an independent witness);
+//! - the inside margin is the minimum over the cone's facets, which are the extreme rays of
+//!   the dual cone `{y : y·wᵢ ≥ 0}`, enumerated by double description from a simplicial start;
+//! - every witness, certificate and facet is checked in float64 against every generator
+//!   before it is reported ([`check`]); a verdict without a passing proof is uncertain.
+//!
+//! Cases of a batch sit back to back in one [`GeneralBatch`]; answers are
+//! [`GeneralOutcome`]s, fixed-size (no allocation per case).
+
+pub mod check;
+pub mod cpu;
+pub mod linalg;
+
+use crate::{Error, Verdict};
+
+/// Most generators a general case may hold (SPEC-SPATIAL §1).
+pub const MAX_GENERAL_GENERATORS: usize = 256;
+
+/// Dimensions the general test takes: R³ (planar wrenches) and R⁶ (spatial wrenches).
+pub const DIMS: [usize; 2] = [3, 6];
+
+/// The largest dimension: arrays of this length hold a vector of either.
+pub const MAX_DIM: usize = 6;
+
+/// SPEC-SPATIAL §1's relative tolerance in float64.
+pub const EPS: f64 = 1e-9;
+
+/// The margin reported when the cone is all of R^d, and the largest ever reported.
+pub const GENERAL_MARGIN_CAP: f64 = 1000.0;
+
+/// The default need of dimension `d`: the nominal weight, `(0, 1, 0)` or `(0, 0, 1, 0, 0, 0)`.
+pub fn default_need(d: usize) -> &'static [f64] {
+    if d == 6 {
+        &[0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    } else {
+        &[0.0, 1.0, 0.0]
+    }
+}
+
+/// A set of generator indices (< 256): the generators on a facet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GenSet(pub [u64; 4]);
+
+impl GenSet {
+    /// Adds index `i`.
+    #[inline]
+    pub fn insert(&mut self, i: usize) {
+        self.0[i >> 6] |= 1 << (i & 63);
+    }
+
+    /// Whether index `i` is in the set.
+    #[inline]
+    pub fn contains(&self, i: usize) -> bool {
+        self.0[i >> 6] >> (i & 63) & 1 == 1
+    }
+
+    /// Elements in both sets.
+    #[inline]
+    pub fn and(&self, other: &GenSet) -> GenSet {
+        GenSet(std::array::from_fn(|k| self.0[k] & other.0[k]))
+    }
+
+    /// Whether every element of `self` is in `other`.
+    #[inline]
+    pub fn is_subset(&self, other: &GenSet) -> bool {
+        (0..4).all(|k| self.0[k] & !other.0[k] == 0)
+    }
+
+    /// How many indices the set holds.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// The indices, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..256u32).filter(|&i| self.contains(i as usize))
+    }
+}
+
+/// What binds: a plane through the origin with every generator on its side (its unit
+/// `normal` points into the cone) and the generators lying on it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Facet {
+    /// Unit normal, inward (`normal·wᵢ ≥ 0`); the first `d` entries count.
+    pub normal: [f64; MAX_DIM],
+    /// The generators on the plane (zero generators left out).
+    pub generators: GenSet,
+}
+
+/// The answer of the general test to one case (SPEC-SPATIAL §1), in the caller's units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GeneralOutcome {
+    /// Supported only with a witness, unsupported only with a certificate.
+    pub verdict: Verdict,
+    /// The case's dimension, 3 or 6.
+    pub dim: u8,
+    /// Generators in the witness (at most `dim`; 0 for the empty witness of need = 0).
+    pub witness_len: u8,
+    /// Witness generator indices, ascending; the first `witness_len` count.
+    pub witness_indices: [u32; MAX_DIM],
+    /// Witness weights (≥ 0): `need ≈ Σ weights[k]·generators[indices[k]]`.
+    pub witness_weights: [f64; MAX_DIM],
+    /// The nearest certificate, a unit vector (unsupported only); the first `dim` count.
+    pub certificate: Option<[f64; MAX_DIM]>,
+    /// Signed distance from the need to the cone's boundary, at most 1000.
+    pub margin: f64,
+    /// The cone is all of R^d: the margin is the cap.
+    pub capped: bool,
+    /// Inside: the facet attaining the margin; outside: the certificate's plane; else none.
+    pub facet: Option<Facet>,
+}
+
+impl Default for GeneralOutcome {
+    fn default() -> Self {
+        GeneralOutcome {
+            verdict: Verdict::Uncertain,
+            dim: 3,
+            witness_len: 0,
+            witness_indices: [0; MAX_DIM],
+            witness_weights: [0.0; MAX_DIM],
+            certificate: None,
+            margin: 0.0,
+            capped: false,
+            facet: None,
+        }
+    }
+}
+
+impl GeneralOutcome {
+    /// The witness's indices and weights, when supported.
+    pub fn witness(&self) -> Option<(&[u32], &[f64])> {
+        let n = self.witness_len as usize;
+        (self.verdict == Verdict::Supported)
+            .then(|| (&self.witness_indices[..n], &self.witness_weights[..n]))
+    }
+
+    /// How two answers to one case differ beyond tolerance, if they do: the verdicts
+    /// (unless one is uncertain) or the margins by more than 1e-6 relative to
+    /// max(1, |need|, |m|). How the GPU is checked against the CPU.
+    pub fn disagreement(&self, other: &GeneralOutcome, need_norm: f64) -> Option<String> {
+        let (a, b) = (self.verdict, other.verdict);
+        if a != b && a != Verdict::Uncertain && b != Verdict::Uncertain {
+            return Some(format!("verdict {} vs {}", a.as_str(), b.as_str()));
+        }
+        let scale = need_norm.max(self.margin.abs()).max(other.margin.abs());
+        ((self.margin - other.margin).abs() > 1e-6 * scale)
+            .then(|| format!("margin {} vs {}", self.margin, other.margin))
+    }
+}
+
+/// One case of the general test, borrowed from a [`GeneralBatch`] or the caller's arrays.
+#[derive(Clone, Copy, Debug)]
+pub struct GeneralCase<'a> {
+    /// 3 or 6.
+    pub dim: usize,
+    /// `K·dim` numbers: generator `i` is `generators[i*dim..(i+1)*dim]`.
+    pub generators: &'a [f64],
+    /// `dim` numbers.
+    pub need: &'a [f64],
+}
+
+impl<'a> GeneralCase<'a> {
+    /// A case from its parts, checked: dimension 3 or 6, whole generators, at most 256 of
+    /// them, every number finite.
+    pub fn new(dim: usize, generators: &'a [f64], need: &'a [f64]) -> Result<Self, Error> {
+        validate(dim, generators, need)?;
+        Ok(GeneralCase {
+            dim,
+            generators,
+            need,
+        })
+    }
+
+    /// Generators held.
+    pub fn len(&self) -> usize {
+        self.generators.len() / self.dim
+    }
+
+    /// Whether the case has no generator.
+    pub fn is_empty(&self) -> bool {
+        self.generators.is_empty()
+    }
+
+    /// Generator `i`.
+    pub fn generator(&self, i: usize) -> &'a [f64] {
+        &self.generators[i * self.dim..(i + 1) * self.dim]
+    }
+}
+
+fn validate(dim: usize, generators: &[f64], need: &[f64]) -> Result<(), Error> {
+    if !DIMS.contains(&dim) {
+        return Err(Error::Input(format!("dimension {dim}: must be 3 or 6")));
+    }
+    if need.len() != dim {
+        return Err(Error::Input(format!(
+            "the need has {} numbers, the generators {dim}",
+            need.len()
+        )));
+    }
+    if generators.len() % dim != 0 {
+        return Err(Error::Input(format!(
+            "{} numbers do not make whole generators of {dim}",
+            generators.len()
+        )));
+    }
+    let k = generators.len() / dim;
+    if k > MAX_GENERAL_GENERATORS {
+        return Err(Error::TooManyGenerators(k));
+    }
+    if let Some(i) = generators.iter().position(|v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("generator {}", i / dim)));
+    }
+    if !need.iter().all(|v| v.is_finite()) {
+        return Err(Error::NonFinite("need".into()));
+    }
+    Ok(())
+}
+
+/// General cases back to back in one buffer: case `i` is its need then its generators, in
+/// `values[starts[i]..starts[i+1]]`. Cleared and refilled, it keeps its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct GeneralBatch {
+    dims: Vec<u8>,
+    starts: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl GeneralBatch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a case, checked as [`GeneralCase::new`] checks it; returns its index.
+    pub fn push(&mut self, dim: usize, generators: &[f64], need: &[f64]) -> Result<u32, Error> {
+        validate(dim, generators, need)?;
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.values.extend_from_slice(need);
+        self.values.extend_from_slice(generators);
+        self.dims.push(dim as u8);
+        self.starts.push(self.values.len() as u32);
+        Ok(self.dims.len() as u32 - 1)
+    }
+
+    /// Cases held.
+    pub fn len(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Whether no case is held.
+    pub fn is_empty(&self) -> bool {
+        self.dims.is_empty()
+    }
+
+    /// Forgets every case, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.dims.clear();
+        self.starts.clear();
+        self.values.clear();
+    }
+
+    /// Case `i`.
+    pub fn get(&self, i: usize) -> GeneralCase<'_> {
+        let dim = self.dims[i] as usize;
+        let (a, b) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+        GeneralCase {
+            dim,
+            need: &self.values[a..a + dim],
+            generators: &self.values[a + dim..b],
+        }
+    }
+
+    /// Every case, in order.
+    pub fn iter(&self) -> impl Iterator<Item = GeneralCase<'_>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}

@@ -1,0 +1,182 @@
+//! The JSON Lines form of the general test (SPEC-SPATIAL §1): lines whose generators have 6
+//! numbers, or more than 16 generators of 3, and their answers.
+//!
+//! A line is tried as a planar case first (the fast path); only when that fails is it read
+//! here, so a planar line keeps its planar answer and its planar error messages.
+
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::general::{
+    default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_GENERAL_GENERATORS,
+};
+use crate::types::MAX_GENERATORS;
+
+/// One general input line, read whole (the general path is not the per-line hot path).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GeneralLine<'a> {
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    generators: Vec<Vec<f64>>,
+    #[serde(default)]
+    need: Option<Vec<f64>>,
+}
+
+/// Why a line is not a general case.
+pub enum NotGeneral {
+    /// It is not one in shape (3-number generators, at most 16): the planar reader's
+    /// error is the one to report.
+    Planar,
+    /// It is a general case in shape with this problem.
+    Bad(String),
+}
+
+/// Reads `text` as a general case into `batch`; returns its id's JSON text and its index in
+/// the batch. Lines that are planar in shape are left to the planar reader.
+pub fn parse_general<'t>(
+    text: &'t [u8],
+    batch: &mut GeneralBatch,
+) -> Result<(Option<&'t str>, u32), NotGeneral> {
+    let line: GeneralLine = match serde_json::from_slice(text) {
+        Ok(line) => line,
+        Err(e) => return Err(shape_error(text, e)),
+    };
+    let k = line.generators.len();
+    let dim = line
+        .generators
+        .first()
+        .map(Vec::len)
+        .or(line.need.as_ref().map(Vec::len))
+        .unwrap_or(3);
+    if dim == 3 && k <= MAX_GENERATORS {
+        return Err(NotGeneral::Planar);
+    }
+    let bad = |m: String| Err(NotGeneral::Bad(format!("not a valid case: {m}")));
+    if k > MAX_GENERAL_GENERATORS {
+        return bad(format!(
+            "{k} generators, more than {MAX_GENERAL_GENERATORS}"
+        ));
+    }
+    if dim != 3 && dim != 6 {
+        return bad(format!("generator 0 has {dim} numbers: 3 or 6 are taken"));
+    }
+    if let Some((i, g)) = line
+        .generators
+        .iter()
+        .enumerate()
+        .find(|(_, g)| g.len() != dim)
+    {
+        return bad(format!(
+            "generator {i} has {} numbers, generator 0 has {dim}",
+            g.len()
+        ));
+    }
+    let need = line.need.as_deref().unwrap_or(default_need(dim));
+    if need.len() != dim {
+        return bad(format!(
+            "the need has {} numbers, the generators {dim}",
+            need.len()
+        ));
+    }
+    let flat: Vec<f64> = line.generators.concat();
+    match batch.push(dim, &flat, need) {
+        Ok(index) => Ok((line.id.map(RawValue::get), index)),
+        Err(e) => bad(e.to_string()),
+    }
+}
+
+/// Whether a line serde could not read is general in shape (a generator of 6 numbers, or
+/// more than 16): then serde's message is the one to give.
+fn shape_error(text: &[u8], e: serde_json::Error) -> NotGeneral {
+    let general = serde_json::from_slice::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| {
+            let gens = v.get("generators")?.as_array()?;
+            let six = gens
+                .iter()
+                .any(|g| g.as_array().is_some_and(|g| g.len() == 6));
+            (six || gens.len() > MAX_GENERATORS).then_some(())
+        })
+        .is_some();
+    if general {
+        NotGeneral::Bad(format!("not a valid case: {e}"))
+    } else {
+        NotGeneral::Planar
+    }
+}
+
+/// One general answer line (SPEC-SPATIAL §1).
+#[derive(Serialize)]
+pub struct GeneralAnswer<'a> {
+    /// The input's id, as given.
+    pub id: Option<&'a RawValue>,
+    /// "supported", "unsupported" or "uncertain".
+    pub verdict: &'static str,
+    /// Signed distance to the boundary, at most 1000.
+    pub margin: f64,
+    /// The cone is all of R^d.
+    pub capped: bool,
+    /// Indices and weights, when supported.
+    pub witness: Option<WitnessOut<'a>>,
+    /// The nearest certificate, when unsupported.
+    pub certificate: Option<&'a [f64]>,
+    /// What binds, when there is something.
+    pub facet: Option<FacetOut<'a>>,
+}
+
+/// A witness in an answer.
+#[derive(Serialize)]
+pub struct WitnessOut<'a> {
+    /// Generator indices, ascending.
+    pub generators: &'a [u32],
+    /// Their weights.
+    pub weights: &'a [f64],
+}
+
+/// A facet in an answer.
+#[derive(Serialize)]
+pub struct FacetOut<'a> {
+    /// Unit inward normal.
+    pub normal: &'a [f64],
+    /// The generators on it, ascending.
+    pub generators: Vec<u32>,
+}
+
+impl<'a> GeneralAnswer<'a> {
+    /// The answer to `case` (for its dimension) from `o`.
+    pub fn new(
+        id: Option<&'a RawValue>,
+        case: &GeneralCase<'_>,
+        o: &'a GeneralOutcome,
+    ) -> GeneralAnswer<'a> {
+        let d = case.dim;
+        GeneralAnswer {
+            id,
+            verdict: o.verdict.as_str(),
+            margin: o.margin,
+            capped: o.capped,
+            witness: o.witness().map(|(generators, weights)| WitnessOut {
+                generators,
+                weights,
+            }),
+            certificate: o.certificate.as_ref().map(|c| &c[..d]),
+            facet: o.facet.as_ref().map(|f| FacetOut {
+                normal: &f.normal[..d],
+                generators: f.generators.iter().collect(),
+            }),
+        }
+    }
+}
+
+/// Appends the answer line of a general case to `out`.
+pub fn write_general_answer(
+    out: &mut Vec<u8>,
+    id: Option<&str>,
+    case: &GeneralCase<'_>,
+    o: &GeneralOutcome,
+) {
+    let raw = id.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
+    super::json::write_line(out, &GeneralAnswer::new(raw, case, o));
+}
