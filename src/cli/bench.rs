@@ -49,6 +49,10 @@ pub struct Args {
     /// The input's format (default: from its extension).
     #[arg(long, value_enum, requires = "input")]
     format: Option<super::io::Format>,
+    /// Time the general engine instead (d = 3 and 6, K = 16 … 256), on the CPU; `--cases`
+    /// scales the number of cases per row (1,000,000 by default: about a second a row).
+    #[arg(long, conflicts_with = "input")]
+    general: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -150,6 +154,21 @@ fn median(mut v: Vec<f64>) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The CPU's model and the widest vector instruction set it has, for every figure printed.
+pub fn cpu_features() -> String {
+    #[cfg(target_arch = "x86_64")]
+    let set = if std::arch::is_x86_feature_detected!("avx512f") {
+        "AVX-512"
+    } else if std::arch::is_x86_feature_detected!("avx2") {
+        "AVX2"
+    } else {
+        "no AVX2"
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let set = std::env::consts::ARCH;
+    format!("{} ({set})", cpu_model())
 }
 
 /// "model name" from /proc/cpuinfo (Linux), else "unknown CPU".
@@ -302,6 +321,9 @@ fn runs_for(batch: usize) -> usize {
 pub fn run(args: Args) -> Result<(), Failure> {
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
+    }
+    if args.general {
+        return super::bench_general::run(args.cases.div_ceil(1000), args.json);
     }
     let mut input = args
         .input

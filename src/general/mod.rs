@@ -16,6 +16,7 @@
 pub mod check;
 pub mod cpu;
 pub mod linalg;
+pub mod sample;
 
 use crate::{Error, Verdict};
 
