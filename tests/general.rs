@@ -11,10 +11,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
+mod common;
+
 fn shared(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(path)
+    common::shared_dir().join(path)
 }
 
 fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
