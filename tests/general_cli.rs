@@ -138,7 +138,7 @@ fn planar_and_general_lines_mix_in_one_file_and_bad_ones_are_named() {
         r#"{"id": "mixed", "generators": [[1,0,1,0,0,0], [0,1,0]]}"#.to_string(),
         r#"{"id": "need", "generators": [[1,0,1,0,0,0]], "need": [0,1,0]}"#.to_string(),
         r#"{"id": "huge", "generators": [[1,0,1,0,0,1e400]]}"#.to_string(),
-        r#"{"id": "seven", "generators": [[1,0,1,0,0,0,0]]}"#.to_string(),
+        r#"{"id": "seven", "generators": [[1,0,1,0,0,0,0], [1,0,0]]}"#.to_string(),
         r#"{"id": "empty6", "generators": [], "need": [0,0,1,0,0,0]}"#.to_string(),
         format!(r#"{{"id": "typo", "generators": [{six}], "Need": [0,0,1,0,0,0]}}"#),
     ]

@@ -151,14 +151,20 @@ impl Solver {
             *confirmed = same;
             let mut order: [usize; MAX_DIM] = std::array::from_fn(|i| i);
             order[..nn.len].sort_by_key(|&a| nn.passive[a]);
-            out.witness_len = nn.len as u8;
-            for (slot, &a) in order[..nn.len].iter().enumerate() {
+            // Weights that rounding left at ~1e-16 (a generator the last step all but
+            // dropped) are left out; the check below decides on what remains.
+            let mut n = 0;
+            for &a in &order[..nn.len] {
+                if nn.weights[a] <= 1e-15 {
+                    continue;
+                }
                 let i = nn.passive[a] as usize;
-                out.witness_indices[slot] = i as u32;
-                out.witness_weights[slot] = nn.weights[a].max(0.0) * (s / self.norms[i]);
+                out.witness_indices[n] = i as u32;
+                out.witness_weights[n] = nn.weights[a] * (s / self.norms[i]);
+                n += 1;
             }
+            out.witness_len = n as u8;
             let total: f64 = nn.weights[..nn.len].iter().sum();
-            let n = nn.len;
             if nn.dist <= EPS * total.max(1.0)
                 && check::witness(case, &out.witness_indices[..n], &out.witness_weights[..n])
             {
