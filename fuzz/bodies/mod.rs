@@ -12,7 +12,8 @@ use planar_hold::io::{format_json, parse_json_chunk};
 use planar_hold::{cpu, jsonl, scene};
 
 /// JSON Lines of cases: the line splitter (BOM, blank and long lines), the parser (fast
-/// path and serde), and the answers of whatever parsed.
+/// path, serde, and the general cases' reader), and the answers of whatever parsed (the
+/// general engine's included).
 pub fn case_json(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         if let Ok((_, case)) = jsonl::parse_case(text) {
@@ -21,8 +22,9 @@ pub fn case_json(data: &[u8]) {
     }
     let mut lines = LineReader::new(BufReader::with_capacity(64, data), 8, 1 << 12);
     while let Ok(Some(chunk)) = lines.next_chunk() {
-        let batch = parse_json_chunk(&chunk);
+        let mut batch = parse_json_chunk(&chunk);
         let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
+        batch.solve_general();
         format_json(&batch, &outcomes, &mut Vec::new());
     }
 }
@@ -32,6 +34,10 @@ pub fn scene_line(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         if let Ok(s) = scene::parse_line(text) {
             let _ = s.cases();
+            if s.is_general() {
+                let mut engine = planar_hold::Engine::Cpu;
+                let _ = scene::hold_reports(&mut engine, &[s]);
+            }
         }
     }
 }

@@ -245,12 +245,24 @@ pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome], out: &mut Vec<u8>) {
                 RowCase::Planar(i) => {
                     json::write_answer(out, batch.id_json(r), &batch.cases[i], &outcomes[i]);
                 }
-                RowCase::General(i) => general::write_general_answer(
-                    out,
-                    batch.id_json(r),
-                    &batch.general.get(i),
-                    &batch.general_outcomes[i],
-                ),
+                RowCase::General(i) => match batch.general_outcomes.get(i) {
+                    Some(o) => general::write_general_answer(
+                        out,
+                        batch.id_json(r),
+                        &batch.general.get(i),
+                        o,
+                    ),
+                    None => json::write_line(
+                        out,
+                        &json::ErrorLine {
+                            id: batch
+                                .id_json(r)
+                                .and_then(|text| serde_json::from_str(text).ok()),
+                            line: batch.numbers[r],
+                            error: "no answer: the general case was not evaluated",
+                        },
+                    ),
+                },
             },
             Err(error) => {
                 let id = batch
