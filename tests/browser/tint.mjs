@@ -82,5 +82,5 @@ try {
   await close();
   await server.close();
 }
-console.log(`tint: ${files.length - failed} of ${files.length} shaders compile`);
+console.log(`browser tint: ${files.length - failed} passed, ${failed} failed (shaders compiled by Tint)`);
 process.exit(failed ? 1 : 0);
