@@ -155,6 +155,14 @@ try {
   check(reason.length > 0, `and says why: "${reason.slice(0, 100)}…"`);
   await page.screenshot({ path: join(shots, 'page-not-held.png'), fullPage: true });
 
+  // The README's screenshot: a box on one floor corner, leaning on a wall; μ decides.
+  await page.selectOption('#examples', '2');
+  await page.evaluate(() => window.planarHold.idle());
+  await page.waitForTimeout(200);
+  const wall = (await page.textContent('#verdict')).trim();
+  check(wall === 'held', `the box leaning on a wall at μ 0.5 is "${wall}"`);
+  await page.screenshot({ path: join(shots, 'page-wall.png'), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+
   // Rates: the page's batch on the GPU and the CPU engine compiled to wasm, in this run.
   rates = await page.evaluate(() => window.planarHold.bench());
   check(rates.gpu_cases_per_s > 0, `the page's sweep batch ran on the GPU`);

@@ -236,7 +236,7 @@ function handle(kind, [cx, cy], title, move) {
       move(world(ev));
       h.setAttribute('cx', new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm).x);
       h.setAttribute('cy', new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm).y);
-      changed({ sweep: kind !== 'com' });
+      changed({ sweep: false }); // the sweep once the drag ends: one batch, not one a move
     };
     const onUp = () => {
       window.removeEventListener('pointermove', onMove);
@@ -452,7 +452,9 @@ window.planarHold = {
   bench,
   scene: () => structuredClone(state.scene),
   load,
+  /// Resolves once the scene is judged and its sweep painted.
   idle: async () => {
-    while (state.busy) await new Promise((r) => setTimeout(r, 10));
+    const settled = () => !state.busy && !state.sweeping && state.sweep && state.sweep.line === lineOf(state.scene);
+    while (!settled()) await new Promise((r) => setTimeout(r, 10));
   },
 };
