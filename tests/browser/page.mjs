@@ -7,7 +7,7 @@
 // Last, the page's batch rate against the CPU engine, measured in this run.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adapterOf, launch, serve, unavailable } from './browser.mjs';
@@ -175,17 +175,22 @@ try {
 }
 
 if (rates) {
+  // The native CPU engine on the very cases of the page's batch, in this run.
+  const file = join(shots, 'sweep-cases.jsonl');
+  writeFileSync(file, rates.jsonl);
   let native = '';
   try {
-    const out = execFileSync(bin, ['bench', '--backend', 'cpu,cpu1', '--cases', String(rates.cases), '--json'], { encoding: 'utf8' });
+    const out = execFileSync(bin, ['bench', '--input', file, '--backend', 'cpu,cpu1', '--cases', String(rates.cases), '--json'], { encoding: 'utf8' });
     const j = JSON.parse(out.trim().split('\n').pop());
     native = j.results.filter((r) => r.batch === rates.cases)
-      .map((r) => `native ${r.backend} ${(r.cases_per_s / 1e6).toFixed(2)} M/s`).join(', ');
+      .map((r) => `native ${r.backend === 'cpu' ? 'CPU engine, all cores' : 'CPU engine, one thread'} ${(r.cases_per_s / 1e6).toFixed(2)} M/s`).join(', ');
   } catch (e) {
     native = `native bench failed: ${e.message}`;
   }
-  console.log(`rates (${rates.cases} cases a batch; SwiftShader is a proxy for a GPU, not one): ` +
-    `page GPU ${(rates.gpu_cases_per_s / 1e6).toFixed(3)} M/s, page CPU engine (wasm, one thread) ` +
+  const generators = rates.jsonl.split('\n')[0].match(/\]\s*,\s*\[/g)?.length + 1;
+  console.log(`rates (one batch of ${rates.cases} cases, ${generators} generators each, scene ${JSON.parse(rates.scene).id}; ` +
+    'SwiftShader is a software proxy for a GPU, not one): ' +
+    `page on the GPU ${(rates.gpu_cases_per_s / 1e6).toFixed(3)} M/s (best of 3, end to end), page CPU engine (wasm, one thread) ` +
     `${(rates.cpu_wasm_cases_per_s / 1e6).toFixed(3)} M/s; ${native}`);
 }
 console.log(`browser page: ${passed} passed, ${failures.length} failed (screenshots in ${shots})`);

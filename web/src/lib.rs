@@ -242,3 +242,26 @@ pub fn sweep_cases(
     }
     Ok(cases)
 }
+
+/// The sweep's cases as `eval` input, one JSON line each (`{"generators", "need"}`, the float32
+/// values written so that they read back bit for bit): what `planar-hold bench --input` times
+/// natively on the very cases the page's batch answered.
+#[wasm_bindgen]
+pub fn sweep_jsonl(
+    line: String,
+    nx: u32,
+    nmu: u32,
+    x_lo: f64,
+    x_hi: f64,
+    mu_lo: f64,
+    mu_hi: f64,
+) -> Result<String, JsValue> {
+    let scene = parse_line(&line).map_err(js_err)?;
+    let cases = sweep_cases(&scene, nx, nmu, [x_lo, x_hi], [mu_lo, mu_hi])?;
+    let mut out = Vec::new();
+    for c in &cases {
+        let generators: Vec<[f32; 3]> = c.active_generators().map(|(_, g)| g).collect();
+        write_line(&mut out, &json!({"generators": generators, "need": c.need}));
+    }
+    String::from_utf8(out).map_err(js_err)
+}

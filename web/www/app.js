@@ -354,11 +354,14 @@ function heldIntervals() {
   return out;
 }
 
-/// The same batch on the GPU (best of 3) and on the CPU engine in wasm: cases per second.
+/// The same batch on the GPU (best of 3) and on the CPU engine in wasm: cases per second; with
+/// the scene and, for a native comparison on the very same cases, the batch as eval input.
 async function bench() {
   const line = lineOf(state.scene);
   const n = SWEEP_X * SWEEP_MU;
-  const out = { cases: n };
+  const [x0, x1] = sweepRange();
+  const out = { cases: n, scene: line,
+    jsonl: ph.sweep_jsonl(line, SWEEP_X, SWEEP_MU, x0, x1, MU_RANGE[0], MU_RANGE[1]) };
   if (state.gpu) {
     let best = Infinity;
     for (let k = 0; k < 3; k++) best = Math.min(best, (await runSweep(line, false)).ms);
@@ -433,6 +436,7 @@ async function start() {
     }
   });
   $('bench').addEventListener('click', async () => {
+    $('bench-result').textContent = 'timing…';
     const r = await bench();
     $('bench-result').textContent = (r.gpu_cases_per_s ? `GPU ${perSecond(r.gpu_cases_per_s)} (best of 3), ` : '') +
       `CPU engine in wasm (one thread) ${perSecond(r.cpu_wasm_cases_per_s)}, ${r.cases.toLocaleString('en')} cases a batch`;
