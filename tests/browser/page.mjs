@@ -8,6 +8,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adapterOf, launch, serve, unavailable } from './browser.mjs';
@@ -17,7 +18,8 @@ const root = resolve(here, '..', '..');
 const site = join(root, 'target', 'web');
 const shots = join(root, 'target', 'browser');
 const bin = process.env.PLANAR_HOLD_BIN || join(root, 'target', 'release', 'planar-hold');
-const sample = process.env.PLANAR_HOLD_SAMPLE || resolve(root, '..', 'shared', 'cases', 'public_sample.jsonl');
+const shared = process.env.PLANAR_HOLD_SHARED || resolve(root, '..', 'shared');
+const sample = process.env.PLANAR_HOLD_SAMPLE || join(shared, 'cases', 'public_sample.jsonl');
 const examples = join(root, 'docs', 'examples.jsonl');
 
 const failures = [];
@@ -33,7 +35,7 @@ const check = (ok, what) => {
   }
 };
 
-for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 'cargo build --release'], [sample, 'set PLANAR_HOLD_SAMPLE']]) {
+for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 'cargo build --release'], [sample, 'the public sample: ../shared, or set PLANAR_HOLD_SHARED']]) {
   if (!existsSync(path)) {
     console.error(`FAIL: ${path} is missing (${how})`);
     process.exit(1);
@@ -115,7 +117,7 @@ try {
   // The page itself: the first scene (a box on one floor edge, μ 0.5, centre of mass above it).
   await page.selectOption('#examples', '0');
   await page.evaluate(() => window.planarHold.idle());
-  await page.waitForFunction(() => document.querySelector('#rate').dataset.casesPerSecond);
+  await page.waitForFunction(() => document.querySelector('#rate').dataset.casesPerSecond, null, { timeout: 180000 });
   await page.waitForTimeout(200);
   const before = (await page.textContent('#verdict')).trim();
   check(before === 'held', `the box on its floor edge is "${before}"`);
@@ -175,6 +177,7 @@ try {
 }
 
 if (rates) {
+  const rate = (r) => (r >= 1e6 ? `${(r / 1e6).toFixed(2)} M` : `${(r / 1e3).toFixed(1)} k`) + ' cases/s';
   // The native CPU engine on the very cases of the page's batch, in this run.
   const file = join(shots, 'sweep-cases.jsonl');
   writeFileSync(file, rates.jsonl);
@@ -183,15 +186,15 @@ if (rates) {
     const out = execFileSync(bin, ['bench', '--input', file, '--backend', 'cpu,cpu1', '--cases', String(rates.cases), '--json'], { encoding: 'utf8' });
     const j = JSON.parse(out.trim().split('\n').pop());
     native = j.results.filter((r) => r.batch === rates.cases)
-      .map((r) => `native ${r.backend === 'cpu' ? 'CPU engine, all cores' : 'CPU engine, one thread'} ${(r.cases_per_s / 1e6).toFixed(2)} M/s`).join(', ');
+      .map((r) => `native ${r.backend === 'cpu' ? 'CPU engine, all cores' : 'CPU engine, one thread'} ${rate(r.cases_per_s)}`).join(', ');
   } catch (e) {
     native = `native bench failed: ${e.message}`;
   }
   const generators = rates.jsonl.split('\n')[0].match(/\]\s*,\s*\[/g)?.length + 1;
   console.log(`rates (one batch of ${rates.cases} cases, ${generators} generators each, scene ${JSON.parse(rates.scene).id}; ` +
     'SwiftShader is a software proxy for a GPU, not one): ' +
-    `page on the GPU ${(rates.gpu_cases_per_s / 1e6).toFixed(3)} M/s (best of 3, end to end), page CPU engine (wasm, one thread) ` +
-    `${(rates.cpu_wasm_cases_per_s / 1e6).toFixed(3)} M/s; ${native}`);
+    `page on the GPU ${rate(rates.gpu_cases_per_s)} (best of 3, end to end), page CPU engine (wasm, one thread) ` +
+    `${rate(rates.cpu_wasm_cases_per_s)}; ${native} (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`);
 }
 console.log(`browser page: ${passed} passed, ${failures.length} failed (screenshots in ${shots})`);
 process.exit(failures.length ? 1 : 0);
