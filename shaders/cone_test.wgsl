@@ -39,7 +39,9 @@ const EPS: f32 = 1e-5;
 const MARGIN_CAP: f32 = 1000.0;
 const NO_BINDING: u32 = 0xffffffffu;
 const NONE_YET: f32 = 3.0e38;
-const F32_MAX: f32 = 3.40282347e38;
+// f32::MAX exactly, as a hex float: the decimal 3.40282347e38 lies above it (naga rounds it
+// down, Tint refuses it as not representable).
+const F32_MAX: f32 = 0x1.fffffep+127f;
 const THIN: f32 = 0.125;
 
 // 64 fills a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.

@@ -260,3 +260,24 @@ fn translates_to_hlsl_for_dx12() {
         assert!(source.contains(&threads), "{source}");
     }
 }
+
+/// The kernel's float constants are its CPU twin's, bit for bit: `F32_MAX` is `f32::MAX`
+/// (a hex float: Tint refuses the decimal 3.40282347e38, which lies above it, where naga
+/// rounds it down) and `MARGIN_CAP` the crate's.
+#[test]
+fn float_constants_match_the_cpu_twin() {
+    let (module, _) = module();
+    let value = |name: &str| -> f32 {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no constant {name}"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::F32(v)) => v,
+            ref e => panic!("{name} = {e:?}, not an f32 literal"),
+        }
+    };
+    assert_eq!(value("F32_MAX").to_bits(), f32::MAX.to_bits());
+    assert_eq!(value("MARGIN_CAP"), planar_hold::MARGIN_CAP);
+}
