@@ -194,7 +194,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
     let write = |done: Answered| -> Result<Spare, Failure> {
         for (number, error) in &done.refused {
-            eprintln!("planar-hold: {path}:{number}: line {number}: {error}");
+            eprintln!("planar-hold: {path}:{number}: {error}");
         }
         for (number, why) in &done.disagreements {
             eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");

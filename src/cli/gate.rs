@@ -144,7 +144,7 @@ pub fn stream(
         let batch = &done.scenes;
         for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
             if let Err((_, error)) = row {
-                eprintln!("planar-hold: {path}:{line}: line {line}: {error}");
+                eprintln!("planar-hold: {path}:{line}: {error}");
                 refused += 1;
             }
         }

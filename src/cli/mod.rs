@@ -9,6 +9,7 @@ mod eval;
 mod gate;
 mod info;
 mod io;
+mod quiet;
 
 use std::process::ExitCode;
 
@@ -142,6 +143,8 @@ pub fn engine(backend: Backend) -> Result<Engine, Failure> {
 }
 
 pub fn run() -> ExitCode {
+    // Before any thread or adapter exists: see `quiet`.
+    quiet::runtime_dir_for_headless_drivers();
     let cli = Cli::parse();
     // A misspelt or unsupported PLANAR_HOLD_SIMD stops every command before any work.
     let result = planar_hold::cpu::Simd::from_env()
