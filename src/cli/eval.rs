@@ -4,7 +4,7 @@ use std::io::{BufWriter, Read, Write};
 
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
-use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowBatch, RowGroup};
+use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGroup};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::Outcome;
 
@@ -31,13 +31,14 @@ pub struct Args {
 /// Where chunks come from.
 enum Source {
     Json(LineReader<Box<dyn Read + Send>>),
-    Parquet(ParquetCases),
+    /// The chunks left to hand out, by number: each worker decodes its own.
+    Parquet(std::ops::Range<usize>),
 }
 
-/// A chunk as read: lines of text, or Parquet rows as decoded.
+/// A chunk as read: lines of text, or the number of a Parquet chunk to decode.
 enum Chunk {
     Lines(LineChunk, Spare),
-    Rows(RowBatch, Spare),
+    Rows(usize, Spare),
 }
 
 /// The buffers one chunk goes through, recycled from chunk to chunk.
@@ -76,6 +77,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let path = args.cases.as_str();
     let in_format = Format::of(path, args.format);
     let out_format = Format::of(args.output.as_deref().unwrap_or("-"), args.output_format);
+    let mut parquet = None;
     let mut source = match in_format {
         Format::Json => Source::Json(io::line_reader(path, CHUNK_ROWS)?),
         Format::Parquet if path == "-" => {
@@ -84,14 +86,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 exit::IO,
             ))
         }
-        Format::Parquet => Source::Parquet(
-            ParquetCases::new(io::open_file(path)?, CHUNK_ROWS, out_format == Format::Json)
-                .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?,
-        ),
+        Format::Parquet => {
+            // Each chunk is decoded by the worker that then evaluates it, on lanes (decoders)
+            // that run side by side: row groups, or a huge one's pages, in parallel.
+            let workers = rayon::current_num_threads().max(1);
+            let ids_as_json = out_format == Format::Json;
+            let cases = ParquetCases::open_for(path.as_ref(), CHUNK_ROWS, ids_as_json, workers)
+                .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?;
+            let source = Source::Parquet(0..cases.chunks());
+            parquet = Some(cases);
+            source
+        }
     };
-    let id_type = match &source {
-        Source::Json(_) => Some(DataType::Utf8),
-        Source::Parquet(p) => p.id_type(),
+    let id_type = match &parquet {
+        None => Some(DataType::Utf8),
+        Some(p) => p.id_type(),
     };
     let engines = Engines::new(args.backend)?;
     let (output, sink) = Output::create(args.output.as_deref())?;
@@ -103,8 +112,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 .map(|m| m.len()),
             "bytes",
         ),
-        Source::Parquet(p) => Progress::new(Some(p.total_rows()), "rows"),
+        Source::Parquet(_) => Progress::new(parquet.as_ref().map(|p| p.total_rows()), "rows"),
     };
+    let parquet = parquet.as_ref();
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
 
     let read = |mut spare: Spare| -> Option<Result<Chunk, Failure>> {
@@ -113,14 +123,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Ok(chunk) => Ok(Chunk::Lines(chunk?, spare)),
                 Err(e) => Err(read_failure(e.to_string())),
             },
-            Source::Parquet(p) => match p.next_rows()? {
-                Ok(rows) => Ok(Chunk::Rows(rows, spare)),
-                Err(e) => Err(read_failure(e)),
-            },
+            Source::Parquet(chunks) => Ok(Chunk::Rows(chunks.next()?, spare)),
         };
         progress.set(match &source {
             Source::Json(lines) => lines.consumed(),
-            Source::Parquet(p) => p.rows_read(),
+            Source::Parquet(chunks) => (chunks.start * CHUNK_ROWS) as u64,
         });
         Some(chunk)
     };
@@ -143,7 +150,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 spare.lines = lines;
                 spare
             }
-            Chunk::Rows(rows, mut spare) => {
+            Chunk::Rows(k, mut spare) => {
+                let cases = parquet.ok_or_else(|| read_failure("no Parquet input".into()))?;
+                let rows = cases.decode(k).map_err(read_failure)?;
                 rows.cases_into(&mut spare.batch).map_err(read_failure)?;
                 spare
             }
