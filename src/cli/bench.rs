@@ -48,7 +48,7 @@ pub struct Args {
     input: Option<String>,
     /// The input's format (default: from its extension).
     #[arg(long, value_enum, requires = "input")]
-    format: Option<super::io::Format>,
+    format: Option<super::pipeline::Format>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -8,7 +8,7 @@ use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGr
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::Outcome;
 
-use super::io::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
+use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let out_format = Format::of(args.output.as_deref().unwrap_or("-"), args.output_format);
     let mut parquet = None;
     let mut source = match in_format {
-        Format::Json => Source::Json(io::line_reader(path, CHUNK_ROWS)?),
+        Format::Json => Source::Json(pipeline::line_reader(path, CHUNK_ROWS)?),
         Format::Parquet if path == "-" => {
             return Err(Failure::new(
                 "Parquet input must be a file (its footer is read first), not standard input",
@@ -222,7 +222,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_err(|e| output.write_failure(e))?;
         Ok(done.spare)
     };
-    io::stream(Spare::default, read, work, write)?;
+    pipeline::stream(Spare::default, read, work, write)?;
     let mut out = match sink {
         Sink::Json(out) => out,
         Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
@@ -230,5 +230,5 @@ pub fn run(args: Args) -> Result<(), Failure> {
     out.flush().map_err(|e| output.write_failure(e))?;
     drop(out);
     output.commit()?;
-    io::conclude(disagreeing, refused, total)
+    pipeline::conclude(disagreeing, refused, total)
 }

@@ -9,7 +9,7 @@ use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
 use serde_json::Value;
 
 use super::draw::Pictures;
-use super::io::{self, Engines, Output, Progress};
+use super::pipeline::{self, Engines, Output, Progress};
 use super::{BackendArg, Failure};
 
 #[derive(clap::Args)]
@@ -94,7 +94,7 @@ pub fn stream(
     output: Option<&str>,
     mut pictures: Option<Pictures>,
 ) -> Result<(), Failure> {
-    let mut lines = io::line_reader(path, io::GATE_CHUNK_ROWS)?;
+    let mut lines = pipeline::line_reader(path, pipeline::GATE_CHUNK_ROWS)?;
     let engines = Engines::new(backend)?;
     let (output, sink) = Output::create(output)?;
     let size = std::fs::metadata(path).ok().filter(|m| m.is_file());
@@ -167,11 +167,11 @@ pub fn stream(
             .map_err(|e| output.write_failure(e))?;
         Ok(done.spare)
     };
-    io::stream(Spare::default, read, work, write)?;
+    pipeline::stream(Spare::default, read, work, write)?;
     out.flush().map_err(|e| output.write_failure(e))?;
     drop(out);
     output.commit()?;
-    io::conclude(disagreeing, refused, total)
+    pipeline::conclude(disagreeing, refused, total)
 }
 
 /// The chunk's output lines, appended to `text`: a report or `{"id", "line", "error"}`.

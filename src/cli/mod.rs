@@ -1,5 +1,5 @@
-//! Command-line interface: argument parsing here, one module per command, streaming I/O in
-//! `io`.
+//! Command-line interface: argument parsing here, one module per command, the streaming
+//! pipeline of `eval` and `gate` (and where answers go) in `pipeline`.
 
 mod bench;
 mod bench_input;
@@ -8,7 +8,7 @@ mod draw;
 mod eval;
 mod gate;
 mod info;
-mod io;
+mod pipeline;
 mod quiet;
 
 use std::process::ExitCode;
