@@ -424,6 +424,16 @@ fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
     }
 }
 
+/// Writer properties without an offset index (as pyarrow writes by default), pages of at
+/// most `page_rows` rows.
+fn no_offset_index(page_rows: usize) -> WriterProperties {
+    WriterProperties::builder()
+        .set_statistics_enabled(EnabledStatistics::None)
+        .set_offset_index_disabled(true)
+        .set_data_page_row_count_limit(page_rows)
+        .build()
+}
+
 /// The cases, row numbers, errors and ids of a whole file, chunk by chunk.
 type Decoded = Vec<(Vec<u64>, Vec<Result<Vec<u8>, String>>, ArrayRef)>;
 
@@ -483,11 +493,7 @@ fn parquet_chunks_decoded_in_parallel_lanes_equal_one_reader_in_order() {
     let n = 23_456;
     let cases = planar_hold::sample::mixed_cases(21, n);
     let d = dir("lanes");
-    let no_index = WriterProperties::builder()
-        .set_statistics_enabled(EnabledStatistics::None)
-        .set_offset_index_disabled(true)
-        .set_data_page_row_count_limit(700)
-        .build();
+    let no_index = no_offset_index(700);
     let small_pages = WriterProperties::builder()
         .set_data_page_row_count_limit(500)
         .build();
@@ -538,10 +544,7 @@ fn parquet_answers_do_not_depend_on_the_workers() {
     let n = 40_000;
     let cases = planar_hold::sample::mixed_cases(22, n);
     let d = dir("workers");
-    let no_index = WriterProperties::builder()
-        .set_statistics_enabled(EnabledStatistics::None)
-        .set_offset_index_disabled(true)
-        .build();
+    let no_index = no_offset_index(20_000);
     for (name, props) in [("indexed", None), ("no-index", Some(no_index))] {
         let input = d.join(format!("{name}.parquet"));
         write_parquet_groups(&input, &cases, 100, 39_999, n, props);

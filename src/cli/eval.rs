@@ -167,13 +167,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
         if let Some(cpu) = &engines.check {
             let mut checked = vec![Outcome::default(); batch.cases.len()];
             cpu.evaluate_into(&batch.cases, &mut checked)?;
-            let lines = batch.rows.iter().zip(&batch.numbers);
-            let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
-            for ((g, c), number) in outcomes.iter().zip(&checked).zip(numbers) {
-                if let Some(why) = g.disagreement(c) {
-                    disagreements.push((number, why));
-                }
-            }
+            disagreements = pipeline::disagreements(
+                outcomes,
+                &checked,
+                &batch.rows,
+                &batch.numbers,
+                Outcome::disagreement,
+            );
         }
         let encoded = match &encoder {
             None => {
@@ -200,17 +200,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         })
     };
 
-    let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
+    let mut tally = pipeline::Tally::new(path);
     let write = |done: Answered| -> Result<Spare, Failure> {
         for (number, error) in &done.refused {
-            eprintln!("planar-hold: {path}:{number}: {error}");
+            tally.refused(*number, error);
         }
-        for (number, why) in &done.disagreements {
-            eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
-        }
-        refused += done.refused.len();
-        disagreeing += done.disagreements.len();
-        total += done.cases;
+        tally.answered(done.cases, &done.disagreements);
         match (done.encoded, &mut sink) {
             (Encoded::Parquet(group), Sink::Parquet(file)) => file.append(group),
             (Encoded::Json, Sink::Json(out)) => out
@@ -223,12 +218,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Ok(done.spare)
     };
     pipeline::stream(Spare::default, read, work, write)?;
-    let mut out = match sink {
+    let out = match sink {
         Sink::Json(out) => out,
         Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
     };
-    out.flush().map_err(|e| output.write_failure(e))?;
-    drop(out);
-    output.commit()?;
-    pipeline::conclude(disagreeing, refused, total)
+    output.finish(out)?;
+    tally.conclude()
 }

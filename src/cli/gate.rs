@@ -120,13 +120,13 @@ pub fn stream(
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
             let checked = cpu.with(|e| hold_reports(e, good))?;
-            let lines = scenes.rows.iter().zip(&scenes.numbers);
-            let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
-            for ((g, c), number) in reports.iter().zip(&checked).zip(numbers) {
-                if let Some(why) = g.disagreement(c) {
-                    disagreements.push((number, why));
-                }
-            }
+            disagreements = pipeline::disagreements(
+                &reports,
+                &checked,
+                &scenes.rows,
+                &scenes.numbers,
+                HoldReport::disagreement,
+            );
         }
         spare.text.clear();
         format(&scenes, &reports, &mut spare.text);
@@ -138,21 +138,16 @@ pub fn stream(
         })
     };
 
-    let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
+    let mut tally = pipeline::Tally::new(path);
     let mut out = BufWriter::with_capacity(1 << 20, sink);
     let write = |done: Judged| -> Result<Spare, Failure> {
         let batch = &done.scenes;
         for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
             if let Err((_, error)) = row {
-                eprintln!("planar-hold: {path}:{line}: {error}");
-                refused += 1;
+                tally.refused(line, error);
             }
         }
-        for (line, why) in &done.disagreements {
-            eprintln!("planar-hold: GPU and CPU disagree: line {line}: {why}");
-        }
-        disagreeing += done.disagreements.len();
-        total += done.reports.len();
+        tally.answered(done.reports.len(), &done.disagreements);
         if let Some(pictures) = &mut pictures {
             let lines = batch.rows.iter().zip(&batch.numbers);
             for (row, &line) in lines {
@@ -168,10 +163,8 @@ pub fn stream(
         Ok(done.spare)
     };
     pipeline::stream(Spare::default, read, work, write)?;
-    out.flush().map_err(|e| output.write_failure(e))?;
-    drop(out);
-    output.commit()?;
-    pipeline::conclude(disagreeing, refused, total)
+    output.finish(out)?;
+    tally.conclude()
 }
 
 /// The chunk's output lines, appended to `text`: a report or `{"id", "line", "error"}`.
