@@ -434,12 +434,13 @@ fn no_offset_index(page_rows: usize) -> WriterProperties {
         .build()
 }
 
-/// The cases, row numbers, errors and ids of a whole file, chunk by chunk.
-type Decoded = Vec<(Vec<u64>, Vec<Result<Vec<u8>, String>>, ArrayRef)>;
+/// One chunk's row numbers, cases (their bytes) or errors, and ids.
+type Chunk = (Vec<u64>, Vec<Result<Vec<u8>, String>>, ArrayRef);
 
-fn decoded(
-    batch: &planar_hold::io::CaseBatch,
-) -> (Vec<u64>, Vec<Result<Vec<u8>, String>>, ArrayRef) {
+/// The chunks of a whole file, in order.
+type Decoded = Vec<Chunk>;
+
+fn decoded(batch: &planar_hold::io::CaseBatch) -> Chunk {
     let rows = batch
         .rows
         .iter()
