@@ -500,10 +500,14 @@ fn draw_command_reports_bad_lines_and_draws_the_rest() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(5), "{stderr}"); // some lines refused
     assert!(
-        stderr.contains(":2: line 2: invalid input: half_size"),
+        stderr.contains(".jsonl:2: invalid input: half_size"),
         "{stderr}"
     );
-    assert!(stderr.contains(":5: line 5:"), "{stderr}");
+    // serde's position within the line: a column, not "line 1".
+    assert!(
+        stderr.contains(".jsonl:5: invalid input: malformed JSON (parse error): key must be a string at column 2"),
+        "{stderr}"
+    );
     assert!(stderr.contains("2 bad input line(s)"), "{stderr}");
     assert_eq!(
         svgs(&dir),

@@ -16,6 +16,7 @@ use arrow_array::{Array, ArrayRef, Int64Array, ListArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use planar_hold::jsonl::{parse_case, Answer};
 use planar_hold::{Backend, Case, Engine};
 use serde_json::{json, Value};
@@ -158,15 +159,18 @@ fn stdin_to_stdout_in_order_across_chunks_with_bad_lines_in_the_middle() {
     for (number, word) in numbers.iter().zip([
         "expected",
         "unknown field `Need`",
-        "line 1 column",
+        "at column",
         "longer than 1048576",
         "three numbers",
     ]) {
         let line = stderr
             .lines()
-            .find(|l| l.contains(&format!(":{number}: line {number}:")))
+            .find(|l| l.starts_with(&format!("planar-hold: -:{number}: ")))
             .unwrap_or_else(|| panic!("line {number} not named:\n{stderr}"));
         assert!(line.contains(word), "{line:?} lacks {word:?}");
+        // One sentence naming the line once: not again in words, nor serde's "line 1".
+        assert!(!line.contains("at line"), "{line:?}");
+        assert!(!line.contains(&format!("line {number}")), "{line:?}");
     }
     assert!(stderr.contains("5 bad input line(s)"), "{stderr}");
 }
@@ -231,6 +235,18 @@ fn unknown_fields_are_refused_and_bom_accepted_by_the_parser() {
 /// Writes cases to Parquet: `generators` list<list<float32>>, `need`, int64 `id`; row
 /// `null_row` has null generators, row `short_row` a two-number generator.
 fn write_parquet(path: &Path, cases: &[Case], null_row: usize, short_row: usize) {
+    write_parquet_groups(path, cases, null_row, short_row, 20_000, None);
+}
+
+/// [`write_parquet`] with row groups of `group_rows` and the writer's `props`.
+fn write_parquet_groups(
+    path: &Path,
+    cases: &[Case],
+    null_row: usize,
+    short_row: usize,
+    group_rows: usize,
+    props: Option<WriterProperties>,
+) {
     let mut gens = arrow_array::builder::ListBuilder::new(arrow_array::builder::ListBuilder::new(
         arrow_array::builder::Float32Builder::new(),
     ));
@@ -267,10 +283,10 @@ fn write_parquet(path: &Path, cases: &[Case], null_row: usize, short_row: usize)
     );
     let batch = RecordBatch::try_new(Arc::new(schema), columns).unwrap();
     let mut w =
-        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
+        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), props).unwrap();
     // Several row groups, so that batches stream.
-    for start in (0..batch.num_rows()).step_by(20_000) {
-        w.write(&batch.slice(start, 20_000.min(batch.num_rows() - start)))
+    for start in (0..batch.num_rows()).step_by(group_rows) {
+        w.write(&batch.slice(start, group_rows.min(batch.num_rows() - start)))
             .unwrap();
         w.flush().unwrap();
     }
@@ -313,12 +329,12 @@ fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(5), "{stderr}");
         assert!(
-            stderr.contains(&format!("line {}: generators is null", null_row + 1)),
+            stderr.contains(&format!(":{}: generators is null", null_row + 1)),
             "{stderr}"
         );
         assert!(
             stderr.contains(&format!(
-                "line {}: generator 0 must be three numbers, got 2",
+                ":{}: generator 0 must be three numbers, got 2",
                 short_row + 1
             )),
             "{stderr}"
@@ -405,6 +421,174 @@ fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
             assert_eq!(floats(certificate, i), want["certificate"], "row {i}");
         }
         assert_eq!(binding.is_null(i), want["binding"].is_null());
+    }
+}
+
+/// Writer properties without an offset index (as pyarrow writes by default), pages of at
+/// most `page_rows` rows.
+fn no_offset_index(page_rows: usize) -> WriterProperties {
+    WriterProperties::builder()
+        .set_statistics_enabled(EnabledStatistics::None)
+        .set_offset_index_disabled(true)
+        .set_data_page_row_count_limit(page_rows)
+        .build()
+}
+
+/// One chunk's row numbers, cases (their bytes) or errors, and ids.
+type Chunk = (Vec<u64>, Vec<Result<Vec<u8>, String>>, ArrayRef);
+
+/// The chunks of a whole file, in order.
+type Decoded = Vec<Chunk>;
+
+fn decoded(batch: &planar_hold::io::CaseBatch) -> Chunk {
+    let rows = batch
+        .rows
+        .iter()
+        .map(|r| match r {
+            Ok(i) => Ok(bytemuck::bytes_of(&batch.cases[*i as usize]).to_vec()),
+            Err(e) => Err(e.clone()),
+        })
+        .collect();
+    let planar_hold::io::Ids::Arrow(ids) = &batch.ids else {
+        panic!("ids passed through as Arrow")
+    };
+    (batch.numbers.clone(), rows, ids.clone())
+}
+
+/// Every chunk decoded by `lanes` decoders on as many threads (each thread taking another
+/// lane's chunks than its index, and in a staggered order, so that they wait for each other).
+fn decode_in_lanes(path: &Path, chunk: usize, lanes: usize) -> Decoded {
+    use planar_hold::io::parquet::ParquetCases;
+    let cases = ParquetCases::open(path, chunk, false, lanes).unwrap();
+    let count = cases.chunks();
+    let slots: Vec<std::sync::Mutex<Option<_>>> = (0..count).map(|_| Default::default()).collect();
+    std::thread::scope(|s| {
+        for t in 0..lanes {
+            let (cases, slots) = (&cases, &slots);
+            s.spawn(move || {
+                for k in ((t + 1) % lanes..count).step_by(lanes) {
+                    if k % 3 == 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    let rows = cases.decode(k).unwrap();
+                    let mut batch = planar_hold::io::CaseBatch::default();
+                    rows.cases_into(&mut batch).unwrap();
+                    *slots[k].lock().unwrap() = Some(decoded(&batch));
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap().unwrap())
+        .collect()
+}
+
+/// Parquet decoded on several lanes at once gives each chunk exactly as one decoder reading
+/// the file in order does: row groups smaller than a chunk, straddling chunks, one huge
+/// row group, with and without an offset index (without one a lane reads the pages it
+/// skips), bad rows included.
+#[test]
+fn parquet_chunks_decoded_in_parallel_lanes_equal_one_reader_in_order() {
+    use planar_hold::io::parquet::ParquetCases;
+    let n = 23_456;
+    let cases = planar_hold::sample::mixed_cases(21, n);
+    let d = dir("lanes");
+    let no_index = no_offset_index(700);
+    let small_pages = WriterProperties::builder()
+        .set_data_page_row_count_limit(500)
+        .build();
+    for (name, group_rows, props) in [
+        ("small-groups", 1_000, None),
+        ("small-groups-no-index", 1_000, Some(no_index.clone())),
+        ("straddling", 7_000, Some(small_pages.clone())),
+        ("one-group", n, Some(small_pages)),
+        ("one-group-no-index", n, Some(no_index)),
+    ] {
+        let path = d.join(format!("{name}.parquet"));
+        write_parquet_groups(&path, &cases, 4_321, 11_111, group_rows, props);
+        let chunk = 2_048;
+        let mut one = ParquetCases::new(std::fs::File::open(&path).unwrap(), chunk, false).unwrap();
+        let mut want = Vec::new();
+        while let Some(batch) = one.next_batch() {
+            want.push(decoded(&batch.unwrap()));
+        }
+        assert_eq!(want.len(), n.div_ceil(chunk), "{name}");
+        assert_eq!(want.iter().map(|w| w.0.len()).sum::<usize>(), n, "{name}");
+        assert_eq!(want[2].0[0], 2 * chunk as u64 + 1, "{name}: row numbers");
+        // The lanes worth having for 6 workers: one each where skipping is free (an offset
+        // index, or row groups within a chunk), else one per three workers.
+        let lanes = ParquetCases::open_for(&path, chunk, false, 6)
+            .unwrap()
+            .lanes();
+        assert_eq!(
+            lanes,
+            if name == "one-group-no-index" { 2 } else { 6 },
+            "{name}"
+        );
+        for lanes in [2, 3, 5] {
+            let got = decode_in_lanes(&path, chunk, lanes);
+            assert_eq!(got.len(), want.len(), "{name}, {lanes} lanes");
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.0, w.0, "{name}, {lanes} lanes, chunk {k}: row numbers");
+                assert_eq!(g.1, w.1, "{name}, {lanes} lanes, chunk {k}: cases");
+                assert_eq!(&g.2, &w.2, "{name}, {lanes} lanes, chunk {k}: ids");
+            }
+        }
+    }
+}
+
+/// `eval` from one Parquet file of one row group gives the same bytes whatever the number
+/// of workers (each a decoding lane): JSON answers byte for byte, Parquet answers row for row.
+#[test]
+fn parquet_answers_do_not_depend_on_the_workers() {
+    let n = 40_000;
+    let cases = planar_hold::sample::mixed_cases(22, n);
+    let d = dir("workers");
+    let no_index = no_offset_index(20_000);
+    for (name, props) in [("indexed", None), ("no-index", Some(no_index))] {
+        let input = d.join(format!("{name}.parquet"));
+        write_parquet_groups(&input, &cases, 100, 39_999, n, props);
+        same_answers_whatever_the_workers(&input, n);
+    }
+}
+
+/// `eval`'s answers to `input` (`n` rows) on 1 to 7 workers: the same bytes.
+fn same_answers_whatever_the_workers(input: &Path, n: usize) {
+    let d = input.parent().unwrap();
+    let name = input.file_stem().unwrap().to_str().unwrap();
+    let answers = |threads: &str, ext: &str| {
+        let output = d.join(format!("{name}-answers-{threads}.{ext}"));
+        let mut c = cli(&[
+            "eval",
+            input.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        c.env("RAYON_NUM_THREADS", threads);
+        let out = run(c, None);
+        assert_eq!(
+            out.status.code(),
+            Some(5),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        output
+    };
+    let one = std::fs::read(answers("1", "jsonl")).unwrap();
+    assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), n);
+    for threads in ["2", "4", "7"] {
+        assert!(
+            one == std::fs::read(answers(threads, "jsonl")).unwrap(),
+            "{threads} workers"
+        );
+        assert_eq!(
+            read_parquet(&answers("1", "parquet")),
+            read_parquet(&answers(threads, "parquet")),
+            "{threads} workers"
+        );
     }
 }
 

@@ -48,7 +48,7 @@ pub struct Args {
     input: Option<String>,
     /// The input's format (default: from its extension).
     #[arg(long, value_enum, requires = "input")]
-    format: Option<super::io::Format>,
+    format: Option<super::pipeline::Format>,
     /// Time the general engine instead (d = 3 and 6, K = 16 … 256), on the CPU; `--cases`
     /// scales the number of cases per row (1,000,000 by default: about a second a row).
     #[arg(long, conflicts_with = "input")]

@@ -11,7 +11,7 @@ use planar_hold::io::{format_json, parse_json_chunk, parse_json_chunk_into, Case
 use planar_hold::{Backend, Case, Engine};
 use serde::Serialize;
 
-use super::io::{self, Format, CHUNK_BYTES, CHUNK_ROWS};
+use super::pipeline::{self, Format, CHUNK_BYTES, CHUNK_ROWS};
 use super::{exit, Failure};
 
 /// Rows timed for the format's own rates (best of three runs): enough for a stable rate,
@@ -62,7 +62,7 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
     let (mut sample_lines, mut sampled) = (Vec::new(), 0);
     match format {
         Format::Json => {
-            let mut lines = LineReader::new(io::open_input(path)?, CHUNK_ROWS, CHUNK_BYTES);
+            let mut lines = LineReader::new(pipeline::open_input(path)?, CHUNK_ROWS, CHUNK_BYTES);
             while loaded < limit {
                 let Some(chunk) = lines
                     .next_chunk()
@@ -80,8 +80,8 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
             }
         }
         Format::Parquet => {
-            let mut reader =
-                ParquetCases::new(io::open_file(path)?, CHUNK_ROWS, false).map_err(read_failure)?;
+            let mut reader = ParquetCases::new(pipeline::open_file(path)?, CHUNK_ROWS, false)
+                .map_err(read_failure)?;
             while loaded < limit {
                 let Some(batch) = reader.next_batch() else {
                     break;
@@ -225,7 +225,8 @@ fn json_floats_rate(sample: &[Case]) -> Result<f64, Failure> {
 fn parquet_decode_rate(path: &str, cases: bool) -> Result<f64, Failure> {
     let failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let start = Instant::now();
-    let mut reader = ParquetCases::new(io::open_file(path)?, CHUNK_ROWS, false).map_err(failure)?;
+    let mut reader =
+        ParquetCases::new(pipeline::open_file(path)?, CHUNK_ROWS, false).map_err(failure)?;
     let (mut batch, mut n) = (CaseBatch::default(), 0);
     while n < FORMAT_SAMPLE {
         let Some(rows) = reader.next_rows() else {

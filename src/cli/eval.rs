@@ -4,11 +4,11 @@ use std::io::{BufWriter, Read, Write};
 
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
-use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowBatch, RowGroup};
+use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGroup};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch, RowCase};
 use planar_hold::Outcome;
 
-use super::io::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
+use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
@@ -31,13 +31,14 @@ pub struct Args {
 /// Where chunks come from.
 enum Source {
     Json(LineReader<Box<dyn Read + Send>>),
-    Parquet(ParquetCases),
+    /// The chunks left to hand out, by number: each worker decodes its own.
+    Parquet(std::ops::Range<usize>),
 }
 
-/// A chunk as read: lines of text, or Parquet rows as decoded.
+/// A chunk as read: lines of text, or the number of a Parquet chunk to decode.
 enum Chunk {
     Lines(LineChunk, Spare),
-    Rows(RowBatch, Spare),
+    Rows(usize, Spare),
 }
 
 /// The buffers one chunk goes through, recycled from chunk to chunk.
@@ -76,22 +77,30 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let path = args.cases.as_str();
     let in_format = Format::of(path, args.format);
     let out_format = Format::of(args.output.as_deref().unwrap_or("-"), args.output_format);
+    let mut parquet = None;
     let mut source = match in_format {
-        Format::Json => Source::Json(io::line_reader(path, CHUNK_ROWS)?),
+        Format::Json => Source::Json(pipeline::line_reader(path, CHUNK_ROWS)?),
         Format::Parquet if path == "-" => {
             return Err(Failure::new(
                 "Parquet input must be a file (its footer is read first), not standard input",
                 exit::IO,
             ))
         }
-        Format::Parquet => Source::Parquet(
-            ParquetCases::new(io::open_file(path)?, CHUNK_ROWS, out_format == Format::Json)
-                .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?,
-        ),
+        Format::Parquet => {
+            // Each chunk is decoded by the worker that then evaluates it, on lanes (decoders)
+            // that run side by side: row groups, or a huge one's pages, in parallel.
+            let workers = rayon::current_num_threads().max(1);
+            let ids_as_json = out_format == Format::Json;
+            let cases = ParquetCases::open_for(path.as_ref(), CHUNK_ROWS, ids_as_json, workers)
+                .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?;
+            let source = Source::Parquet(0..cases.chunks());
+            parquet = Some(cases);
+            source
+        }
     };
-    let id_type = match &source {
-        Source::Json(_) => Some(DataType::Utf8),
-        Source::Parquet(p) => p.id_type(),
+    let id_type = match &parquet {
+        None => Some(DataType::Utf8),
+        Some(p) => p.id_type(),
     };
     let engines = Engines::new(args.backend)?;
     let (output, sink) = Output::create(args.output.as_deref())?;
@@ -103,8 +112,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 .map(|m| m.len()),
             "bytes",
         ),
-        Source::Parquet(p) => Progress::new(Some(p.total_rows()), "rows"),
+        Source::Parquet(_) => Progress::new(parquet.as_ref().map(|p| p.total_rows()), "rows"),
     };
+    let parquet = parquet.as_ref();
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
 
     let read = |mut spare: Spare| -> Option<Result<Chunk, Failure>> {
@@ -113,14 +123,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Ok(chunk) => Ok(Chunk::Lines(chunk?, spare)),
                 Err(e) => Err(read_failure(e.to_string())),
             },
-            Source::Parquet(p) => match p.next_rows()? {
-                Ok(rows) => Ok(Chunk::Rows(rows, spare)),
-                Err(e) => Err(read_failure(e)),
-            },
+            Source::Parquet(chunks) => Ok(Chunk::Rows(chunks.next()?, spare)),
         };
         progress.set(match &source {
             Source::Json(lines) => lines.consumed(),
-            Source::Parquet(p) => p.rows_read(),
+            Source::Parquet(chunks) => (chunks.start * CHUNK_ROWS) as u64,
         });
         Some(chunk)
     };
@@ -143,7 +150,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 spare.lines = lines;
                 spare
             }
-            Chunk::Rows(rows, mut spare) => {
+            Chunk::Rows(k, mut spare) => {
+                let cases = parquet.ok_or_else(|| read_failure("no Parquet input".into()))?;
+                let rows = cases.decode(k).map_err(read_failure)?;
                 rows.cases_into(&mut spare.batch).map_err(read_failure)?;
                 spare
             }
@@ -159,16 +168,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         if let Some(cpu) = &engines.check {
             let mut checked = vec![Outcome::default(); batch.cases.len()];
             cpu.evaluate_into(&batch.cases, &mut checked)?;
-            let lines = batch.rows.iter().zip(&batch.numbers);
             let planar = |r: &Result<u32, String>| {
                 matches!(r.as_ref().map(|&i| RowCase::of(i)), Ok(RowCase::Planar(_)))
             };
-            let numbers = lines.filter_map(|(r, n)| planar(r).then_some(*n));
-            for ((g, c), number) in outcomes.iter().zip(&checked).zip(numbers) {
-                if let Some(why) = g.disagreement(c) {
-                    disagreements.push((number, why));
-                }
-            }
+            let lines = batch.rows.iter().zip(&batch.numbers);
+            disagreements = pipeline::disagreements(
+                outcomes,
+                &checked,
+                lines.filter_map(|(r, &n)| planar(r).then_some(n)),
+                Outcome::disagreement,
+            );
         }
         let encoded = match &encoder {
             None => {
@@ -195,17 +204,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         })
     };
 
-    let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
+    let mut tally = pipeline::Tally::new(path);
     let write = |done: Answered| -> Result<Spare, Failure> {
         for (number, error) in &done.refused {
-            eprintln!("planar-hold: {path}:{number}: line {number}: {error}");
+            tally.refused(*number, error);
         }
-        for (number, why) in &done.disagreements {
-            eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
-        }
-        refused += done.refused.len();
-        disagreeing += done.disagreements.len();
-        total += done.cases;
+        tally.answered(done.cases, &done.disagreements);
         match (done.encoded, &mut sink) {
             (Encoded::Parquet(group), Sink::Parquet(file)) => file.append(group),
             (Encoded::Json, Sink::Json(out)) => out
@@ -217,13 +221,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_err(|e| output.write_failure(e))?;
         Ok(done.spare)
     };
-    io::stream(Spare::default, read, work, write)?;
-    let mut out = match sink {
+    pipeline::stream(Spare::default, read, work, write)?;
+    let out = match sink {
         Sink::Json(out) => out,
         Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
     };
-    out.flush().map_err(|e| output.write_failure(e))?;
-    drop(out);
-    output.commit()?;
-    io::conclude(disagreeing, refused, total)
+    output.finish(out)?;
+    tally.conclude()
 }

@@ -9,7 +9,7 @@ use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
 use serde_json::Value;
 
 use super::draw::Pictures;
-use super::io::{self, Engines, Output, Progress};
+use super::pipeline::{self, Engines, Output, Progress};
 use super::{BackendArg, Failure};
 
 #[derive(clap::Args)]
@@ -94,7 +94,7 @@ pub fn stream(
     output: Option<&str>,
     mut pictures: Option<Pictures>,
 ) -> Result<(), Failure> {
-    let mut lines = io::line_reader(path, io::GATE_CHUNK_ROWS)?;
+    let mut lines = pipeline::line_reader(path, pipeline::GATE_CHUNK_ROWS)?;
     let engines = Engines::new(backend)?;
     let (output, sink) = Output::create(output)?;
     let size = std::fs::metadata(path).ok().filter(|m| m.is_file());
@@ -121,12 +121,12 @@ pub fn stream(
         if let Some(cpu) = &engines.check {
             let checked = cpu.with(|e| hold_reports(e, good))?;
             let lines = scenes.rows.iter().zip(&scenes.numbers);
-            let numbers = lines.filter_map(|(r, n)| r.is_ok().then_some(*n));
-            for ((g, c), number) in reports.iter().zip(&checked).zip(numbers) {
-                if let Some(why) = g.disagreement(c) {
-                    disagreements.push((number, why));
-                }
-            }
+            disagreements = pipeline::disagreements(
+                &reports,
+                &checked,
+                lines.filter_map(|(r, &n)| r.is_ok().then_some(n)),
+                HoldReport::disagreement,
+            );
         }
         spare.text.clear();
         format(&scenes, &reports, &mut spare.text);
@@ -138,21 +138,16 @@ pub fn stream(
         })
     };
 
-    let (mut refused, mut disagreeing, mut total) = (0, 0, 0);
+    let mut tally = pipeline::Tally::new(path);
     let mut out = BufWriter::with_capacity(1 << 20, sink);
     let write = |done: Judged| -> Result<Spare, Failure> {
         let batch = &done.scenes;
         for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
             if let Err((_, error)) = row {
-                eprintln!("planar-hold: {path}:{line}: line {line}: {error}");
-                refused += 1;
+                tally.refused(line, error);
             }
         }
-        for (line, why) in &done.disagreements {
-            eprintln!("planar-hold: GPU and CPU disagree: line {line}: {why}");
-        }
-        disagreeing += done.disagreements.len();
-        total += done.reports.len();
+        tally.answered(done.reports.len(), &done.disagreements);
         if let Some(pictures) = &mut pictures {
             let lines = batch.rows.iter().zip(&batch.numbers);
             for (row, &line) in lines {
@@ -167,11 +162,9 @@ pub fn stream(
             .map_err(|e| output.write_failure(e))?;
         Ok(done.spare)
     };
-    io::stream(Spare::default, read, work, write)?;
-    out.flush().map_err(|e| output.write_failure(e))?;
-    drop(out);
-    output.commit()?;
-    io::conclude(disagreeing, refused, total)
+    pipeline::stream(Spare::default, read, work, write)?;
+    output.finish(out)?;
+    tally.conclude()
 }
 
 /// The chunk's output lines, appended to `text`: a report or `{"id", "line", "error"}`.

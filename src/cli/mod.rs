@@ -1,5 +1,5 @@
-//! Command-line interface: argument parsing here, one module per command, streaming I/O in
-//! `io`.
+//! Command-line interface: argument parsing here, one module per command, the streaming
+//! pipeline of `eval` and `gate` (and where answers go) in `pipeline`.
 
 mod bench;
 mod bench_general;
@@ -9,7 +9,8 @@ mod draw;
 mod eval;
 mod gate;
 mod info;
-mod io;
+mod pipeline;
+mod quiet;
 
 use std::process::ExitCode;
 
@@ -143,6 +144,8 @@ pub fn engine(backend: Backend) -> Result<Engine, Failure> {
 }
 
 pub fn run() -> ExitCode {
+    // Before any thread or adapter exists: see `quiet`.
+    quiet::runtime_dir_for_headless_drivers();
     let cli = Cli::parse();
     // A misspelt or unsupported PLANAR_HOLD_SIMD stops every command before any work.
     let result = planar_hold::cpu::Simd::from_env()

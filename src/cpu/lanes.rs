@@ -25,7 +25,7 @@ use std::array::from_fn;
 #[cfg(target_arch = "x86_64")]
 use super::simd::{Avx2, Avx512};
 use super::simd::{Lanes, Portable, Simd};
-use super::{conclude, Found, Prescaled, EPS, NONE_YET, THIN};
+use super::{conclude, cross, diff_of_products, dot, Found, Prescaled, EPS, NONE_YET, THIN};
 use crate::tables::{
     witness_subsets, APEX, FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR,
     FIRST_PERPENDICULAR, FIRST_TRIPLE, PAIR_COUNT,
@@ -123,50 +123,13 @@ fn slice<S: Lanes>(cases: &[Case], out: &mut [Outcome]) {
 /// Three components, each over the lanes.
 type V3s<S> = [S; 3];
 
-#[inline(always)]
-fn dot<S: Lanes>(a: &V3s<S>, b: &V3s<S>) -> S {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-#[inline(always)]
-fn cross<S: Lanes>(a: &V3s<S>, b: &V3s<S>) -> V3s<S> {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// Veltkamp's split of the reference (`split`), per lane: `x = hi + lo` exactly.
-#[inline(always)]
-fn split<S: Lanes>(x: S) -> (S, S) {
-    let t = S::splat(4097.0) * x;
-    let hi = t - (t - x);
-    (hi, x - hi)
-}
-
-/// The rounding error of the product `p = x·y`, exactly (Dekker), per lane.
-#[inline(always)]
-fn product_error<S: Lanes>(x: S, y: S, p: S) -> S {
-    let ((xh, xl), (yh, yl)) = (split(x), split(y));
-    xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
-}
-
-/// `diff_of_products` of the reference, per lane: `a·b − c·d` from Dekker's exact product
-/// errors, in plain float32 operations.
-#[inline(always)]
-fn diff_of_products<S: Lanes>(a: S, b: S, c: S, d: S) -> S {
-    let (p, q) = (a * b, c * d);
-    (p - q) + (product_error(a, b, p) - product_error(c, d, q))
-}
-
 /// `pair_cross` of the reference, per lane: the accurate product only where some lane's
 /// pair is thin, taken on those lanes alone.
 #[inline(always)]
 fn pair_cross<S: Lanes>(a: &V3s<S>, b: &V3s<S>, a_len: S, b_len: S) -> V3s<S> {
-    let c = cross(a, b);
+    let c = cross(*a, *b);
     let bound = S::splat(THIN) * a_len * b_len;
-    let thin = dot(&c, &c).lt(bound * bound);
+    let thin = dot(c, c).lt(bound * bound);
     if !S::any(thin) {
         return c;
     }
@@ -298,7 +261,7 @@ impl<S: Lanes> Kernel<S> {
             }
         }
         let r: V3s<S> = from_fn(|a| sum[a] - self.need[a]);
-        let within = dot(&r, &r).le(self.tolerance2);
+        let within = dot(r, r).le(self.tolerance2);
         (clamped, r, within)
     }
 
@@ -327,9 +290,9 @@ impl<S: Lanes> Kernel<S> {
             // `solve` of the reference for a triple: Cramer with the shared cross products.
             let (i, j, k) = (index[0], index[1], index[2 % N]);
             let step = [
-                dot(&self.c[pair(j, k)], &r) / det,
-                -dot(&self.c[pair(i, k)], &r) / det,
-                dot(&self.c[pair(i, j)], &r) / det,
+                dot(self.c[pair(j, k)], r) / det,
+                -dot(self.c[pair(i, k)], r) / det,
+                dot(self.c[pair(i, j)], r) / det,
             ];
             let refined: [S; N] = from_fn(|k| chosen[k] - step[k]);
             let ok = self.signs(retry, &index, &refined);
@@ -395,7 +358,7 @@ impl<S: Lanes> Kernel<S> {
             }
         }
         let need = self.need;
-        let need_len = dot(&need, &need).sqrt();
+        let need_len = dot(need, need).sqrt();
         self.need_len = need_len;
         self.threshold = S::splat(-EPS) * need_len;
         let tolerance = S::splat(EPS) * need_len;
@@ -403,12 +366,12 @@ impl<S: Lanes> Kernel<S> {
 
         for i in 0..n {
             let wi = self.w[i];
-            let len = dot(&wi, &wi).sqrt();
+            let len = dot(wi, wi).sqrt();
             self.len[i] = len;
             self.inv_len[i] = S::select(len.gt(zero), S::splat(1.0) / len, zero);
             self.eps_len[i] = S::splat(EPS) * len;
-            self.need_dot[i] = dot(&need, &wi);
-            self.need_cross[i] = cross(&need, &wi);
+            self.need_dot[i] = dot(need, wi);
+            self.need_cross[i] = cross(need, wi);
             self.dir_lo[i] = len;
             self.dir_hi[i] = len;
             self.axis_lo[i] = [zero; 3];
@@ -452,14 +415,14 @@ impl<S: Lanes> Kernel<S> {
                 let wj = self.w[j];
                 let inv_j = self.inv_len[j];
                 let cp = pair_cross(&wi, &wj, self.len[i], self.len[j]);
-                let cl2 = dot(&cp, &cp);
+                let cl2 = dot(cp, cp);
                 let cl = cl2.sqrt();
                 self.c[p] = cp;
                 self.c_len[p] = cl;
-                self.c_need[p] = dot(&cp, &need);
+                self.c_need[p] = dot(cp, need);
                 self.plane_lo[p] = zero;
                 self.plane_hi[p] = zero;
-                let g = dot(&wi, &wj);
+                let g = dot(wi, wj);
                 let (gj, gi) = (g * inv_j, g * inv_i);
                 dir_lo_i = dir_lo_i.min(gj);
                 dir_hi_i = dir_hi_i.max(gj);
@@ -475,8 +438,8 @@ impl<S: Lanes> Kernel<S> {
                 if !search.done() {
                     let valid = cl.gt(self.eps_len[i] * self.len[j]);
                     let weight = [
-                        dot(&self.need_cross[j], &cp) / cl2,
-                        -dot(&self.need_cross[i], &cp) / cl2,
+                        dot(self.need_cross[j], cp) / cl2,
+                        -dot(self.need_cross[i], cp) / cl2,
                     ];
                     self.offer(&mut search, FIRST_PAIR + p, [i, j], weight, valid, cl2);
                 }
@@ -501,7 +464,7 @@ impl<S: Lanes> Kernel<S> {
                 for k in j + 1..n {
                     let (pik, pjk) = (pair(i, k), pair(j, k));
                     debug_assert_eq!(witness_subsets()[t], [i, j, k, 3].map(|x| x as u32));
-                    let d = dot(&cij, &self.w[k]);
+                    let d = dot(cij, self.w[k]);
                     let (dk, dj, di) = (d * self.inv_len[k], (-d) * inv_j, d * inv_i);
                     lo_ij = lo_ij.min(dk);
                     hi_ij = hi_ij.max(dk);
@@ -647,11 +610,11 @@ impl<S: Lanes> Kernel<S> {
             let w2 = len * len;
             let t = S::select(positive, self.need_dot[i] / w2, zero);
             let y0: V3s<S> = from_fn(|a| t * wi[a] - self.need[a]);
-            let s = S::select(positive, dot(&y0, &wi) / w2, zero);
+            let s = S::select(positive, dot(y0, wi) / w2, zero);
             let y: V3s<S> = from_fn(|a| y0[a] - s * wi[a]);
-            let yl = dot(&y, &y).sqrt();
+            let yl = dot(y, y).sqrt();
             let valid = positive & yl.gt(eps * self.need_len);
-            let y_need = dot(&y, &self.need) / yl;
+            let y_need = dot(y, self.need) / yl;
             // Only lanes this candidate could improve need its support test, and that
             // test ends once no lane still passes: the same answers, less work.
             let mut supports = valid & y_need.lt(best_dot);
@@ -660,7 +623,7 @@ impl<S: Lanes> Kernel<S> {
                 if !S::any(supports) {
                     break;
                 }
-                supports = supports & dot(&y, &self.w[k]).ge(neg_eps_yl * self.len[k]);
+                supports = supports & dot(y, self.w[k]).ge(neg_eps_yl * self.len[k]);
             }
             consider(supports, y_need, FIRST_PERPENDICULAR + i, &mut best_dot);
         }
@@ -669,12 +632,12 @@ impl<S: Lanes> Kernel<S> {
             let eps_len = self.eps_len[i];
             for a in 0..3 {
                 let u = cross_axis(&self.w[i], a);
-                let ul = dot(&u, &u).sqrt();
+                let ul = dot(u, u).sqrt();
                 let valid = ul.gt(eps_len);
                 let plus = valid & self.axis_hi[i][a].le(eps * ul);
                 let minus = valid & self.axis_lo[i][a].ge(neg_eps * ul);
                 if S::any(plus | minus) {
-                    let q = dot(&u, &self.need) / ul;
+                    let q = dot(u, self.need) / ul;
                     let index = FIRST_GENERATOR_PLANE + 6 * i + 2 * a;
                     consider(plus, q, index, &mut best_dot);
                     consider(minus, -q, index + 1, &mut best_dot);

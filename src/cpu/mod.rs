@@ -15,6 +15,8 @@ mod lanes;
 mod simd;
 
 pub use lanes::{cone_test_slice, cone_test_slice_with};
+use std::ops::{Add, Mul, Sub};
+
 use rayon::prelude::*;
 pub use simd::{Simd, SIMD_ENV};
 
@@ -34,14 +36,38 @@ pub const EPS: f32 = 1e-5;
 
 type V3 = [f32; 3];
 
+/// The float32 arithmetic of the helpers below, which the reference (one `f32`) and the
+/// fast path (one value per SIMD lane) share: the same operations in the same order, so the
+/// same bits.
+pub(crate) trait Real:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self>
+{
+    fn splat(x: f32) -> Self;
+}
+
+impl Real for f32 {
+    #[inline(always)]
+    fn splat(x: f32) -> f32 {
+        x
+    }
+}
+
+impl<S: simd::Lanes> Real for S {
+    #[inline(always)]
+    fn splat(x: f32) -> S {
+        <S as simd::Lanes>::splat(x)
+    }
+}
+
 /// Elementwise dot product, the fixed order of SPEC §7 (`dot3` in the shader).
 #[inline(always)]
-fn dot3(a: V3, b: V3) -> f32 {
+fn dot<R: Real>(a: [R; 3], b: [R; 3]) -> R {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+/// `a × b` (`cross3` in the shader).
 #[inline(always)]
-fn cross3(a: V3, b: V3) -> V3 {
+fn cross<R: Real>(a: [R; 3], b: [R; 3]) -> [R; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -56,8 +82,8 @@ const THIN: f32 = 0.125;
 /// Veltkamp's split: `a = hi + lo` exactly, each half with at most 12 significant bits, so
 /// that a product of halves is exact in float32 (prescaled operands cannot overflow).
 #[inline(always)]
-fn split(a: f32) -> (f32, f32) {
-    let t = 4097.0 * a;
+fn split<R: Real>(a: R) -> (R, R) {
+    let t = R::splat(4097.0) * a;
     let hi = t - (t - a);
     (hi, a - hi)
 }
@@ -65,7 +91,7 @@ fn split(a: f32) -> (f32, f32) {
 /// The rounding error of `p = x·y`, exactly: Dekker's two-product (`product_error` in the
 /// shader).
 #[inline(always)]
-fn product_error(x: f32, y: f32, p: f32) -> f32 {
+fn product_error<R: Real>(x: R, y: R, p: R) -> R {
     let ((xh, xl), (yh, yl)) = (split(x), split(y));
     xl * yl - (((p - xh * yh) - xl * yh) - xh * yl)
 }
@@ -76,7 +102,7 @@ fn product_error(x: f32, y: f32, p: f32) -> f32 {
 /// path (`diff_of_products` in the shader). Rust never contracts `a*b + c` into an fma, so
 /// the products need none of the shader's `unfused` guard.
 #[inline(always)]
-fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
+fn diff_of_products<R: Real>(a: R, b: R, c: R, d: R) -> R {
     let (p, q) = (a * b, c * d);
     (p - q) + (product_error(a, b, p) - product_error(c, d, q))
 }
@@ -87,9 +113,9 @@ fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
 /// (`pair_cross` in the shader.)
 #[inline(always)]
 fn pair_cross(a: V3, b: V3, a_len: f32, b_len: f32) -> V3 {
-    let c = cross3(a, b);
+    let c = cross(a, b);
     let bound = THIN * a_len * b_len;
-    if dot3(c, c) < bound * bound {
+    if dot(c, c) < bound * bound {
         [
             diff_of_products(a[1], b[2], a[2], b[1]),
             diff_of_products(a[2], b[0], a[0], b[2]),
@@ -252,19 +278,19 @@ fn solve(
 ) -> [f32; 3] {
     let (i, j, k) = (s[0] as usize, s[1] as usize, s[2] as usize);
     if s[3] == 1 {
-        [dot3(rhs, w[i]) / det, 0.0, 0.0]
+        [dot(rhs, w[i]) / det, 0.0, 0.0]
     } else if s[3] == 2 {
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
         [
-            dot3(cross3(rhs, w[j]), cp) / det,
-            -dot3(cross3(rhs, w[i]), cp) / det,
+            dot(cross(rhs, w[j]), cp) / det,
+            -dot(cross(rhs, w[i]), cp) / det,
             0.0,
         ]
     } else {
         [
-            dot3(pair_cross(w[j], w[k], len[j], len[k]), rhs) / det,
-            -dot3(pair_cross(w[i], w[k], len[i], len[k]), rhs) / det,
-            dot3(pair_cross(w[i], w[j], len[i], len[j]), rhs) / det,
+            dot(pair_cross(w[j], w[k], len[j], len[k]), rhs) / det,
+            -dot(pair_cross(w[i], w[k], len[i], len[k]), rhs) / det,
+            dot(pair_cross(w[i], w[j], len[i], len[j]), rhs) / det,
         ]
     }
 }
@@ -320,7 +346,7 @@ fn check(
     let r = [sum[0] - need[0], sum[1] - need[1], sum[2] - need[2]];
     let tolerance = EPS * scale;
     Some(Check {
-        ok: dot3(r, r) <= tolerance * tolerance,
+        ok: dot(r, r) <= tolerance * tolerance,
         weight: clamped,
         r,
     })
@@ -363,10 +389,10 @@ fn independent(w: &[V3; MAX_GENERATORS], len: &[f32; MAX_GENERATORS], s: [u32; 4
         (len[i] > 0.0).then(|| len[i] * len[i])
     } else if s[3] == 2 {
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
-        let cl2 = dot3(cp, cp);
+        let cl2 = dot(cp, cp);
         (cl2.sqrt() > EPS * len[i] * len[j]).then_some(cl2)
     } else {
-        let d = dot3(pair_cross(w[i], w[j], len[i], len[j]), w[k]);
+        let d = dot(pair_cross(w[i], w[j], len[i], len[j]), w[k]);
         (d.abs() > EPS * len[i] * len[j] * len[k]).then_some(d)
     }
 }
@@ -395,7 +421,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     let table = candidates();
     let scaled = Prescaled::of(case);
     let need = scaled.need;
-    let need_len = dot3(need, need).sqrt();
+    let need_len = dot(need, need).sqrt();
     let n = active_count(case.active_mask);
 
     // Per generator. An inactive slot reads as the zero vector.
@@ -404,7 +430,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     let mut inv_len = [0.0f32; MAX_GENERATORS];
     for i in 0..MAX_GENERATORS {
         w[i] = scaled.w[i];
-        len[i] = dot3(w[i], w[i]).sqrt();
+        len[i] = dot(w[i], w[i]).sqrt();
         inv_len[i] = if len[i] > 0.0 { 1.0 / len[i] } else { 0.0 };
     }
 
@@ -415,7 +441,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     for s in &subsets[..n] {
         let i = s[0] as usize;
         if witness.is_none() && len[i] > 0.0 {
-            let weight = [dot3(need, w[i]) / (len[i] * len[i]), 0.0, 0.0];
+            let weight = [dot(need, w[i]) / (len[i] * len[i]), 0.0, 0.0];
             if let Some(c) = check(&w, &len, *s, weight, need, need_len, false).filter(|c| c.ok) {
                 witness = Some(Found::of(*s, c.weight));
             }
@@ -430,13 +456,13 @@ pub fn cone_test(case: &Case) -> Outcome {
         let p = pair_index(i as u32, j as u32) as usize;
         let s = subsets[FIRST_PAIR + p];
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
-        let cl2 = dot3(cp, cp);
-        c_need[p] = dot3(cp, need);
+        let cl2 = dot(cp, cp);
+        c_need[p] = dot(cp, need);
         if witness.is_none() && cl2.sqrt() > EPS * len[i] * len[j] {
             // `solve` with the need's cross products.
             let weight = [
-                dot3(cross3(need, w[j]), cp) / cl2,
-                -dot3(cross3(need, w[i]), cp) / cl2,
+                dot(cross(need, w[j]), cp) / cl2,
+                -dot(cross(need, w[i]), cp) / cl2,
                 0.0,
             ];
             if let Some(c) = check(&w, &len, s, weight, need, need_len, false).filter(|c| c.ok) {
@@ -456,7 +482,7 @@ pub fn cone_test(case: &Case) -> Outcome {
         // The triples (i, j, k), k > j, follow one another in the table from here.
         let first_triple = FIRST_TRIPLE + triple_index(i as u32, j as u32, j as u32 + 1) as usize;
         let cp = pair_cross(w[i], w[j], len[i], len[j]);
-        let cl = dot3(cp, cp).sqrt();
+        let cl = dot(cp, cp).sqrt();
         let valid = cl > EPS * len[i] * len[j];
         // Only a candidate that could become the nearest needs its support test.
         let planes = valid && (c_need[p] / cl < best_dot || -c_need[p] / cl < best_dot);
@@ -466,13 +492,13 @@ pub fn cone_test(case: &Case) -> Outcome {
         if planes {
             // k < i: the triple (k, i, j), D = cₖᵢ·wⱼ.
             for k in 0..i {
-                let v = dot3(pair_cross(w[k], w[i], len[k], len[i]), w[j]) * inv_len[k];
+                let v = dot(pair_cross(w[k], w[i], len[k], len[i]), w[j]) * inv_len[k];
                 plane_lo = lo(plane_lo, v);
                 plane_hi = hi(plane_hi, v);
             }
             // i < k < j: the triple (i, k, j), D = cᵢₖ·wⱼ = −cᵢⱼ·wₖ.
             for k in i + 1..j {
-                let v = -dot3(pair_cross(w[i], w[k], len[i], len[k]), w[j]) * inv_len[k];
+                let v = -dot(pair_cross(w[i], w[k], len[i], len[k]), w[j]) * inv_len[k];
                 plane_lo = lo(plane_lo, v);
                 plane_hi = hi(plane_hi, v);
             }
@@ -480,7 +506,7 @@ pub fn cone_test(case: &Case) -> Outcome {
         if planes || witness.is_none() {
             // k > j: the triple (i, j, k) itself.
             for k in j + 1..n {
-                let d = dot3(cp, w[k]);
+                let d = dot(cp, w[k]);
                 plane_lo = lo(plane_lo, d * inv_len[k]);
                 plane_hi = hi(plane_hi, d * inv_len[k]);
                 if witness.is_none() && d.abs() > EPS * len[i] * len[j] * len[k] {
@@ -527,7 +553,7 @@ pub fn cone_test(case: &Case) -> Outcome {
         let mut supports = true;
         if kind == KIND_GENERATOR_DIRECTION {
             valid = len[i] > 0.0;
-            y_need = sign * dot3(need, w[i]) * inv_len[i];
+            y_need = sign * dot(need, w[i]) * inv_len[i];
             if valid && y_need < best_dot {
                 // Min and max over k of wᵢ·wₖ/|wₖ|, from |wᵢ| (k = i). (dot3 is symmetric
                 // to the bit: the pair (k, i) computes the same value.)
@@ -535,7 +561,7 @@ pub fn cone_test(case: &Case) -> Outcome {
                 let mut high = len[i];
                 for k in 0..n {
                     if k != i {
-                        let g = dot3(w[i], w[k]) * inv_len[k];
+                        let g = dot(w[i], w[k]) * inv_len[k];
                         low = lo(low, g);
                         high = hi(high, g);
                     }
@@ -547,21 +573,21 @@ pub fn cone_test(case: &Case) -> Outcome {
                 };
             }
         } else if kind == KIND_PERPENDICULAR {
-            let y = perpendicular(need, w[i], dot3(need, w[i]), len[i]);
-            let yl = dot3(y, y).sqrt();
+            let y = perpendicular(need, w[i], dot(need, w[i]), len[i]);
+            let yl = dot(y, y).sqrt();
             valid = len[i] > 0.0 && yl > EPS * need_len;
-            y_need = dot3(y, need) / yl;
+            y_need = dot(y, need) / yl;
             if valid && y_need < best_dot {
                 for k in 0..n {
-                    supports = supports && dot3(y, w[k]) >= -EPS * yl * len[k];
+                    supports = supports && dot(y, w[k]) >= -EPS * yl * len[k];
                 }
             }
         } else if kind == KIND_GENERATOR_PLANE {
             let (axis, a) = (e[2], e[2] as usize);
             let u = cross_axis(w[i], axis);
-            let ul = dot3(u, u).sqrt();
+            let ul = dot(u, u).sqrt();
             valid = ul > EPS * len[i];
-            y_need = sign * dot3(u, need) / ul;
+            y_need = sign * dot(u, need) / ul;
             if valid && y_need < best_dot {
                 // (wᵢ × e_a)·wₖ = −(wᵢ × wₖ)_a: min and max over k of (wᵢ × wₖ)_a/|wₖ|
                 // (0 for k = i), as the pair (i, k) or (k, i) in table order computes it.
@@ -589,7 +615,7 @@ pub fn cone_test(case: &Case) -> Outcome {
             y_need = -need_len;
             if valid && y_need < best_dot {
                 for k in 0..n {
-                    supports = supports && dot3(need, w[k]) <= EPS * need_len * len[k];
+                    supports = supports && dot(need, w[k]) <= EPS * need_len * len[k];
                 }
             }
         }
@@ -616,7 +642,7 @@ pub fn cone_test(case: &Case) -> Outcome {
             }
         }
     }
-    let need_dot = std::array::from_fn(|i| dot3(need, w[i]));
+    let need_dot = std::array::from_fn(|i| dot(need, w[i]));
     conclude(best, best_dot, witness, &scaled, need_len, need_dot, len)
 }
 
@@ -669,7 +695,7 @@ fn conclude(
     if have_certificate {
         // The y returned, checked as a reader would: supports, and the need strictly beyond.
         let y = candidate_direction(candidates()[best as usize], w, need, need_dot, len);
-        have_certificate = supports_all(y, w, len) && dot3(y, need) < -EPS * need_len;
+        have_certificate = supports_all(y, w, len) && dot(y, need) < -EPS * need_len;
         if have_certificate {
             out.certificate = y;
         }
@@ -705,7 +731,7 @@ fn perpendicular(need: V3, w: V3, need_dot_w: f32, w_len: f32) -> V3 {
     let w2 = w_len * w_len;
     let t = if w_len > 0.0 { need_dot_w / w2 } else { 0.0 };
     let y = [t * w[0] - need[0], t * w[1] - need[1], t * w[2] - need[2]];
-    let s = if w_len > 0.0 { dot3(y, w) / w2 } else { 0.0 };
+    let s = if w_len > 0.0 { dot(y, w) / w2 } else { 0.0 };
     [y[0] - s * w[0], y[1] - s * w[1], y[2] - s * w[2]]
 }
 
@@ -721,7 +747,7 @@ fn candidate_vector(
 ) -> (V3, f32) {
     let (kind, i) = (e[0], e[1] as usize);
     let sign = if e[3] == 1 { -1.0f32 } else { 1.0 };
-    let need_len = dot3(need, need).sqrt();
+    let need_len = dot(need, need).sqrt();
     if kind == KIND_PAIR_PLANE {
         let j = e[2] as usize;
         let c = pair_cross(w[i], w[j], len[i], len[j]);
@@ -751,14 +777,14 @@ fn candidate_direction(
     len: [f32; MAX_GENERATORS],
 ) -> V3 {
     let (y, _) = candidate_vector(e, w, need, need_dot, len);
-    scale3(1.0 / dot3(y, y).sqrt(), y)
+    scale3(1.0 / dot(y, y).sqrt(), y)
 }
 
 /// Whether the unit `y` supports every active generator (SPEC §7), tested directly.
 fn supports_all(y: V3, w: &[V3; MAX_GENERATORS], len: [f32; MAX_GENERATORS]) -> bool {
     let mut ok = true;
     for k in 0..MAX_GENERATORS {
-        ok = ok && dot3(y, w[k]) >= -EPS * len[k];
+        ok = ok && dot(y, w[k]) >= -EPS * len[k];
     }
     ok
 }
@@ -777,10 +803,10 @@ fn direct_search(
     let mut best_dot = NONE_YET;
     for (index, e) in candidates().iter().enumerate() {
         let (y, floor) = candidate_vector(*e, w, need, need_dot, len);
-        let yl = dot3(y, y).sqrt();
+        let yl = dot(y, y).sqrt();
         if yl > floor {
             let unit = scale3(1.0 / yl, y);
-            let y_need = dot3(unit, need);
+            let y_need = dot(unit, need);
             if y_need < best_dot && supports_all(unit, w, len) {
                 best = index as u32;
                 best_dot = y_need;

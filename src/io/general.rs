@@ -102,7 +102,7 @@ fn shape_error(text: &[u8], e: serde_json::Error) -> NotGeneral {
         })
         .is_some();
     if general {
-        NotGeneral::Bad(format!("not a valid case: {e}"))
+        NotGeneral::Bad(format!("not a valid case: {}", super::json::one_line(&e)))
     } else {
         NotGeneral::Planar
     }

@@ -143,11 +143,22 @@ pub fn parse_case_raw(text: &[u8]) -> Result<(Option<&str>, Case), String> {
 /// The general path: any valid line, and the error of any invalid one.
 fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
     let line: CaseLine =
-        serde_json::from_slice(text).map_err(|e| format!("not a valid case: {e}"))?;
+        serde_json::from_slice(text).map_err(|e| format!("not a valid case: {}", one_line(&e)))?;
     let need = line.need.map_or(DEFAULT_NEED, |t| t.0);
     let case = Case::new(&line.generators.items[..line.generators.len], need)
         .map_err(|e| e.to_string())?;
     Ok((line.id.map(RawValue::get), case))
+}
+
+/// serde_json's message for an error in one line of text: its position as "at column C"
+/// (serde's "line 1" would contradict the line number the caller gives).
+pub fn one_line(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&position) {
+        Some(message) if e.line() == 1 => format!("{message} at column {}", e.column()),
+        _ => text,
+    }
 }
 
 /// Parses one line into its id (echoed back as given) and case; the error says what is wrong.

@@ -7,6 +7,7 @@ use super::edit::resolve_edit;
 use super::types::{Body, Contact, Friction, Scene};
 use super::LINE_TOLERANCE;
 use crate::general::MAX_GENERAL_GENERATORS;
+use crate::io::json::one_line;
 use crate::Error;
 
 #[derive(Deserialize)]
@@ -134,10 +135,11 @@ fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error>
 /// resolved into the kept contacts of SPEC §9). The caller adds the line number to errors.
 pub fn parse_line(text: &str) -> Result<Scene, Error> {
     let raw: RawLine = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => {
-            input(format!("invalid field in the JSON object: {e}"))
-        }
-        _ => input(format!("malformed JSON (parse error): {e}")),
+        serde_json::error::Category::Data => input(format!(
+            "invalid field in the JSON object: {}",
+            one_line(&e)
+        )),
+        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
     })?;
     let id = match raw.id {
         Some(v @ (Value::String(_) | Value::Number(_))) => v,

@@ -184,6 +184,13 @@ impl Output {
         Failure::new(format!("cannot write {}: {e}", self.name), exit::IO)
     }
 
+    /// Flushes and closes `out`, this output's writer, then puts a complete file in place.
+    pub fn finish(self, mut out: impl Write) -> Result<(), Failure> {
+        out.flush().map_err(|e| self.write_failure(e))?;
+        drop(out);
+        self.commit()
+    }
+
     /// Puts a complete file in place (call once its writer is flushed and dropped).
     pub fn commit(mut self) -> Result<(), Failure> {
         if let Some((tmp, dest)) = self.pending.take() {
@@ -339,22 +346,81 @@ impl Drop for Progress {
     }
 }
 
-/// The exit status once every answer is written: `--backend both` disagreements (3)
-/// first, then refused lines (named on stderr as they were written).
-pub fn conclude(disagreeing: usize, refused: usize, total: usize) -> Result<(), Failure> {
-    if disagreeing > 0 {
-        return Err(Failure::new(
-            format!("{disagreeing} of {total} answers disagree between GPU and CPU"),
-            exit::DISAGREE,
-        ));
+/// `--backend both`: where the checking engine's results (`checked`) differ beyond tolerance
+/// from the main engine's (`main`), as (line, why). `numbers` are the line numbers of the
+/// rows `main` answers, in order.
+pub fn disagreements<T>(
+    main: &[T],
+    checked: &[T],
+    numbers: impl Iterator<Item = u64>,
+    differ: impl Fn(&T, &T) -> Option<String>,
+) -> Vec<(u64, String)> {
+    main.iter()
+        .zip(checked)
+        .zip(numbers)
+        .filter_map(|((m, c), number)| Some((number, differ(m, c)?)))
+        .collect()
+}
+
+/// The writer's account of a run: each refused line and each `--backend both` disagreement
+/// named on stderr as its chunk is written (so in input order), and the counts the exit
+/// status comes from.
+pub struct Tally<'a> {
+    /// The input's name, as the messages give it.
+    path: &'a str,
+    refused: usize,
+    disagreeing: usize,
+    answered: usize,
+}
+
+impl Tally<'_> {
+    pub fn new(path: &str) -> Tally<'_> {
+        Tally {
+            path,
+            refused: 0,
+            disagreeing: 0,
+            answered: 0,
+        }
     }
-    if refused > 0 {
-        return Err(Failure::new(
-            format!("{refused} bad input line(s), answered with an \"error\" field"),
-            exit::REFUSED,
-        ));
+
+    /// Line `number` was refused for `error`.
+    pub fn refused(&mut self, number: u64, error: &str) {
+        eprintln!("planar-hold: {}:{number}: {error}", self.path);
+        self.refused += 1;
     }
-    Ok(())
+
+    /// A chunk's `--backend both` disagreements, (line, why), and its `answered` rows.
+    pub fn answered(&mut self, answered: usize, disagreements: &[(u64, String)]) {
+        for (number, why) in disagreements {
+            eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
+        }
+        self.disagreeing += disagreements.len();
+        self.answered += answered;
+    }
+
+    /// The exit status once every answer is written: `--backend both` disagreements (3)
+    /// first, then refused lines.
+    pub fn conclude(&self) -> Result<(), Failure> {
+        if self.disagreeing > 0 {
+            return Err(Failure::new(
+                format!(
+                    "{} of {} answers disagree between GPU and CPU",
+                    self.disagreeing, self.answered
+                ),
+                exit::DISAGREE,
+            ));
+        }
+        if self.refused > 0 {
+            return Err(Failure::new(
+                format!(
+                    "{} bad input line(s), answered with an \"error\" field",
+                    self.refused
+                ),
+                exit::REFUSED,
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
