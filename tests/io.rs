@@ -592,6 +592,53 @@ fn same_answers_whatever_the_workers(input: &Path, n: usize) {
     }
 }
 
+/// A page that fails to decode in the middle of a huge row group, decoded by several lanes:
+/// the run stops there with the read error (no hang, no panic), everything before it written.
+#[test]
+fn a_corrupt_page_on_one_lane_ends_the_run_at_its_place() {
+    let n = 60_000;
+    let cases = planar_hold::sample::mixed_cases(23, n);
+    let d = dir("corrupt");
+    let (good, bad) = (d.join("good.parquet"), d.join("bad.parquet"));
+    let props = WriterProperties::builder()
+        .set_data_page_row_count_limit(1_000)
+        .build();
+    write_parquet_groups(&good, &cases, n, n, n, Some(props));
+    // Spoil the header of the generators' middle page, found from the offset index.
+    let mut bytes = std::fs::read(&good).unwrap();
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .with_offset_index_policy(parquet::file::metadata::PageIndexPolicy::Required)
+        .parse_and_finish(&bytes::Bytes::from(bytes.clone()))
+        .unwrap();
+    let pages = meta.offset_index().unwrap()[0][1].page_locations();
+    let page = pages[pages.len() / 2].offset as usize;
+    for b in &mut bytes[page..page + 16] {
+        *b = 0xff;
+    }
+    std::fs::write(&bad, bytes).unwrap();
+    let eval = |input: &Path| {
+        let mut c = cli(&["eval", input.to_str().unwrap(), "--backend", "cpu"]);
+        c.env("RAYON_NUM_THREADS", "4");
+        run(c, None)
+    };
+    let want = eval(&good);
+    assert!(want.status.success());
+    let got = eval(&bad);
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("cannot read") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    // Whole chunks before the failure, as the good file's answers.
+    assert!(got.stdout.len() < want.stdout.len(), "{stderr}");
+    assert!(want.stdout.starts_with(&got.stdout));
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout).lines().count() % 16_384,
+        0
+    );
+}
+
 #[test]
 fn json_to_parquet_and_back_keeps_string_ids() {
     let cases = planar_hold::sample::mixed_cases(13, 300);
