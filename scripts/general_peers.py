@@ -27,7 +27,8 @@ in --peer-seconds, at least 3) and its time per case extrapolated; planar-hold i
 the whole workload (as many cases as one call runs in about --seconds, up to --cases). Every peer answer is compared with planar-hold's (verdict,
 and margin within 1e-6 relative): the "agree" columns. Prints the machine, then one table.
 
-    .venv/bin/python scripts/general_peers.py [--cases N] [--peer-seconds S] [--json]
+    pip install "./python[bench]"     # the package, SciPy and pycddlib-standalone
+    python scripts/general_peers.py [--cases N] [--seconds S] [--peer-seconds S] [--json]
 """
 
 from __future__ import annotations

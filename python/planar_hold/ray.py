@@ -146,7 +146,13 @@ def padded_generators(column: pa.Array) -> Tuple[np.ndarray, np.ndarray]:
     return generators, active
 
 
-def needs(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[int, np.ndarray]:
+def needs(column: pa.Array) -> np.ndarray:
+    """A ``need`` column of three-number needs as (N, 3) float64, null rows as (0, 1, 0)
+    (eval's default)."""
+    return needs_by_dim(column)[3] if len(column) else np.zeros((0, 3))
+
+
+def needs_by_dim(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[int, np.ndarray]:
     """A ``need`` column as one (N, d) float64 array per dimension d of ``dims`` (each row's,
     default all 3), null rows the nominal weight (eval's default); rows of another dimension
     hold the default there."""
@@ -183,7 +189,7 @@ def answer_rows(engine: Engine, batch: pa.Table) -> List[dict]:
     in one engine call, the general rows of each dimension in another."""
     need_column = _column(batch, "need") if "need" in batch.column_names else None
     g = Generators(_column(batch, "generators"), need_column)
-    table = needs(need_column, g.dims) if need_column is not None else None
+    table = needs_by_dim(need_column, g.dims) if need_column is not None else None
     planar = (g.dims == 3) & (g.counts <= MAX_GENERATORS)
     out: List[Any] = [None] * len(g.dims)
     for rows, dim, general in (
