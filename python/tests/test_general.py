@@ -280,10 +280,11 @@ def test_bad_general_case_is_named_by_index():
     need[77, 5] = -np.inf
     with pytest.raises(ValueError, match=r"case 77: need = .* is not finite"):
         planar_hold.cone_test(np.ones((500, 20, 6)), need=need)
+    # Row 1 holds a NaN in every case; only case 3's count reaches it.
+    gens = np.ones((4, 30, 3))
+    gens[:, 1] = [np.nan, 0, 1]
     with pytest.raises(ValueError, match=r"case 3: generator 1 = \[NaN, 0.0, 1.0\] is not finite$"):
-        planar_hold.cone_test(np.where(np.arange(30)[None, :, None] == 1,
-                                       np.array([np.nan, 0, 1]), 1.0)[[0] * 3 + [0]] * 1,
-                              counts=[0, 1, 1, 2])
+        planar_hold.cone_test(gens, counts=[0, 1, 1, 2])
 
 
 def test_empty_and_degenerate_general_cases():
