@@ -239,7 +239,7 @@ def machine() -> str:
     avx512 = sorted(set(re.findall(r"\bavx512[a-z0-9_]*", text)))
     return (
         f"{model[1] if model else platform.processor()}, {os.cpu_count()} cores; "
-        f"{' '.join(avx512) or 'no AVX-512'}; Python {platform.python_version()}, "
+        f"{' '.join(avx512) or ('AVX2, no AVX-512' if ' avx2' in text else 'no AVX2')}; Python {platform.python_version()}, "
         f"SciPy {scipy.__version__}, numpy {np.__version__}"
         + (f", pycddlib {getattr(cdd, '__version__', 'standalone')}" if cdd else ", no pycddlib")
     )
