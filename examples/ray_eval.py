@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Cone tests of a folder of Parquet shards with Ray Data, answers written as Parquet shards.
 
-Input columns are those of `planar-hold eval`: `generators` (list of up to 16 three-number
-lists), optional `need` and `id`. Output rows have the keys of eval's JSON Lines answers.
+Input columns are those of `planar-hold eval`: `generators` (a list of lists of 3 numbers,
+up to 16 for the planar enumeration, or more, or of 6 numbers: the general engine, up to 256),
+optional `need` and `id`. Output rows have the keys of eval's JSON Lines answers (every
+column in every row: `binding` null on general rows, `facet` null on planar ones).
 
     python examples/ray_eval.py cases/ answers/                  # a local Ray instance
     python examples/ray_eval.py cases/ answers/ --address auto   # the cluster `ray start` made

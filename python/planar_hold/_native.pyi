@@ -1,6 +1,6 @@
 """Type stubs of the compiled half of planar_hold (planar_hold._native)."""
 
-from typing import Any, Iterable, List, Literal, Optional
+from typing import Any, Iterable, List, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -9,8 +9,11 @@ import numpy.typing as npt
 SUPPORTED: int  # 0: a witness holds (non-negative weights reproduce the need)
 UNSUPPORTED: int  # 1: a certificate holds (a plane with every generator on one side)
 UNCERTAIN: int  # 2: within tolerance of the boundary; counts as not held
-#: Most generators one case can have (4 body pairs x 2 endpoints x 2 edge rays).
+#: Most generators a case of the planar enumeration has (4 body pairs x 2 endpoints x 2 edge
+#: rays): (N, K, 3) arrays with K <= MAX_GENERATORS go to it.
 MAX_GENERATORS: int
+#: Most generators in use in one case of the general engine (SPEC-SPATIAL section 1): 256.
+MAX_GENERAL_GENERATORS: int
 #: The margin reported when the contacts push in every direction (``capped``).
 MARGIN_CAP: float
 
@@ -43,6 +46,47 @@ class Outcomes:
     """(N,) index of the nearest supporting candidate plane (SPEC order), -1 for none."""
     def __len__(self) -> int: ...
 
+class GeneralOutcomes:
+    """The answers of one ``cone_test`` call on the general engine (SPEC-SPATIAL section 1,
+    float64), one row per case, in the form of ``Outcomes`` where it fits; d is ``dim``.
+    Every generator index is a row of the caller's ``generators`` array (rows left out by
+    ``active`` or ``counts`` keep their numbers). The witness is given only where the verdict
+    is SUPPORTED and the certificate only where it is UNSUPPORTED (zeros elsewhere)."""
+
+    dim: int
+    """3 or 6: the generators' length."""
+    verdict: npt.NDArray[np.uint8]
+    """(N,) 0 SUPPORTED, 1 UNSUPPORTED, 2 UNCERTAIN (within 1e-9 relative of the boundary)."""
+    witness_len: npt.NDArray[np.uint8]
+    """(N,) generators in the witness, 0..d (0 with a supported verdict: need = 0)."""
+    witness_index: npt.NDArray[np.int32]
+    """(N, d) rows of the witness's linearly independent generators, ascending; the first
+    ``witness_len`` count, the rest are 0."""
+    witness_weight: npt.NDArray[np.float64]
+    """(N, d) their non-negative weights: need = sum_k weight[k] * generators[index[k]]."""
+    certificate: npt.NDArray[np.float64]
+    """(N, d) the nearest certificate where UNSUPPORTED: the unit y = (P(need) - need)/dist,
+    P the projection onto the cone, with y.w_i >= 0 for every generator and
+    y.need = -dist = margin."""
+    margin: npt.NDArray[np.float64]
+    """(N,) signed distance from the need to the cone's boundary: inside, the least n_f.need
+    over the facets; outside, minus the distance to the cone; 0 on a cone that is not
+    full-dimensional; at most MARGIN_CAP."""
+    capped: npt.NDArray[np.bool_]
+    """(N,) True when the cone is all of R^d (the margin is MARGIN_CAP)."""
+    has_facet: npt.NDArray[np.bool_]
+    """(N,) whether the case has a binding facet (False when capped or flat, or uncertain
+    without one)."""
+    facet_normal: npt.NDArray[np.float64]
+    """(N, d) what binds: inside, the unit inward normal of the facet attaining the margin
+    (ties: the lexicographically smallest generator list); outside, the certificate's
+    plane. Zeros where ``has_facet`` is False."""
+    facet_mask: npt.NDArray[np.bool_]
+    """(N, K) True for the rows of ``generators`` that lie on that facet (zero generators
+    left out): ``np.flatnonzero(out.facet_mask[i])`` is the ``facet.generators`` list that
+    ``planar-hold eval`` writes."""
+    def __len__(self) -> int: ...
+
 class Engine:
     """A cone-test engine, made once and reused for every batch.
 
@@ -64,17 +108,36 @@ class Engine:
         generators: npt.ArrayLike,
         active: Optional[npt.ArrayLike] = None,
         need: Optional[npt.ArrayLike] = None,
-    ) -> Outcomes:
-        """The cone test of N cases.
+        counts: Optional[npt.ArrayLike] = None,
+        *,
+        general: bool = False,
+    ) -> Union[Outcomes, GeneralOutcomes]:
+        """The cone test of N cases, on the engine their shape asks for.
 
-        generators: (N, K, 3) float32 or float64 (read in place, any strides; other types
-            are converted to float64 first), K <= 16: the wrench generators (fx, fz, moment).
-        active: (N, K) bool, or None for all K active; inactive slots are ignored (they may
+        generators: (N, K, d) float32 or float64 (read in place, any strides; other types
+            are converted to float64 first), d = 3 or 6.
+            - (N, K <= 16, 3): the planar enumeration (SPEC.md, float32): ``Outcomes``.
+              The generators are planar wrenches (fx, fz, moment).
+            - (N, K > 16, 3) and (N, K, 6), or any (N, K, 3) with ``general=True``: the
+              general engine (SPEC-SPATIAL section 1, float64): ``GeneralOutcomes``, with
+              the facet. Six numbers are spatial wrenches (fx, fy, fz, tx, ty, tz).
+        active: (N, K) bool, or None for all K active; inactive rows are ignored (they may
             hold anything, NaN included).
-        need: (N, 3) per case, (3,) for all, or None for (0, 1, 0), the nominal weight.
+        need: (N, d) per case, (d,) for all, or None for the nominal weight: (0, 1, 0), or
+            (0, 0, 1, 0, 0, 0) in R^6.
+        counts: (N,) integers, or None: case i uses rows 0..counts[i] of its generators (and
+            of those, the active ones); rows beyond are ignored, whatever they hold. The
+            ragged form: pad every case to the longest and give each its count.
+        general: send (N, K <= 16, 3) arrays to the general engine too (float64 answers
+            with the facet; its verdicts agree with the enumeration's beyond tolerance).
 
-        Raises ValueError naming the first bad case and the reason: a shape mismatch, more
-        than 16 generators, a number not finite in float32.
+        The general engine runs on the CPU's cores for either backend (its GPU kernel is not
+        wired in yet), in chunks of at most 32 MiB of numbers whatever N.
+
+        The GIL is released while the cases are converted and evaluated. Raises ValueError
+        naming the first bad case and the reason: a shape mismatch, d not 3 or 6, a count
+        outside 0..K, more than 256 generators in use in a general case, a number not finite
+        (in float32 for the planar engine).
         """
     def answers(
         self,
@@ -82,12 +145,17 @@ class Engine:
         active: Optional[npt.ArrayLike] = None,
         need: Optional[npt.ArrayLike] = None,
         ids: Optional[Iterable[Any]] = None,
+        counts: Optional[npt.ArrayLike] = None,
+        *,
+        general: bool = False,
     ) -> List[dict]:
-        """The same test, answered as ``planar-hold eval`` writes each case's JSON line,
-        parsed: ``verdict`` as a string, ``margin``, ``capped``, ``witness`` ({"generators",
-        "weights"} with float64 weights re-solved on the subset found) or None,
-        ``certificate`` or None, ``binding``, ``binding_candidate``; ``id`` first where
-        ``ids`` gives one that is not None."""
+        """The same test (same arguments and engines as ``cone_test``), answered as
+        ``planar-hold eval`` writes each case's JSON line, parsed. Planar: ``verdict`` as a
+        string, ``margin``, ``capped``, ``witness`` ({"generators", "weights"} with float64
+        weights re-solved on the subset found) or None, ``certificate`` or None,
+        ``binding``, ``binding_candidate``. General: ``verdict``, ``margin``, ``capped``,
+        ``witness``, ``certificate``, ``facet`` ({"normal", "generators"} or None). ``id``
+        first where ``ids`` gives one that is not None; indices are rows of ``generators``."""
     def gate(self, scenes: Iterable[Any]) -> List[dict]:
         """The gate over scenes and edits: each a dict (or its JSON text) of the form
         ``planar-hold gate`` reads, each report the dict it writes for that line. All needs

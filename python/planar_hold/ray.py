@@ -1,30 +1,37 @@
 """planar-hold over Ray Data: cone tests of a dataset of any size, on a cluster.
 
 ``evaluate(ds)`` maps a ``ray.data.Dataset`` with the Parquet input columns of
-``planar-hold eval`` (``generators``: a list of up to 16 three-number lists, float32 or
-float64; optional ``need``: three numbers, null for (0, 1, 0); optional ``id``: any type,
-passed through) to a Dataset of answer rows with the keys of ``eval``'s JSON Lines answers:
-``id``, ``verdict`` (a string), ``margin``, ``capped``, ``witness`` ({``generators``,
-``weights``} or null), ``certificate`` (or null), ``binding``, ``binding_candidate``.
-Each actor builds one ``Engine`` once and reuses it for every batch it is handed.
+``planar-hold eval`` (``generators``: a list of lists of 3 or 6 numbers, float32 or float64;
+optional ``need``: as many numbers, null for the nominal weight, (0, 1, 0) or
+(0, 0, 1, 0, 0, 0); optional ``id``: any type, passed through) to a Dataset of answer rows
+with the keys of ``eval``'s JSON Lines answers: ``id``, ``verdict`` (a string), ``margin``,
+``capped``, ``witness`` ({``generators``, ``weights``} or null), ``certificate`` (or null),
+``binding``, ``binding_candidate`` (planar answers) and ``facet`` ({``normal``,
+``generators``} or null; general answers). Rows of up to 16 three-number generators go to
+the planar enumeration, the others (more than 16, or six numbers: SPEC-SPATIAL section 1, up
+to 256 generators) to the general engine; a batch may mix them. Every row has every column,
+null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
+builds one ``Engine`` once and reuses it for every batch it is handed.
 
 Needs ``pip install "./python[ray]"``.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
 
-from . import Engine
+from . import MAX_GENERAL_GENERATORS, MAX_GENERATORS, Engine
 
 __all__ = ["evaluate", "ANSWER_SCHEMA"]
 
 #: The answer columns after ``id`` (whose type is the input's). Floats are the values of the
-#: JSON answers (``margin`` as eval prints its float32, re-read as a float64).
+#: JSON answers (a planar ``margin`` as eval prints its float32, re-read as a float64).
+#: ``binding`` and ``binding_candidate`` are null on general rows, ``facet`` on planar rows.
 ANSWER_SCHEMA = pa.schema(
     [
         ("verdict", pa.string()),
@@ -37,8 +44,15 @@ ANSWER_SCHEMA = pa.schema(
         ("certificate", pa.list_(pa.float64())),
         ("binding", pa.int64()),
         ("binding_candidate", pa.string()),
+        (
+            "facet",
+            pa.struct([("normal", pa.list_(pa.float64())), ("generators", pa.list_(pa.int64()))]),
+        ),
     ]
 )
+
+#: The default need of each dimension (eval's): the nominal weight.
+DEFAULT_NEED = {3: (0.0, 1.0, 0.0), 6: (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)}
 
 
 def _column(batch: pa.Table, name: str) -> pa.Array:
@@ -46,53 +60,153 @@ def _column(batch: pa.Table, name: str) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
+def _list_lengths(column: pa.Array) -> np.ndarray:
+    """The length of each list of a list (or fixed-size list) column; null rows 0."""
+    if pa.types.is_fixed_size_list(column.type):
+        return np.full(len(column), column.type.list_size, dtype=np.int64)
+    return column.value_lengths().fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+class Generators:
+    """A ``generators`` column read once: every row's generator count and length (3 or 6),
+    the numbers back to back, and where each row's start."""
+
+    def __init__(self, column: pa.Array, need: Optional[pa.Array] = None) -> None:
+        n = len(column)
+        if column.null_count:
+            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+            raise ValueError(f"row {row}: generators is null")
+        self.counts = _list_lengths(column)
+        inner = column.flatten()
+        lengths = _list_lengths(inner)
+        row_of = np.repeat(np.arange(n), self.counts)
+        starts = np.cumsum(self.counts) - self.counts  # first generator of each row
+        if inner.null_count:
+            flat = int(np.flatnonzero(inner.is_null().to_numpy(zero_copy_only=False))[0])
+            raise ValueError(f"row {row_of[flat]}: generator {flat - starts[row_of[flat]]} is null")
+        # A row's dimension: its first generator's length, else its need's, else 3 (eval's).
+        dims = np.full(n, 3, dtype=np.int64)
+        if need is not None:
+            given = ~need.is_null().to_numpy(zero_copy_only=False)
+            dims[given] = _list_lengths(need)[given]
+        has = self.counts > 0
+        dims[has] = lengths[starts[has]]
+        bad = np.flatnonzero(lengths != dims[row_of])
+        if len(bad):
+            flat = int(bad[0])
+            row = int(row_of[flat])
+            raise ValueError(
+                f"row {row}: generator {flat - starts[row]} has {lengths[flat]} numbers, "
+                f"generator 0 has {dims[row]}"
+            )
+        bad = np.flatnonzero((dims != 3) & (dims != 6))
+        if len(bad):
+            row = int(bad[0])
+            raise ValueError(f"row {row}: a generator must be 3 or 6 numbers, got {dims[row]}")
+        bad = np.flatnonzero(self.counts > MAX_GENERAL_GENERATORS)
+        if len(bad):
+            row = int(bad[0])
+            raise ValueError(
+                f"row {row}: {self.counts[row]} generators, more than {MAX_GENERAL_GENERATORS}"
+            )
+        values = inner.flatten().to_numpy(zero_copy_only=False)
+        if values.dtype not in (np.float32, np.float64):
+            values = values.astype(np.float64)
+        self.values = values
+        self.dims = dims
+        # Where each row's numbers start in `values`.
+        self.value_starts = np.cumsum(self.counts * dims) - self.counts * dims
+
+    def padded(self, rows: np.ndarray, dim: int) -> Tuple[np.ndarray, np.ndarray]:
+        """Rows ``rows`` (all of dimension ``dim``) as ``(generators (n, K, dim), counts
+        (n,))``, K their longest count: ``Engine.cone_test``'s ragged form."""
+        counts = self.counts[rows]
+        k = int(counts.max()) if len(rows) else 0
+        generators = np.zeros((len(rows), k, dim), dtype=self.values.dtype)
+        total = int(counts.sum())
+        which = np.repeat(np.arange(len(rows)), counts)
+        slots = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        at = np.repeat(self.value_starts[rows], counts * dim) + (
+            np.arange(total * dim) - np.repeat(np.cumsum(counts * dim) - counts * dim, counts * dim)
+        )
+        generators[which, slots] = self.values[at].reshape(total, dim)
+        return generators, counts
+
+
 def padded_generators(column: pa.Array) -> Tuple[np.ndarray, np.ndarray]:
-    """A list-of-lists column as ``(generators (N, K, 3), active (N, K))``, K the longest
-    row: the ragged Parquet form turned into ``Engine.cone_test``'s arguments."""
-    n = len(column)
-    if column.null_count:
-        row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ValueError(f"row {row}: generators is null")
-    counts = column.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64)
-    inner = column.flatten()
-    if pa.types.is_fixed_size_list(inner.type):
-        lengths = np.full(len(inner), inner.type.list_size)
-    else:
-        lengths = inner.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-    if len(lengths) and (lengths != 3).any():
-        flat = int(np.flatnonzero(lengths != 3)[0])
-        row = int(np.searchsorted(np.cumsum(counts), flat, side="right"))
-        raise ValueError(f"row {row}: a generator must be three numbers, got {lengths[flat]}")
-    values = inner.flatten().to_numpy(zero_copy_only=False)
-    if values.dtype not in (np.float32, np.float64):
-        values = values.astype(np.float64)
-    k = int(counts.max()) if n else 0
-    generators = np.zeros((n, k, 3), dtype=values.dtype)
-    active = np.zeros((n, k), dtype=bool)
-    total = int(counts.sum())
-    rows = np.repeat(np.arange(n), counts)
-    slots = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    generators[rows, slots] = values.reshape(total, 3)
-    active[rows, slots] = True
+    """A list-of-lists column of 3-number generators as ``(generators (N, K, 3), active (N,
+    K))``, K the longest row: the ragged Parquet form turned into ``Engine.cone_test``'s
+    arguments."""
+    g = Generators(column)
+    if len(g.dims) and (g.dims != 3).any():
+        row = int(np.flatnonzero(g.dims != 3)[0])
+        raise ValueError(f"row {row}: a generator must be three numbers, got {g.dims[row]}")
+    generators, counts = g.padded(np.arange(len(g.dims)), 3)
+    active = np.arange(generators.shape[1])[None, :] < counts[:, None]
     return generators, active
 
 
 def needs(column: pa.Array) -> np.ndarray:
-    """A ``need`` column as (N, 3) float64, null rows as (0, 1, 0) (eval's default)."""
+    """A ``need`` column of three-number needs as (N, 3) float64, null rows as (0, 1, 0)
+    (eval's default)."""
+    return needs_by_dim(column)[3] if len(column) else np.zeros((0, 3))
+
+
+def needs_by_dim(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[int, np.ndarray]:
+    """A ``need`` column as one (N, d) float64 array per dimension d of ``dims`` (each row's,
+    default all 3), null rows the nominal weight (eval's default); rows of another dimension
+    hold the default there."""
     n = len(column)
-    out = np.tile(np.array([0.0, 1.0, 0.0]), (n, 1))
+    dims = np.full(n, 3, dtype=np.int64) if dims is None else dims
+    out = {d: np.tile(np.array(DEFAULT_NEED[d]), (n, 1)) for d in (3, 6) if (dims == d).any()}
     present = ~column.is_null().to_numpy(zero_copy_only=False)
     if present.any():
         given = column.filter(pa.array(present))
-        lengths = (
-            np.full(len(given), given.type.list_size)
-            if pa.types.is_fixed_size_list(given.type)
-            else given.value_lengths().to_numpy(zero_copy_only=False)
-        )
-        if (lengths != 3).any():
-            row = int(np.flatnonzero(present)[np.flatnonzero(lengths != 3)[0]])
-            raise ValueError(f"row {row}: need must be three numbers")
-        out[present] = given.flatten().to_numpy(zero_copy_only=False).reshape(-1, 3)
+        lengths = _list_lengths(given)
+        rows = np.flatnonzero(present)
+        bad = np.flatnonzero(lengths != dims[rows])
+        if len(bad):
+            row = int(rows[bad[0]])
+            raise ValueError(f"row {row}: need must be {dims[row]} numbers, got {lengths[bad[0]]}")
+        values = given.flatten().to_numpy(zero_copy_only=False).astype(np.float64)
+        starts = np.cumsum(lengths) - lengths
+        for d, table in out.items():
+            mine = dims[rows] == d
+            at = starts[mine][:, None] + np.arange(d)[None, :]
+            table[rows[mine]] = values[at]
+    return out
+
+
+def _renamed(e: ValueError, rows: np.ndarray) -> ValueError:
+    """The engine's "case i: ..." of a group of rows as "row r: ..." of the batch."""
+    text = str(e)
+    m = re.search(r"\bcase (\d+): ", text)
+    return ValueError(f"{text[:m.start()]}row {rows[int(m[1])]}: {text[m.end():]}") if m else e
+
+
+def answer_rows(engine: Engine, batch: pa.Table) -> List[dict]:
+    """Every row of a batch answered as ``eval`` answers its line, in order: the planar rows
+    in one engine call, the general rows of each dimension in another."""
+    need_column = _column(batch, "need") if "need" in batch.column_names else None
+    g = Generators(_column(batch, "generators"), need_column)
+    table = needs_by_dim(need_column, g.dims) if need_column is not None else None
+    planar = (g.dims == 3) & (g.counts <= MAX_GENERATORS)
+    out: List[Any] = [None] * len(g.dims)
+    for rows, dim, general in (
+        (np.flatnonzero(planar), 3, False),
+        (np.flatnonzero(~planar & (g.dims == 3)), 3, True),
+        (np.flatnonzero(g.dims == 6), 6, True),
+    ):
+        if not len(rows):
+            continue
+        generators, counts = g.padded(rows, dim)
+        need = table[dim][rows] if table is not None else None
+        try:
+            answers = engine.answers(generators, need=need, counts=counts, general=general)
+        except ValueError as e:
+            raise _renamed(e, rows) from None
+        for r, a in zip(rows, answers):
+            out[r] = a
     return out
 
 
@@ -103,9 +217,7 @@ class _Evaluator:
         self.engine = Engine(backend)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        generators, active = padded_generators(_column(batch, "generators"))
-        need = needs(_column(batch, "need")) if "need" in batch.column_names else None
-        rows = self.engine.answers(generators, active, need)
+        rows = answer_rows(self.engine, batch)
         table = pa.Table.from_pylist(rows, schema=ANSWER_SCHEMA)
         ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(rows))
         return table.add_column(0, "id", ids)
@@ -139,8 +251,9 @@ def evaluate(
     concurrency: actors (an int, or (min, max) to autoscale); None lets Ray Data decide.
     map_batches_args: passed to ``Dataset.map_batches`` (e.g. ``num_cpus``).
 
-    A bad row (more than 16 generators, a number not finite in float32) fails the job with a
-    ValueError naming its position in the batch.
+    A bad row (more than 256 generators, generators of different lengths or of a length
+    other than 3 or 6, a need of another length, a number not finite: in float32 for a
+    planar row) fails the job with a ValueError naming its position in the batch.
     """
     if backend not in ("cpu", "gpu"):
         raise ValueError(f'backend must be "cpu" or "gpu", got {backend!r}')

@@ -8,6 +8,8 @@
 
 use std::sync::Mutex;
 
+mod general;
+
 use numpy::ndarray::{Array2, ArrayView2, ArrayView3, Ix1, Ix2, Ix3};
 use numpy::{
     AllowTypeChange, PyArray1, PyArray2, PyArrayLikeDyn, PyArrayMethods, PyReadonlyArrayDyn,
@@ -95,6 +97,7 @@ struct Views<'a, G, N> {
     gens_flat: Option<&'a [G]>,
     active: Option<ArrayView2<'a, bool>>,
     active_flat: Option<&'a [bool]>,
+    counts: Option<&'a [u32]>,
     need: Need<'a, N>,
 }
 
@@ -102,6 +105,7 @@ impl<'a, G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Views<'a, G, N>
     fn new(
         gens: ArrayView3<'a, G>,
         active: Option<ArrayView2<'a, bool>>,
+        counts: Option<&'a [u32]>,
         need: Need<'a, N>,
     ) -> Self {
         Views {
@@ -109,6 +113,7 @@ impl<'a, G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Views<'a, G, N>
             active_flat: active.and_then(|a| a.to_slice()),
             gens,
             active,
+            counts,
             need,
         }
     }
@@ -116,8 +121,9 @@ impl<'a, G: Copy + Into<f64> + Sync, N: Copy + Into<f64> + Sync> Views<'a, G, N>
     /// Case `i`: its generator slots (inactive ones zeroed), active mask and need.
     fn case_at(&self, i: usize) -> Result<Case, String> {
         let k_max = self.gens.shape()[1];
+        let count = self.counts.map_or(k_max, |c| c[i] as usize);
         let mut case = Case::default();
-        for k in 0..k_max {
+        for k in 0..count {
             let on = match (self.active_flat, &self.active) {
                 (Some(flat), _) => flat[i * k_max + k],
                 (None, Some(a)) => a[[i, k]],
@@ -212,31 +218,27 @@ fn fill_all(fill: &dyn Fill, out: &mut [Case]) -> Result<(), Error> {
     }
 }
 
-/// The three input arrays, checked for shape, borrowed (not copied) until the cases are built.
-struct Input<'py> {
-    gens: Floats<'py>,
-    active: Option<PyArrayLikeDyn<'py, bool, AllowTypeChange>>,
-    need: Option<Floats<'py>>,
+/// The arrays of one call, checked for shape, and the engine they go to: the planar
+/// enumeration for (N, K ≤ 16, 3), the general engine for (N, K > 16, 3), (N, K, 6), or any of
+/// them with `general`.
+enum Call<'py> {
+    Planar(Input<'py>),
+    General(general::GeneralInput<'py>),
 }
 
-impl<'py> Input<'py> {
+impl<'py> Call<'py> {
     fn extract(
         generators: &Bound<'py, PyAny>,
         active: Option<&Bound<'py, PyAny>>,
         need: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Input<'py>> {
+        counts: Option<&Bound<'py, PyAny>>,
+        general: bool,
+    ) -> PyResult<Call<'py>> {
         let gens = Floats::extract(generators)?;
         let shape = gens.shape();
-        if shape.len() != 3 || shape[2] != 3 {
+        if shape.len() != 3 || !(shape[2] == 3 || shape[2] == 6) {
             return Err(py_err(Error::Input(format!(
-                "generators must have shape (N, K, 3), got {shape:?}"
-            ))));
-        }
-        if shape[1] > MAX_GENERATORS {
-            return Err(py_err(Error::Input(format!(
-                "case 0: {} generators, more than {MAX_GENERATORS} (generators has shape \
-                 {shape:?}; at most 4 body pairs × 2 endpoints × 2 rays)",
-                shape[1]
+                "generators must have shape (N, K, 3) or (N, K, 6), got {shape:?}"
             ))));
         }
         let active = active
@@ -251,6 +253,36 @@ impl<'py> Input<'py> {
                 ))));
             }
         }
+        let counts = counts
+            .map(|c| general::counts(generators.py(), c, shape[0], shape[1]))
+            .transpose()?;
+        if shape[2] == 3 && shape[1] <= MAX_GENERATORS && !general {
+            Ok(Call::Planar(Input::new(gens, active, counts, need)?))
+        } else {
+            Ok(Call::General(general::GeneralInput::new(
+                gens, active, counts, need,
+            )?))
+        }
+    }
+}
+
+/// The planar input arrays, checked for shape, borrowed (not copied) until the cases are built.
+struct Input<'py> {
+    gens: Floats<'py>,
+    active: Option<PyArrayLikeDyn<'py, bool, AllowTypeChange>>,
+    counts: Option<Vec<u32>>,
+    need: Option<Floats<'py>>,
+}
+
+impl<'py> Input<'py> {
+    /// `gens` of shape (N, K ≤ 16, 3), `active` and `counts` checked by [`Call::extract`].
+    fn new(
+        gens: Floats<'py>,
+        active: Option<PyArrayLikeDyn<'py, bool, AllowTypeChange>>,
+        counts: Option<Vec<u32>>,
+        need: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Input<'py>> {
+        let shape = gens.shape();
         let need = need.map(Floats::extract).transpose()?;
         if let Some(nd) = &need {
             let s = nd.shape();
@@ -261,7 +293,12 @@ impl<'py> Input<'py> {
                 ))));
             }
         }
-        Ok(Input { gens, active, need })
+        Ok(Input {
+            gens,
+            active,
+            counts,
+            need,
+        })
     }
 
     /// Cases in the call.
@@ -275,11 +312,13 @@ impl<'py> Input<'py> {
             .active
             .as_ref()
             .map(|a| a.as_array().into_dimensionality::<Ix2>().expect("checked"));
+        let counts = self.counts.as_deref();
         macro_rules! fill {
             ($gens:expr, $need:expr) => {{
                 let views = Views::new(
                     $gens.into_dimensionality::<Ix3>().expect("checked"),
                     active,
+                    counts,
                     $need,
                 );
                 Ok(Box::new(views) as Filler<'_>)
@@ -539,11 +578,13 @@ struct Engine {
 }
 
 /// The engine and the buffers of the largest batch so far, reused by every call (276 bytes
-/// per case): a batch of the same size again touches no new memory.
+/// per case): a batch of the same size again touches no new memory. The general engine's
+/// buffers hold one chunk (at most 32 MiB of numbers) whatever the call's size.
 struct State {
     engine: planar_hold::Engine,
     cases: Vec<Case>,
     outcomes: Vec<Outcome>,
+    general: general::GeneralBuffers,
 }
 
 impl State {
@@ -659,6 +700,7 @@ impl Engine {
                 engine,
                 cases: Vec::new(),
                 outcomes: Vec::new(),
+                general: general::GeneralBuffers::default(),
             }),
             backend: name,
         })
@@ -679,22 +721,36 @@ impl Engine {
         format!("Engine({:?}: {})", self.backend, self.describe())
     }
 
-    /// The cone test of every case (see the stub for the full contract).
-    #[pyo3(signature = (generators, active = None, need = None))]
-    fn cone_test(
+    /// The cone test of every case (see the stub for the full contract): `Outcomes` from the
+    /// planar enumeration, `GeneralOutcomes` from the general engine.
+    #[pyo3(signature = (generators, active = None, need = None, counts = None, *, general = false))]
+    fn cone_test<'py>(
         &self,
-        py: Python<'_>,
-        generators: &Bound<'_, PyAny>,
-        active: Option<&Bound<'_, PyAny>>,
-        need: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Outcomes> {
-        let input = Input::extract(generators, active, need)?;
-        let columns = self.columns(py, &input)?;
-        Ok(Outcomes::new(py, columns))
+        py: Python<'py>,
+        generators: &Bound<'py, PyAny>,
+        active: Option<&Bound<'py, PyAny>>,
+        need: Option<&Bound<'py, PyAny>>,
+        counts: Option<&Bound<'py, PyAny>>,
+        general: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match Call::extract(generators, active, need, counts, general)? {
+            Call::Planar(input) => {
+                let columns = self.columns(py, &input)?;
+                Ok(Bound::new(py, Outcomes::new(py, columns))?.into_any())
+            }
+            Call::General(input) => {
+                let job = input.job();
+                let columns = py
+                    .detach(|| self.with(|s| job.columns(&mut s.engine, &mut s.general)))
+                    .map_err(py_err)?;
+                Ok(Bound::new(py, general::GeneralOutcomes::new(py, columns))?.into_any())
+            }
+        }
     }
 
     /// The answers as `planar-hold eval` writes them, one dict per case.
-    #[pyo3(signature = (generators, active = None, need = None, ids = None))]
+    #[pyo3(signature = (generators, active = None, need = None, ids = None, counts = None, *, general = false))]
+    #[allow(clippy::too_many_arguments)]
     fn answers<'py>(
         &self,
         py: Python<'py>,
@@ -702,9 +758,14 @@ impl Engine {
         active: Option<&Bound<'py, PyAny>>,
         need: Option<&Bound<'py, PyAny>>,
         ids: Option<&Bound<'py, PyAny>>,
+        counts: Option<&Bound<'py, PyAny>>,
+        general: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let input = Input::extract(generators, active, need)?;
-        let n = input.len();
+        let call = Call::extract(generators, active, need, counts, general)?;
+        let n = match &call {
+            Call::Planar(input) => input.len(),
+            Call::General(input) => input.len(),
+        };
         let ids: Option<Vec<Bound<'py, PyAny>>> = ids
             .map(|ids| ids.try_iter()?.collect::<PyResult<Vec<_>>>())
             .transpose()?;
@@ -716,15 +777,34 @@ impl Engine {
                 ))));
             }
         }
-        let text = self.run(py, &input, |cases, outcomes| {
-            let answers: Vec<Answer> = cases
-                .iter()
-                .zip(outcomes)
-                .map(|(case, o)| Answer::new(None, case, o))
-                .collect();
-            to_json(&answers)
-        })?;
+        let (text, general) = match &call {
+            Call::Planar(input) => {
+                let text = self.run(py, input, |cases, outcomes| {
+                    let answers: Vec<Answer> = cases
+                        .iter()
+                        .zip(outcomes)
+                        .map(|(case, o)| Answer::new(None, case, o))
+                        .collect();
+                    to_json(&answers)
+                })?;
+                (text, false)
+            }
+            Call::General(input) => {
+                let job = input.job();
+                let text = py
+                    .detach(|| self.with(|s| job.answers_json(&mut s.engine, &mut s.general)))
+                    .map_err(py_err)?;
+                (text, true)
+            }
+        };
         let list = json_loads(py, text)?.cast_into::<PyList>()?;
+        if general {
+            // The general answer writes `"id": null` where it has none; here ids are added
+            // below, as for planar answers.
+            for answer in list.iter() {
+                answer.cast::<PyDict>()?.del_item("id")?;
+            }
+        }
         if let Some(ids) = ids {
             // `id` first, as eval writes it; a None id is left out, as eval leaves it out.
             for (i, id) in ids.into_iter().enumerate() {
@@ -787,11 +867,16 @@ impl Engine {
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Engine>()?;
     m.add_class::<Outcomes>()?;
+    m.add_class::<general::GeneralOutcomes>()?;
     m.add("GpuError", m.py().get_type::<GpuError>())?;
     m.add("SUPPORTED", planar_hold::Verdict::Supported as u8)?;
     m.add("UNSUPPORTED", planar_hold::Verdict::Unsupported as u8)?;
     m.add("UNCERTAIN", planar_hold::Verdict::Uncertain as u8)?;
     m.add("MAX_GENERATORS", MAX_GENERATORS)?;
+    m.add(
+        "MAX_GENERAL_GENERATORS",
+        planar_hold::general::MAX_GENERAL_GENERATORS,
+    )?;
     m.add("MARGIN_CAP", planar_hold::MARGIN_CAP)?;
     Ok(())
 }

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 if not os.environ.get("PLANAR_HOLD_REQUIRE_RAY"):
@@ -19,6 +21,16 @@ import ray  # noqa: E402
 
 import planar_hold.ray  # noqa: E402
 from conftest import REPO, read_jsonl, run_cli  # noqa: E402
+
+
+#: Every answer column: a row holds the keys of its JSON answer, the others null.
+COLUMNS = ["id"] + planar_hold.ray.ANSWER_SCHEMA.names
+
+
+def as_rows(answers):
+    """eval's JSON answers by id, as rows with every column (null where the answer's kind
+    has no such key, as in eval's Parquet answers)."""
+    return {a["id"]: {**dict.fromkeys(COLUMNS), **a} for a in answers}
 
 
 def write_shards(lines, folder, shards=4):
@@ -54,12 +66,12 @@ def test_ray_evaluate_equals_eval(local_cluster, shared, tmp_path):
     for line in lines[::7]:
         if line.get("need") == [0.0, 1.0, 0.0]:
             del line["need"]
-    expected = {a["id"]: a for a in run_cli("eval", str(path), "--backend", "cpu")}
+    expected = run_cli("eval", str(path), "--backend", "cpu")
     write_shards(lines, tmp_path / "in")
     ds = ray.data.read_parquet(str(tmp_path / "in"))
     rows = planar_hold.ray.evaluate(ds, batch_size=37, concurrency=1).take_all()
     assert len(rows) == len(lines)
-    assert {r["id"]: r for r in rows} == expected
+    assert {r["id"]: r for r in rows} == as_rows(expected)
 
 
 def test_ray_gpu_backend_equals_eval(local_cluster, shared, tmp_path):
@@ -74,8 +86,49 @@ def test_ray_gpu_backend_equals_eval(local_cluster, shared, tmp_path):
     with pytest.warns(UserWarning, match="has none"):
         planar_hold.ray.evaluate(ds, backend="gpu")  # lazy: nothing runs
     rows = planar_hold.ray.evaluate(ds, backend="gpu", num_gpus=0, concurrency=1).take_all()
-    expected = {a["id"]: a for a in run_cli("eval", str(path), "--backend", "gpu")}
-    assert {r["id"]: r for r in rows} == expected
+    expected = run_cli("eval", str(path), "--backend", "gpu")
+    assert {r["id"]: r for r in rows} == as_rows(expected)
+
+
+def test_ray_general_and_mixed_rows_equal_eval(local_cluster, shared, tmp_path):
+    """The general public cases (3 and 6 numbers, up to 256 generators) mixed with the
+    planar sample in the same shards and batches: each row answered as eval answers it."""
+    lines = read_jsonl(shared / "cases" / "general_public.jsonl")
+    lines += read_jsonl(shared / "cases" / "public_sample.jsonl")[:200]
+    lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]
+    for line in lines[::5]:  # the default need of each dimension
+        if line.get("need") in ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0]):
+            del line["need"]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    expected = run_cli("eval", str(path), "--backend", "cpu")
+    assert {"facet", "binding"} <= {k for a in expected for k in a}  # both kinds present
+    write_shards(lines, tmp_path / "in")
+    ds = ray.data.read_parquet(str(tmp_path / "in"))
+    rows = planar_hold.ray.evaluate(ds, batch_size=53, concurrency=1).take_all()
+    assert len(rows) == len(lines)
+    assert {r["id"]: r for r in rows} == as_rows(expected)
+
+
+def test_ray_bad_general_row_is_named(tmp_path):
+    """Without a cluster: a batch's bad row is named by its place in the batch."""
+    engine = planar_hold.Engine("cpu")
+    good = [[0.0, 0.0, 1.0, 0.0, 0.0, 0.0]] * 20
+    for gens, message in (
+        ([[1.0] * 6] * 257, "row 2: 257 generators, more than 256"),
+        ([[1.0] * 6, [1.0] * 3], "row 2: generator 1 has 3 numbers, generator 0 has 6"),
+        ([[1.0] * 6] * 3 + [[1.0, float("nan")] + [1.0] * 4], "row 2: generator 3 = [1.0, NaN"),
+        ([[1.0] * 5], "row 2: a generator must be 3 or 6 numbers, got 5"),
+    ):
+        batch = pa.table({"generators": pa.array([good, good[:3], gens, good],
+                                                  pa.list_(pa.list_(pa.float64())))})
+        with pytest.raises(ValueError) as e:
+            planar_hold.ray.answer_rows(engine, batch)
+        assert message in str(e.value)
+    batch = pa.table({"generators": pa.array([good], pa.list_(pa.list_(pa.float64()))),
+                      "need": pa.array([[0.0, 1.0, 0.0]], pa.list_(pa.float64()))})
+    with pytest.raises(ValueError, match="row 0: need must be 6 numbers, got 3"):
+        planar_hold.ray.answer_rows(engine, batch)
 
 
 def test_example_script_writes_parquet_answers(shared, tmp_path):
@@ -91,5 +144,5 @@ def test_example_script_writes_parquet_answers(shared, tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     rows = pq.read_table(tmp_path / "out").to_pylist()
-    expected = {a["id"]: a for a in run_cli("eval", str(path), "--backend", "cpu")}
-    assert {r["id"]: r for r in rows} == expected
+    expected = run_cli("eval", str(path), "--backend", "cpu")
+    assert {r["id"]: r for r in rows} == as_rows(expected)
