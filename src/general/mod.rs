@@ -15,7 +15,11 @@
 
 pub mod check;
 pub mod cpu;
+pub mod gpu;
 pub mod linalg;
+pub mod search32;
+
+pub use gpu::GeneralStats;
 
 use crate::{Error, Verdict};
 
