@@ -454,3 +454,40 @@ fn pod_layouts_match_the_shader() {
     }
     assert_eq!(seen, 3);
 }
+
+/// `eval --backend both` over the public cases: the GPU's general answers equal the CPU's
+/// (exit 0, not 3), and the run says how many the host re-solved.
+#[test]
+fn eval_on_the_gpu_answers_general_rows_and_counts_the_re_solved() {
+    if gpu().is_none() {
+        return;
+    }
+    let path = common::shared_dir().join("cases/general_public.jsonl");
+    let mut answers = Vec::new();
+    for backend in ["both", "cpu"] {
+        let out = common::cli()
+            .arg("eval")
+            .arg(&path)
+            .args(["--backend", backend])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{backend}: {stderr}");
+        let said = stderr
+            .lines()
+            .any(|l| l.starts_with("planar-hold: general cases: 300 on the GPU, ")); // (one line is planar)
+        assert_eq!(said, backend == "both", "{backend}: {stderr}");
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 301);
+        answers.push(lines);
+    }
+    for (g, c) in answers[0].iter().zip(&answers[1]) {
+        assert_eq!(g["id"], c["id"]);
+        assert_eq!(g["verdict"], c["verdict"], "{}", g["id"]);
+        let (mg, mc) = (g["margin"].as_f64().unwrap(), c["margin"].as_f64().unwrap());
+        assert!((mg - mc).abs() <= 1e-6 * mc.abs().max(1.0), "{}", g["id"]);
+    }
+}

@@ -8,6 +8,7 @@ use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowBa
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch, RowCase};
 use planar_hold::Outcome;
 
+use super::general::GeneralCount;
 use super::io::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
@@ -94,6 +95,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Source::Parquet(p) => p.id_type(),
     };
     let engines = Engines::new(args.backend)?;
+    let general = GeneralCount::default();
     let (output, sink) = Output::create(args.output.as_deref())?;
     let mut progress = match &source {
         Source::Json(_) => Progress::new(
@@ -154,8 +156,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         outcomes.clear();
         outcomes.resize(batch.cases.len(), Outcome::default());
         engines.main.evaluate_into(&batch.cases, outcomes)?;
-        batch.solve_general();
-        let mut disagreements = Vec::new();
+        let mut disagreements = super::general::solve(&engines, batch, &general)?;
         if let Some(cpu) = &engines.check {
             let mut checked = vec![Outcome::default(); batch.cases.len()];
             cpu.evaluate_into(&batch.cases, &mut checked)?;
@@ -225,5 +226,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
     out.flush().map_err(|e| output.write_failure(e))?;
     drop(out);
     output.commit()?;
+    general.report();
     io::conclude(disagreeing, refused, total)
 }

@@ -7,6 +7,7 @@ mod demo;
 mod draw;
 mod eval;
 mod gate;
+mod general;
 mod info;
 mod io;
 
