@@ -49,6 +49,15 @@ pub struct Args {
     /// The input's format (default: from its extension).
     #[arg(long, value_enum, requires = "input")]
     format: Option<super::io::Format>,
+    /// Time the general engine instead: this many cases per shape (see --general-shapes).
+    #[arg(long)]
+    general: Option<usize>,
+    /// The general shapes, DxK comma separated.
+    #[arg(long, default_value = "3x32,3x64,3x256,6x16,6x32,6x64,6x128,6x256")]
+    general_shapes: String,
+    /// With --general: time only the GPU's search (pack, upload, kernel, readback).
+    #[arg(long)]
+    general_search_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -300,6 +309,10 @@ fn runs_for(batch: usize) -> usize {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    if let Some(n) = args.general {
+        let shapes = super::bench_general::parse_shapes(&args.general_shapes)?;
+        return super::bench_general::run(n, &shapes, args.general_search_only, args.json);
+    }
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
     }

@@ -2,6 +2,7 @@
 //! `io`.
 
 mod bench;
+mod bench_general;
 mod bench_input;
 mod demo;
 mod draw;
