@@ -219,7 +219,7 @@ fn public_cases_on_the_gpu_equal_the_cpu() {
 #[test]
 fn random_cases_on_the_gpu_equal_the_cpu() {
     for d in [3, 6] {
-        let batch = random_batch(40 + d as u64, 2000, d);
+        let batch = random_batch(40 + d as u64, 1200, d);
         let Some(stats) = run_both(&format!("random d={d}"), &batch) else {
             return;
         };
@@ -392,7 +392,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
 #[test]
 fn twin_hints_finish_to_the_cpu_answers() {
     for d in [3, 6] {
-        let batch = random_batch(21 + d as u64, 1500, d);
+        let batch = random_batch(21 + d as u64, 800, d);
         let (mut values, mut records) = (Vec::new(), Vec::new());
         pack_range(&batch, 0..batch.len(), &mut values, &mut records);
         let hints: Vec<GeneralHint> = records
@@ -489,5 +489,33 @@ fn eval_on_the_gpu_answers_general_rows_and_counts_the_re_solved() {
         assert_eq!(g["verdict"], c["verdict"], "{}", g["id"]);
         let (mg, mc) = (g["margin"].as_f64().unwrap(), c["margin"].as_f64().unwrap());
         assert!((mg - mc).abs() <= 1e-6 * mc.abs().max(1.0), "{}", g["id"]);
+    }
+}
+
+/// A large chunk is packed on all cores: the same bytes as case by case.
+#[test]
+fn packing_on_all_cores_equals_case_by_case() {
+    let mut batch = random_batch(3, 3000, 6);
+    let more = random_batch(4, 3000, 3);
+    for i in 0..more.len() {
+        let c = more.get(i);
+        batch.push(c.dim, c.generators, c.need).unwrap();
+    }
+    let (mut values, mut records) = (Vec::new(), Vec::new());
+    pack_range(&batch, 100..batch.len(), &mut values, &mut records);
+    let mut one_by_one = Vec::new();
+    for i in 100..batch.len() {
+        let rec = search32::pack_case(&batch.get(i), &mut one_by_one);
+        assert_eq!(rec, records[i - 100], "record {i}");
+    }
+    assert!(values == one_by_one);
+    // Unit vectors: every generator's float32 length is 1 (or 0 for a zero generator).
+    for rec in &records {
+        let d = rec.dim as usize;
+        for g in 0..=rec.count as usize {
+            let at = rec.offset as usize + g * d;
+            let n = values[at..at + d].iter().map(|v| v * v).sum::<f32>().sqrt();
+            assert!(n == 0.0 || (n - 1.0).abs() < 1e-6, "length {n}");
+        }
     }
 }

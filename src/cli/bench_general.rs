@@ -116,7 +116,8 @@ pub fn run(
     );
     let mut rows = Vec::new();
     for (n, &(d, k)) in shapes.iter().enumerate() {
-        let distinct = cases.clamp(1, MAX_DISTINCT);
+        // At most 2^27 numbers (1 GiB of float64) generated; a larger N repeats them.
+        let distinct = cases.clamp(1, MAX_DISTINCT).min((1 << 27) / (d * (k + 1)));
         let repeats = cases.div_ceil(distinct);
         let batch = workload(2026 + n as u64, distinct, d, k);
         let mut out = vec![GeneralOutcome::default(); distinct];

@@ -16,7 +16,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use super::cpu::Solver;
-use super::search32::{case_values, pack_case};
+use super::search32::{case_values, pack_range};
 use super::{GeneralBatch, GeneralOutcome};
 use crate::gpu::{GpuContext, GpuEngine};
 use crate::types::{GeneralHint, GeneralParams, GeneralRecord};
@@ -245,12 +245,7 @@ impl GeneralKernel {
         range: Range<usize>,
         out: &mut [GeneralHint],
     ) -> Result<(), Error> {
-        self.values.clear();
-        self.records.clear();
-        for i in range {
-            self.records
-                .push(pack_case(&batch.get(i), &mut self.values));
-        }
+        pack_range(batch, range, &mut self.values, &mut self.records);
         let count = self.records.len();
         let numbers = self.values.len().max(1);
         if self

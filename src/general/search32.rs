@@ -12,6 +12,8 @@
 //! the set next changes; a full set bans the candidate (it lies in the set's span). Every
 //! loop is bounded: at most `3K + 30` outer iterations.
 
+use rayon::prelude::*;
+
 use super::linalg::norm;
 use super::{GeneralBatch, GeneralCase, MAX_DIM};
 use crate::types::{GeneralHint, GeneralRecord};
@@ -33,42 +35,90 @@ pub const GRADIENT_TOL: f32 = 1e-6;
 /// dependent on it.
 pub const RANK_TOL: f32 = 1e-5;
 
-/// Appends case `case` to a chunk's upload: its unit need, then its unit generators (each
-/// normalised in float64, then rounded to float32; a zero generator stays zero). Returns
-/// its record.
-pub fn pack_case(case: &GeneralCase<'_>, values: &mut Vec<f32>) -> GeneralRecord {
-    let d = case.dim;
-    let offset = values.len() as u32;
-    let mut unit = |v: &[f64]| {
-        let n = norm(v);
-        for &x in v {
-            values.push(if n > 0.0 { (x / n) as f32 } else { 0.0 });
-        }
-    };
-    unit(case.need);
-    for i in 0..case.len() {
-        unit(case.generator(i));
+/// `v` over its length, rounded to float32, into `out` (zeros for a zero vector).
+fn write_unit(v: &[f64], out: &mut [f32]) {
+    let n = norm(v);
+    for (o, &x) in out.iter_mut().zip(v) {
+        *o = if n > 0.0 { (x / n) as f32 } else { 0.0 };
     }
+}
+
+/// Writes a case's unit need, then its unit generators (each normalised in float64, then
+/// rounded to float32; a zero generator stays zero) into `out` ([`case_values`] long).
+fn write_case(case: &GeneralCase<'_>, out: &mut [f32]) {
+    let d = case.dim;
+    write_unit(case.need, &mut out[..d]);
+    for i in 0..case.len() {
+        write_unit(case.generator(i), &mut out[(i + 1) * d..(i + 2) * d]);
+    }
+}
+
+/// Appends case `case` to a chunk's upload; returns its record.
+pub fn pack_case(case: &GeneralCase<'_>, values: &mut Vec<f32>) -> GeneralRecord {
+    let offset = values.len();
+    values.resize(offset + case_values(case), 0.0);
+    write_case(case, &mut values[offset..]);
     GeneralRecord {
-        offset,
+        offset: offset as u32,
         count: case.len() as u32,
-        dim: d as u32,
+        dim: case.dim as u32,
         _pad: 0,
     }
 }
 
 /// Cases `range` of `batch` into `values` and `records` (cleared first): a chunk's upload.
+/// The records first (offsets by a running sum), then the numbers, on all cores for a
+/// large chunk (each core a run of cases and its slice of `values`).
 pub fn pack_range(
     batch: &GeneralBatch,
     range: std::ops::Range<usize>,
     values: &mut Vec<f32>,
     records: &mut Vec<GeneralRecord>,
 ) {
-    values.clear();
     records.clear();
-    for i in range {
-        records.push(pack_case(&batch.get(i), values));
+    let mut total = 0usize;
+    for i in range.clone() {
+        let case = batch.get(i);
+        records.push(GeneralRecord {
+            offset: total as u32,
+            count: case.len() as u32,
+            dim: case.dim as u32,
+            _pad: 0,
+        });
+        total += case_values(&case);
     }
+    values.clear();
+    values.resize(total, 0.0);
+    let first = range.start;
+    if records.len() < 2048 {
+        for (r, rec) in records.iter().enumerate() {
+            let case = batch.get(first + r);
+            let at = rec.offset as usize;
+            write_case(&case, &mut values[at..at + case_values(&case)]);
+        }
+        return;
+    }
+    let per = records.len().div_ceil(rayon::current_num_threads() * 4);
+    let mut runs = Vec::new();
+    let mut rest: &mut [f32] = values;
+    let mut a = 0;
+    while a < records.len() {
+        let b = (a + per).min(records.len());
+        let end = records.get(b).map_or(total, |r| r.offset as usize);
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(end - records[a].offset as usize);
+        runs.push((a..b, head));
+        rest = tail;
+        a = b;
+    }
+    let records = &records[..];
+    runs.into_par_iter().for_each(|(run, slice)| {
+        let base = records[run.start].offset as usize;
+        for r in run {
+            let case = batch.get(first + r);
+            let at = records[r].offset as usize - base;
+            write_case(&case, &mut slice[at..at + case_values(&case)]);
+        }
+    });
 }
 
 /// The float32 numbers one case takes in the upload.
