@@ -12,6 +12,9 @@
 //! the set next changes; a full set bans the candidate (it lies in the set's span). Every
 //! loop is bounded: at most `3K + 30` outer iterations.
 
+// Indexed loops and `!(a > b)` as the shader writes them: the twin reads line for line.
+#![allow(clippy::needless_range_loop, clippy::nonminimal_bool, clippy::neg_cmp_op_on_partial_ord)]
+
 use rayon::prelude::*;
 
 use super::linalg::norm;
