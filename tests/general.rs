@@ -11,10 +11,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
+mod common;
+
 fn shared(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(path)
+    common::shared_dir().join(path)
 }
 
 fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
@@ -663,4 +663,58 @@ fn empty_zero_and_whole_space_cones() {
         .solve(&mut solver);
         assert_eq!(o.verdict, Verdict::Unsupported);
     }
+}
+
+/// A planar scene with five body pairs or more goes to the general engine: the same
+/// scene with its contacts repeated (new pairs, the same contacts) is the same cone, so the
+/// gate's answers agree with the enumeration's on the original.
+#[test]
+fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
+    use planar_hold::scene::{hold_reports, parse_line};
+    let text = std::fs::read_to_string(shared("cases/scenes_public.jsonl")).unwrap();
+    let mut small = Vec::new();
+    let mut grown = Vec::new();
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        let Some(contacts) = v["contacts"].as_array().cloned() else {
+            continue;
+        };
+        if contacts.is_empty() || parse_line(line).is_err() {
+            continue;
+        }
+        let mut more = contacts.clone();
+        let mut pair = 100;
+        while more.len() < 5 {
+            for c in &contacts {
+                let mut c = c.clone();
+                c["pair"] = serde_json::json!(pair);
+                pair += 1;
+                more.push(c);
+            }
+        }
+        small.push(parse_line(line).unwrap());
+        v["contacts"] = Value::Array(more);
+        let scene = parse_line(&v.to_string()).unwrap();
+        assert!(scene.is_general());
+        grown.push(scene);
+    }
+    assert!(small.len() > 20, "{} scenes", small.len());
+    let mut engine = planar_hold::Engine::new(planar_hold::Backend::Cpu).unwrap();
+    let a = hold_reports(&mut engine, &small).unwrap();
+    let b = hold_reports(&mut engine, &grown).unwrap();
+    let mut bad = Vec::new();
+    for (x, y) in a.iter().zip(&b) {
+        let tol = 2e-5 * 1f32.max(x.robust_margin.abs());
+        let decisive = x.robust_margin.abs() > 1e-4;
+        if decisive && (x.held != y.held || (x.robust_margin - y.robust_margin).abs() > tol) {
+            bad.push(format!(
+                "{}: held {} / {}, margin {} / {}",
+                x.id, x.held, y.held, x.robust_margin, y.robust_margin
+            ));
+        }
+        if !y.held && y.reason.is_none() {
+            bad.push(format!("{}: not held without a reason", y.id));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

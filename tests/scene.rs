@@ -759,11 +759,11 @@ fn invalid_input_messages() {
         ),
         (
             scene(
-                (0..5)
+                (0..65)
                     .map(|k| contact(k, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], json!(0.5)))
                     .collect(),
             ),
-            "more than 16 generators (20)",
+            "more than 256 generators (260)",
         ),
         (
             edit(

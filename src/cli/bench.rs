@@ -49,14 +49,14 @@ pub struct Args {
     /// The input's format (default: from its extension).
     #[arg(long, value_enum, requires = "input")]
     format: Option<super::io::Format>,
-    /// Time the general engine instead: this many cases per shape (see --general-shapes).
-    #[arg(long)]
-    general: Option<usize>,
-    /// The general shapes, DxK comma separated.
-    #[arg(long, default_value = "3x32,3x64,3x256,6x16,6x32,6x64,6x128,6x256")]
-    general_shapes: String,
-    /// With --general: time only the GPU's search (pack, upload, kernel, readback).
-    #[arg(long)]
+    /// Time the general engine instead (d = 3 and 6, K = 16 … 256), on the CPU and (where
+    /// `--backend` has gpu) the GPU; `--cases` scales the number of cases per row
+    /// (1,000,000 by default: about a second a row).
+    #[arg(long, conflicts_with = "input")]
+    general: bool,
+    /// With --general: time only the GPU's search (pack, upload, kernel, readback, and the
+    /// kernel alone from timestamps), `--cases` cases per shape.
+    #[arg(long, requires = "general")]
     general_search_only: bool,
 }
 
@@ -159,6 +159,21 @@ fn median(mut v: Vec<f64>) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The CPU's model and the widest vector instruction set it has, for every figure printed.
+pub fn cpu_features() -> String {
+    #[cfg(target_arch = "x86_64")]
+    let set = if std::arch::is_x86_feature_detected!("avx512f") {
+        "AVX-512"
+    } else if std::arch::is_x86_feature_detected!("avx2") {
+        "AVX2"
+    } else {
+        "no AVX2"
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let set = std::env::consts::ARCH;
+    format!("{} ({set})", cpu_model())
 }
 
 /// "model name" from /proc/cpuinfo (Linux), else "unknown CPU".
@@ -309,12 +324,15 @@ fn runs_for(batch: usize) -> usize {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    if let Some(n) = args.general {
-        let shapes = super::bench_general::parse_shapes(&args.general_shapes)?;
-        return super::bench_general::run(n, &shapes, args.general_search_only, args.json);
-    }
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
+    }
+    if args.general && args.general_search_only {
+        return super::bench_general::run_search(args.cases, args.json);
+    }
+    if args.general {
+        let gpu = args.backend.contains(&Which::Gpu);
+        return super::bench_general::run(args.cases.div_ceil(1000), gpu, args.json);
     }
     let mut input = args
         .input

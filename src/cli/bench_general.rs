@@ -1,176 +1,193 @@
-//! `planar-hold bench --general N`: the general engine (SPEC-SPATIAL §1) at fixed shapes
-//! (d = 3: K = 32, 64, 256; d = 6: K = 16, 32, 64, 128, 256), N cases each: the CPU on all
-//! cores, the GPU end to end (float32 search on the device, float64 finish on all cores),
-//! the GPU's search alone (pack, upload, kernel, readback) and its kernel-only rate where
-//! the adapter has timestamps, and how many cases the host re-solved. One JSON line last
-//! with `--json`.
+//! `planar-hold bench --general`: the general engine's rate by dimension and generator
+//! count (d = 3: K = 32, 64, 256; d = 6: K = 16 … 256) on contact cones
+//! ([`planar_hold::general::sample::contact_cases`]), on all cores and on one, and where
+//! the time goes: the NNLS alone (verdict, witness, certificate, distance) against the
+//! whole test with the inside margin (the facets). Where `--backend` has gpu, also the GPU
+//! end to end (`shaders/general.wgsl`'s float32 search, then the float64 finish and facets
+//! on all cores) and how many cases the host re-solved; `--general-search-only` times the
+//! GPU's search alone (pack, upload, kernel, readback; the kernel from timestamps) at
+//! `--cases` cases per shape, for a real GPU's kernel-only rate.
 
 use std::time::Instant;
 
-use planar_hold::general::{cpu, GeneralBatch, GeneralOutcome};
+use planar_hold::general::cpu::{solve_batch_into, Solver};
+use planar_hold::general::sample::contact_cases;
+use planar_hold::general::{GeneralBatch, GeneralOutcome};
 use planar_hold::gpu::GpuEngine;
-use planar_hold::sample::Rng;
-use serde_json::{json, Value};
+use planar_hold::Verdict;
+use serde_json::json;
 
 use super::Failure;
 
-/// Most distinct cases generated per shape; a larger N repeats the batch.
-const MAX_DISTINCT: usize = 1 << 20;
+/// The (d, K) pairs the issue asks for.
+pub const SHAPES: [(usize, usize); 8] = [
+    (3, 32),
+    (3, 64),
+    (3, 256),
+    (6, 16),
+    (6, 32),
+    (6, 64),
+    (6, 128),
+    (6, 256),
+];
 
-/// `3x32,6x16` into shapes.
-pub fn parse_shapes(text: &str) -> Result<Vec<(usize, usize)>, Failure> {
-    text.split(',')
-        .map(|s| {
-            let (d, k) = s.trim().split_once('x').unwrap_or(("", ""));
-            match (d.parse::<usize>(), k.parse::<usize>()) {
-                (Ok(d @ (3 | 6)), Ok(k @ 1..=256)) => Ok((d, k)),
-                _ => Err(Failure::new(
-                    format!("--general-shapes: {s:?} is not DxK with D 3 or 6 and K 1..256"),
-                    2,
-                )),
-            }
-        })
-        .collect()
-}
-
-/// Uniform in [lo, hi), float64.
-fn uniform(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
-    lo + (hi - lo) * ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-}
-
-/// `n` cases of dimension `d` with `k` generators: pointed cones around a random axis
-/// (unit directions spread about it, lengths over two decades), the need the axis (inside),
-/// a random direction (often outside) or a combination of three generators (on a face or
-/// inside), a third each.
-fn workload(seed: u64, n: usize, d: usize, k: usize) -> GeneralBatch {
-    let mut rng = Rng::new(seed);
-    let unit = |rng: &mut Rng| -> [f64; 6] {
-        loop {
-            let mut v = [0.0; 6];
-            for x in &mut v[..d] {
-                *x = uniform(rng, -1.0, 1.0);
-            }
-            let n = v[..d].iter().map(|x| x * x).sum::<f64>().sqrt();
-            if n > 0.1 && n <= 1.0 {
-                return v.map(|x| x / n);
-            }
-        }
-    };
-    let mut batch = GeneralBatch::new();
-    let mut gens = Vec::with_capacity(k * d);
-    for i in 0..n {
-        let axis = unit(&mut rng);
-        gens.clear();
-        for _ in 0..k {
-            let u = unit(&mut rng);
-            let len = 10f64.powf(uniform(&mut rng, -1.0, 1.0));
-            gens.extend((0..d).map(|a| (axis[a] + 0.8 * u[a]) * len));
-        }
-        let need: Vec<f64> = match i % 3 {
-            0 => axis[..d].to_vec(),
-            1 => unit(&mut rng)[..d].to_vec(),
-            _ => {
-                let mut v = vec![0.0; d];
-                for t in 0..3 {
-                    let g = (i * 7 + t * 13) % k;
-                    for a in 0..d {
-                        v[a] += gens[g * d + a];
-                    }
-                }
-                v
-            }
-        };
-        batch
-            .push(d, &gens, &need)
-            .expect("generated cases are valid");
+/// Cases per second of `f` over `batch`, best of three runs.
+fn rate(batch: &GeneralBatch, mut f: impl FnMut(&GeneralBatch, &mut [GeneralOutcome])) -> f64 {
+    let mut out = vec![GeneralOutcome::default(); batch.len()];
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        f(batch, &mut out);
+        best = best.min(t.elapsed().as_secs_f64());
     }
-    batch
+    batch.len() as f64 / best
 }
 
-/// Times the general rows and prints them (and one JSON line with `json`).
-pub fn run(
-    cases: usize,
-    shapes: &[(usize, usize)],
-    search_only: bool,
-    json: bool,
-) -> Result<(), Failure> {
-    let mut gpu = match GpuEngine::from_env() {
+/// Cases per (d, K) so that each lasts about the same: fewer for the large ones.
+fn cases_for(d: usize, k: usize, scale: usize) -> usize {
+    let cost = (k * d * d).max(1);
+    (scale * 2000 / cost).clamp(20, 20_000)
+}
+
+/// The GPU engine, or `None` with a line saying why.
+fn gpu_engine() -> Option<GpuEngine> {
+    match GpuEngine::from_env() {
         Ok(g) => Some(g),
         Err(e) => {
-            println!("gpu: {e}\ngpu: skipped (no adapter)\n");
+            println!("gpu: {e}\ngpu: skipped (no adapter)");
             None
         }
-    };
+    }
+}
+
+pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
+    let arch = super::bench::cpu_features();
+    let mut gpu = if gpu { gpu_engine() } else { None };
     let adapter = gpu.as_ref().map(|g| g.describe());
     println!(
-        "planar-hold bench --general: {cases} cases per shape, cpu = {} threads{}",
+        "general engine on contact cones: {arch}, {} threads{}",
         rayon::current_num_threads(),
         adapter
             .as_deref()
-            .map(|a| format!(", gpu = {a}"))
+            .map(|a| format!("; gpu: {a}"))
             .unwrap_or_default()
     );
     println!(
-        "{:>2} {:>4} {:>12} {:>12} {:>12} {:>12} {:>10}",
-        "d", "K", "cpu c/s", "gpu c/s", "search c/s", "kernel c/s", "re-solved"
+        "{:>2} {:>4} {:>7} {:>6} {:>12} {:>12} {:>12} {:>10} {:>12} {:>9}",
+        "d",
+        "K",
+        "cases",
+        "held",
+        "all cores/s",
+        "one core/s",
+        "NNLS only/s",
+        "facets %",
+        "gpu e2e/s",
+        "re-solved"
     );
     let mut rows = Vec::new();
-    for (n, &(d, k)) in shapes.iter().enumerate() {
-        // At most 2^27 numbers (1 GiB of float64) generated; a larger N repeats them.
-        let distinct = cases.clamp(1, MAX_DISTINCT).min((1 << 27) / (d * (k + 1)));
-        let repeats = cases.div_ceil(distinct);
-        let batch = workload(2026 + n as u64, distinct, d, k);
-        let mut out = vec![GeneralOutcome::default(); distinct];
-        let mut row = json!({"d": d, "k": k, "cases": distinct * repeats});
-        let rate = |t: Instant| (distinct * repeats) as f64 / t.elapsed().as_secs_f64();
-        if !search_only {
-            let t = Instant::now();
-            for _ in 0..repeats {
-                cpu::solve_batch_into(&batch, &mut out);
+    for (d, k) in SHAPES {
+        let n = cases_for(d, k, scale);
+        let batch = contact_cases(2026 + (d * 1000 + k) as u64, n, d, k);
+        let mut out = vec![GeneralOutcome::default(); n];
+        solve_batch_into(&batch, &mut out);
+        let held = out
+            .iter()
+            .filter(|o| o.verdict == Verdict::Supported)
+            .count();
+        let all = rate(&batch, solve_batch_into);
+        let one = rate(&batch, |b, o| {
+            let mut s = Solver::new();
+            for (i, slot) in o.iter_mut().enumerate() {
+                *slot = s.solve(&b.get(i));
             }
-            row["cpu_cases_per_s"] = json!(rate(t));
-        }
+        });
+        let nnls = rate(&batch, |b, o| {
+            let mut s = Solver::without_inside_margin();
+            for (i, slot) in o.iter_mut().enumerate() {
+                *slot = s.solve(&b.get(i));
+            }
+        });
+        let facets = 100.0 * (1.0 - one / nnls).max(0.0);
+        let (mut e2e, mut resolved) = (None, None);
         if let Some(gpu) = &mut gpu {
-            let mut hints = Vec::new();
-            gpu.general_hints_into(&batch, &mut hints)?; // warm-up: buffers grow
-            let t = Instant::now();
-            let mut kernel = Some(0.0);
-            for _ in 0..repeats {
-                gpu.general_hints_into(&batch, &mut hints)?;
-                let k = gpu.general_kernel()?.last_kernel_time();
-                kernel = kernel.zip(k).map(|(a, b)| a + b.as_secs_f64());
+            gpu.evaluate_general_into(&batch, &mut out)?; // warm-up: buffers grow
+            let mut count = 0;
+            let mut failed = None;
+            e2e = Some(rate(&batch, |b, o| match gpu.evaluate_general_into(b, o) {
+                Ok(stats) => count = stats.resolved,
+                Err(e) => failed = Some(e),
+            }));
+            if let Some(e) = failed {
+                return Err(e.into());
             }
-            row["search_cases_per_s"] = json!(rate(t));
-            row["kernel_cases_per_s"] = json!(kernel.map(|s| (distinct * repeats) as f64 / s));
-            if !search_only {
-                let t = Instant::now();
-                let mut resolved = 0;
-                for _ in 0..repeats {
-                    resolved += gpu.evaluate_general_into(&batch, &mut out)?.resolved;
-                }
-                row["gpu_cases_per_s"] = json!(rate(t));
-                row["resolved"] = json!(resolved);
-            }
+            resolved = Some(count);
         }
-        let cell = |key: &str| match &row[key] {
-            Value::Number(v) => format!("{:.0}", v.as_f64().unwrap_or(0.0)),
-            _ => "-".into(),
-        };
+        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
         println!(
-            "{d:>2} {k:>4} {:>12} {:>12} {:>12} {:>12} {:>10}",
-            cell("cpu_cases_per_s"),
-            cell("gpu_cases_per_s"),
-            cell("search_cases_per_s"),
-            cell("kernel_cases_per_s"),
-            cell("resolved")
+            "{d:>2} {k:>4} {n:>7} {:>5.0}% {all:>12.0} {one:>12.0} {nnls:>12.0} {facets:>9.0}% {:>12} {:>9}",
+            100.0 * held as f64 / n as f64,
+            cell(e2e),
+            cell(resolved.map(|r| r as f64))
         );
-        rows.push(row);
+        rows.push(
+            json!({"d": d, "k": k, "cases": n, "held": held, "all_cores_per_s": all,
+                         "one_core_per_s": one, "nnls_only_per_s": nnls,
+                         "gpu_cases_per_s": e2e, "gpu_resolved": resolved}),
+        );
     }
-    if json {
+    if json_out {
         println!(
             "{}",
-            json!({"general": rows, "adapter": adapter, "threads": rayon::current_num_threads()})
+            json!({"general": rows, "cpu": arch, "adapter": adapter})
         );
+    }
+    Ok(())
+}
+
+/// Most numbers generated per shape for `run_search` (1 GiB of float64); a larger `--cases`
+/// repeats the batch.
+const SEARCH_VALUES: usize = 1 << 27;
+
+/// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
+/// and the kernel alone where the adapter has timestamps.
+pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
+    let Some(mut gpu) = gpu_engine() else {
+        return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
+    };
+    let adapter = gpu.describe();
+    println!("general engine's GPU search on contact cones: {adapter}");
+    println!(
+        "{:>2} {:>4} {:>10} {:>12} {:>12}",
+        "d", "K", "cases", "search/s", "kernel/s"
+    );
+    let mut rows = Vec::new();
+    for (d, k) in SHAPES {
+        let distinct = cases.clamp(1, 1 << 20).min(SEARCH_VALUES / (d * (k + 1)));
+        let repeats = cases.div_ceil(distinct);
+        let batch = contact_cases(2026 + (d * 1000 + k) as u64, distinct, d, k);
+        let mut hints = Vec::new();
+        gpu.general_hints_into(&batch, &mut hints)?; // warm-up: buffers grow
+        let t = Instant::now();
+        let mut kernel = Some(0.0);
+        for _ in 0..repeats {
+            gpu.general_hints_into(&batch, &mut hints)?;
+            let k = gpu.general_kernel()?.last_kernel_time();
+            kernel = kernel.zip(k).map(|(a, b)| a + b.as_secs_f64());
+        }
+        let total = (distinct * repeats) as f64;
+        let search = total / t.elapsed().as_secs_f64();
+        let kernel = kernel.map(|s| total / s);
+        println!(
+            "{d:>2} {k:>4} {:>10} {search:>12.0} {:>12}",
+            distinct * repeats,
+            kernel.map_or("-".into(), |v| format!("{v:.0}"))
+        );
+        rows.push(json!({"d": d, "k": k, "cases": distinct * repeats,
+                         "search_cases_per_s": search, "kernel_cases_per_s": kernel}));
+    }
+    if json_out {
+        println!("{}", json!({"general_search": rows, "adapter": adapter}));
     }
     Ok(())
 }

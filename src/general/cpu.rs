@@ -60,10 +60,20 @@ pub struct Solver {
     norms: Vec<f64>,
     /// Nonzero generators with one index per direction, in index order.
     distinct: Vec<u32>,
+    /// Nonzero generators sorted by their first unit coordinate (for `prepare`).
+    order: Vec<u32>,
+    /// Per generator, a bitset of the rays orthogonal to it (`words` u64 a generator).
+    incidence: Vec<u64>,
+    /// The rays a step removes.
+    minus: Vec<u32>,
+    /// Scratch of the adjacency test.
+    and_words: std::cell::RefCell<Vec<u64>>,
     rays: Vec<Ray>,
     next: Vec<Ray>,
     signs: Vec<f64>,
     facets: Vec<FoundFacet>,
+    /// Skip the facets: supported cases get margin 0 and no facet.
+    no_inside_margin: bool,
 }
 
 /// The outcome of the NNLS step in unit scale.
@@ -79,6 +89,17 @@ impl Solver {
     /// A solver with empty buffers.
     pub fn new() -> Solver {
         Solver::default()
+    }
+
+    /// A solver that leaves out the inside margin (the facet enumeration): a supported
+    /// case's margin is then 0 and its facet none; verdicts, witnesses, certificates and
+    /// the distance outside are unchanged. For callers who ask only whether it holds, and
+    /// for timing the two parts apart.
+    pub fn without_inside_margin() -> Solver {
+        Solver {
+            no_inside_margin: true,
+            ..Solver::default()
+        }
     }
 
     /// The general test of one case.
@@ -130,14 +151,20 @@ impl Solver {
             *confirmed = same;
             let mut order: [usize; MAX_DIM] = std::array::from_fn(|i| i);
             order[..nn.len].sort_by_key(|&a| nn.passive[a]);
-            out.witness_len = nn.len as u8;
-            for (slot, &a) in order[..nn.len].iter().enumerate() {
+            // Weights that rounding left at ~1e-16 (a generator the last step all but
+            // dropped) are left out; the check below decides on what remains.
+            let mut n = 0;
+            for &a in &order[..nn.len] {
+                if nn.weights[a] <= 1e-15 {
+                    continue;
+                }
                 let i = nn.passive[a] as usize;
-                out.witness_indices[slot] = i as u32;
-                out.witness_weights[slot] = nn.weights[a].max(0.0) * (s / self.norms[i]);
+                out.witness_indices[n] = i as u32;
+                out.witness_weights[n] = nn.weights[a] * (s / self.norms[i]);
+                n += 1;
             }
+            out.witness_len = n as u8;
             let total: f64 = nn.weights[..nn.len].iter().sum();
-            let n = nn.len;
             if nn.dist <= EPS * total.max(1.0)
                 && check::witness(case, &out.witness_indices[..n], &out.witness_weights[..n])
             {
@@ -165,8 +192,13 @@ impl Solver {
         };
         debug_assert!(inside);
         out.verdict = Verdict::Supported;
-        if rank_basis < d {
+        if rank_basis < d || self.no_inside_margin {
             out.margin = 0.0; // flat: the need lies in C, which has no interior
+            return out;
+        }
+        if self.fills_space(d, &basis_idx[..d]) {
+            out.capped = true;
+            out.margin = GENERAL_MARGIN_CAP;
             return out;
         }
         self.enumerate_facets(case, &basis_idx[..d]);
@@ -218,12 +250,15 @@ impl Solver {
             .collect()
     }
 
-    /// Unit generators and their lengths; one index per direction in `distinct`.
+    /// Unit generators and their lengths; one index per direction in `distinct` (the
+    /// lowest index of those within [`SAME_DIRECTION`] of it), found by sorting on the
+    /// first coordinate: O(K log K), not O(K²).
     fn prepare(&mut self, case: &GeneralCase<'_>) {
         let d = case.dim;
         self.unit.clear();
         self.norms.clear();
         self.distinct.clear();
+        self.order.clear();
         for i in 0..case.len() {
             let w = case.generator(i);
             let n = norm(w);
@@ -232,19 +267,37 @@ impl Solver {
                 for (ua, wa) in u[..d].iter_mut().zip(w) {
                     *ua = wa / n;
                 }
+                self.order.push(i as u32);
             }
             self.unit.push(u);
             self.norms.push(n);
-            if n > 0.0 {
-                let same = self.distinct.iter().any(|&j| {
-                    let v = &self.unit[j as usize];
-                    (0..d).all(|a| (v[a] - u[a]).abs() <= SAME_DIRECTION)
+        }
+        let unit = &self.unit;
+        self.order.sort_unstable_by(|&a, &b| {
+            unit[a as usize][0]
+                .total_cmp(&unit[b as usize][0])
+                .then(a.cmp(&b))
+        });
+        for (s, &i) in self.order.iter().enumerate() {
+            let u = &unit[i as usize];
+            let repeated = self.order[..s]
+                .iter()
+                .rev()
+                .take_while(|&&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
+                .any(|&j| {
+                    j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
                 });
-                if !same {
-                    self.distinct.push(i as u32);
-                }
+            let later_twin = self.order[s + 1..]
+                .iter()
+                .take_while(|&&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
+                .any(|&j| {
+                    j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
+                });
+            if !repeated && !later_twin {
+                self.distinct.push(i);
             }
         }
+        self.distinct.sort_unstable();
     }
 
     /// The rank of the generators and d (or fewer) independent ones, pivoted.
@@ -255,6 +308,18 @@ impl Solver {
                 .map(|&i| (i, &self.unit[i as usize][..]))
         });
         (basis.len(), picked)
+    }
+
+    /// Whether C is all of R^d, given d independent generators `basis`: exactly when the
+    /// opposite of each is in C (then C holds their span). d NNLS solves, each checked as a
+    /// witness, instead of a double description that would end with no ray.
+    fn fills_space(&self, d: usize, basis: &[u32]) -> bool {
+        basis.iter().all(|&b| {
+            let target = self.unit[b as usize].map(|v| -v);
+            let nn = self.nnls(d, &target, &[]);
+            let total: f64 = nn.weights[..nn.len].iter().sum();
+            nn.dist <= EPS * total.max(1.0) && nn.weights[..nn.len].iter().all(|&w| w >= 0.0)
+        })
     }
 
     /// Lawson–Hanson NNLS on the unit generators towards the unit need `x`, from the
@@ -428,6 +493,11 @@ impl Solver {
     }
 
     /// One step of the double description: intersects the dual cone with `u_i·y ≥ 0`.
+    /// A kept ray (plus) and a removed one (minus) make a new ray where they are adjacent:
+    /// their common zero set spans d−2 dimensions, which the combinatorial test decides
+    /// exactly on the zero sets: no third ray's zero set holds it. That test runs on
+    /// bitsets, one per generator, of the rays orthogonal to it: the rays holding the common
+    /// set are the AND of its generators' bitsets.
     fn add_halfspace(&mut self, d: usize, i: usize) {
         let u = self.unit[i];
         self.signs.clear();
@@ -446,7 +516,23 @@ impl Solver {
             }
             return;
         }
+        // Incidence: for each generator, the rays orthogonal to it.
+        let words = self.rays.len().div_ceil(64);
+        let k = self.unit.len();
+        self.incidence.clear();
+        self.incidence.resize(k * words, 0);
+        for (r, ray) in self.rays.iter().enumerate() {
+            for j in ray.zero.iter() {
+                self.incidence[j as usize * words + r / 64] |= 1 << (r % 64);
+            }
+        }
         self.next.clear();
+        self.minus.clear();
+        for (b, &sm) in self.signs.iter().enumerate() {
+            if sm < 0.0 {
+                self.minus.push(b as u32);
+            }
+        }
         for (a, p) in self.rays.iter().enumerate() {
             let sp = self.signs[a];
             if sp < 0.0 {
@@ -460,22 +546,14 @@ impl Solver {
             if sp == 0.0 {
                 continue;
             }
-            for (b, m) in self.rays.iter().enumerate() {
-                let sm = self.signs[b];
-                if sm >= 0.0 {
-                    continue;
-                }
+            for &b in &self.minus {
+                let b = b as usize;
+                let (m, sm) = (&self.rays[b], self.signs[b]);
                 let common = p.zero.and(&m.zero);
                 if common.len() + 2 < d {
                     continue;
                 }
-                // Adjacent unless another ray's zero set holds the common one.
-                let adjacent = !self
-                    .rays
-                    .iter()
-                    .enumerate()
-                    .any(|(c, t)| c != a && c != b && common.is_subset(&t.zero));
-                if !adjacent {
+                if !self.only_pair_holds(&common, words, a, b) {
                     continue;
                 }
                 let mut v = [0.0; MAX_DIM];
@@ -495,6 +573,27 @@ impl Solver {
             }
         }
         std::mem::swap(&mut self.rays, &mut self.next);
+    }
+
+    /// Whether rays `a` and `b` are the only ones whose zero sets hold `common`.
+    fn only_pair_holds(&self, common: &GenSet, words: usize, a: usize, b: usize) -> bool {
+        let mut gens = common.iter();
+        let Some(first) = gens.next() else {
+            return self.rays.len() <= 2;
+        };
+        self.and_words.borrow_mut().clear();
+        let mut acc = self.and_words.borrow_mut();
+        let start = first as usize * words;
+        acc.extend_from_slice(&self.incidence[start..start + words]);
+        for j in gens {
+            let row = &self.incidence[j as usize * words..(j as usize + 1) * words];
+            for (x, y) in acc.iter_mut().zip(row) {
+                *x &= y;
+            }
+        }
+        acc[a / 64] &= !(1 << (a % 64));
+        acc[b / 64] &= !(1 << (b % 64));
+        acc.iter().all(|&w| w == 0)
     }
 
     /// The facet a dual ray `v` stands for: the generators on its plane, the unit normal of

@@ -13,7 +13,11 @@
 //! loop is bounded: at most `3K + 30` outer iterations.
 
 // Indexed loops and `!(a > b)` as the shader writes them: the twin reads line for line.
-#![allow(clippy::needless_range_loop, clippy::nonminimal_bool, clippy::neg_cmp_op_on_partial_ord)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::nonminimal_bool,
+    clippy::neg_cmp_op_on_partial_ord
+)]
 
 use rayon::prelude::*;
 

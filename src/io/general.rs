@@ -50,7 +50,8 @@ pub fn parse_general<'t>(
         .map(Vec::len)
         .or(line.need.as_ref().map(Vec::len))
         .unwrap_or(3);
-    if dim == 3 && k <= MAX_GENERATORS {
+    // General in shape: 6-number generators (or a 6-number need), or more than 16.
+    if dim != 6 && k <= MAX_GENERATORS {
         return Err(NotGeneral::Planar);
     }
     let bad = |m: String| Err(NotGeneral::Bad(format!("not a valid case: {m}")));

@@ -6,7 +6,8 @@ use serde_json::Value;
 use super::edit::resolve_edit;
 use super::types::{Body, Contact, Friction, Scene};
 use super::LINE_TOLERANCE;
-use crate::{Error, MAX_GENERATORS};
+use crate::general::MAX_GENERAL_GENERATORS;
+use crate::Error;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -219,10 +220,10 @@ pub fn parse_line(text: &str) -> Result<Scene, Error> {
         (None, None, Some(_)) => return Err(input("edit: missing field `before`")),
     };
     let n = 4 * contacts.len();
-    if n > MAX_GENERATORS {
+    if n > MAX_GENERAL_GENERATORS {
         return Err(input(format!(
-            "more than {MAX_GENERATORS} generators ({n}): {} contacts give 4 generators each, \
-             at most 4 body pairs may touch",
+            "more than {MAX_GENERAL_GENERATORS} generators ({n}): {} contacts give 4 generators \
+             each, at most 64 body pairs may touch",
             contacts.len()
         )));
     }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::types::{EditSummary, GeneratorSource, Scene};
+use crate::general::{GeneralBatch, GeneralOutcome};
 use crate::tables::Candidate;
 use crate::{Engine, Error, Outcome, Verdict, MARGIN_CAP};
 
@@ -21,13 +22,17 @@ pub struct WitnessReport {
     pub sources: Vec<String>,
 }
 
-/// The nearest supporting candidate of a need (SPEC §5–6).
+/// The nearest supporting candidate of a need (SPEC §5–6), or, for a scene of more than 16
+/// generators (the general engine, SPEC-SPATIAL §1), the facet that binds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BindingReport {
-    /// Index in the candidate table.
+    /// Index in the candidate table ([`crate::NO_BINDING`] for a facet of the general engine).
     pub candidate: u32,
-    /// The candidate, e.g. "+(w1 x w6)".
+    /// The candidate, e.g. "+(w1 x w6)", or "facet".
     pub kind: String,
+    /// The facet's unit inward normal (general engine only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normal: Option<[f64; 3]>,
     /// The generators the candidate is built from (none for the apex `−need`).
     pub generators: Vec<u32>,
     /// Where each generator comes from ([`GeneratorSource::describe`]).
@@ -113,6 +118,7 @@ fn binding_of(scene: &Scene, sources: &[GeneratorSource], o: &Outcome) -> Option
     Some(BindingReport {
         candidate: index,
         kind: c.to_string(),
+        normal: None,
         sources: sources_of(scene, sources, &generators),
         generators,
     })
@@ -177,6 +183,63 @@ pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
             binding: binding_of(scene, &sources, o),
         })
         .collect();
+    conclude(scene, reports)
+}
+
+/// Judges one scene of more than 16 generators from the general engine's outcomes (in the
+/// order of [`Scene::need_points`]); the same report as [`judge`], the binding a facet.
+///
+/// # Panics
+///
+/// Panics if `outcomes` is empty or longer than the scene's needs: [`hold_reports`] pairs them.
+pub fn judge_general(scene: &Scene, outcomes: &[GeneralOutcome]) -> HoldReport {
+    let points = scene.need_points();
+    let needs = scene.needs();
+    let sources = scene.generator_sources();
+    assert!(
+        !outcomes.is_empty() && outcomes.len() <= points.len(),
+        "judge_general: {} outcomes for {} needs",
+        outcomes.len(),
+        points.len()
+    );
+    let reports = outcomes
+        .iter()
+        .zip(points.iter().zip(&needs))
+        .map(|(o, (&(mass, com), &need))| NeedReport {
+            mass,
+            com_offset_x: com,
+            need,
+            verdict: o.verdict.as_str(),
+            margin: (o.margin as f32).min(MARGIN_CAP),
+            capped: o.capped,
+            witness: o.witness().map(|(indices, weights)| WitnessReport {
+                sources: sources_of(scene, &sources, indices),
+                weights: weights.to_vec(),
+                generators: indices.to_vec(),
+            }),
+            certificate: o.certificate.map(|c| [c[0], c[1], c[2]].map(|v| v as f32)),
+            binding: o.facet.map(|f| {
+                let generators: Vec<u32> = f.generators.iter().collect();
+                BindingReport {
+                    candidate: crate::NO_BINDING,
+                    kind: "facet".into(),
+                    normal: Some([f.normal[0], f.normal[1], f.normal[2]]),
+                    sources: sources_of(scene, &sources, &generators),
+                    generators,
+                }
+            }),
+        })
+        .collect();
+    conclude(scene, reports)
+}
+
+/// The scene's report from its needs' reports: the robust margin, held, uncertain, why.
+fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
+    let verdict_of = |r: &NeedReport| match r.verdict {
+        "supported" => Verdict::Supported,
+        "unsupported" => Verdict::Unsupported,
+        _ => Verdict::Uncertain,
+    };
     // The need attaining the robust margin (first one on ties; NaN never wins).
     let mut bi = 0;
     for (i, r) in reports.iter().enumerate() {
@@ -185,7 +248,7 @@ pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
         }
     }
     let robust = reports[bi].margin;
-    let verdicts: Vec<Verdict> = outcomes.iter().map(|o| o.verdict()).collect();
+    let verdicts: Vec<Verdict> = reports.iter().map(verdict_of).collect();
     let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
     let margin_ok = (robust as f64) >= scene.margin_min;
     let held = all_supported && margin_ok;
@@ -271,15 +334,30 @@ pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
     }
 }
 
-/// The hold reports of many scenes: all their needs go through ONE `engine.evaluate` call.
+/// The hold reports of many scenes: all their needs go through ONE `engine.evaluate` call
+/// (scenes of more than 16 generators, five body pairs or more, through one call of the
+/// general engine).
 pub fn hold_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldReport>, Error> {
     let mut cases = Vec::new();
     let mut counts = Vec::with_capacity(scenes.len());
+    let mut general = GeneralBatch::new();
     for s in scenes {
+        if s.is_general() {
+            let g: Vec<f64> = s.generators_f64().concat();
+            let points = s.need_points();
+            for &(m, x) in &points {
+                general.push(3, &g, &s.body.need(m, x))?;
+            }
+            counts.push(points.len());
+            continue;
+        }
         let c = s.cases()?;
         counts.push(c.len());
         cases.extend(c);
     }
+    let mut general_outcomes = vec![GeneralOutcome::default(); general.len()];
+    crate::general::cpu::solve_batch_into(&general, &mut general_outcomes);
+    let mut at_general = 0;
     let outcomes = engine.evaluate(&cases)?;
     if outcomes.len() != cases.len() {
         return Err(Error::Gpu(format!(
@@ -293,6 +371,11 @@ pub fn hold_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldRep
         .iter()
         .zip(counts)
         .map(|(s, n)| {
+            if s.is_general() {
+                let r = judge_general(s, &general_outcomes[at_general..at_general + n]);
+                at_general += n;
+                return r;
+            }
             let r = judge(s, &outcomes[at..at + n]);
             at += n;
             r

@@ -185,6 +185,12 @@ impl Scene {
             .collect()
     }
 
+    /// Whether the scene has more than 16 generators (five body pairs or more): the general
+    /// engine decides it (SPEC-SPATIAL §4).
+    pub fn is_general(&self) -> bool {
+        4 * self.contacts.len() > crate::MAX_GENERATORS
+    }
+
     /// The generators as the cone test takes them.
     pub fn generators(&self) -> Vec<[f32; 3]> {
         self.generators_f64()

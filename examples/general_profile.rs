@@ -1,0 +1,34 @@
+//! Runs the general engine over `N` contact cones of dimension `D` with `K` generators
+//! (arguments, default 50 6 32) on one thread: a fixed workload to profile
+//! (`valgrind --tool=callgrind target/release/examples/general_profile 50 6 32`).
+use planar_hold::general::cpu::Solver;
+use planar_hold::general::sample::contact_cases;
+use planar_hold::Verdict;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("a number"))
+        .collect();
+    let (n, d, k) = (
+        *args.first().unwrap_or(&50),
+        *args.get(1).unwrap_or(&6),
+        *args.get(2).unwrap_or(&32),
+    );
+    let batch = contact_cases(2026 + (d * 1000 + k) as u64, n, d, k);
+    let mut solver = Solver::new();
+    let t = std::time::Instant::now();
+    let mut held = 0;
+    let mut facets = 0;
+    for case in batch.iter() {
+        let o = solver.solve(&case);
+        held += usize::from(o.verdict == Verdict::Supported);
+        if std::env::var("FACETS").is_ok() {
+            facets += solver.facets(&case).len();
+        }
+    }
+    println!(
+        "{n} cases, d = {d}, K = {k}: {held} held, {facets} facets, {:?} per case",
+        t.elapsed() / n as u32
+    );
+}
