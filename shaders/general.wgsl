@@ -328,10 +328,10 @@ var<workgroup> stop: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main_workgroup(
-    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_index) l: u32,
 ) {
-    let index = group.x;
+    let index = wg.x;
     if index >= params.count {
         return;
     }
