@@ -4,7 +4,8 @@
 # and EGL loaders, downloaded as the README shows) named in `carry`. Prints the adapter, the
 # adapter, GPU against CPU on the public sample (`eval --backend both`: exit 3 on any
 # disagreement), the bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the
-# kernel-only rates from timestamps and the GPU/CPU ratios, then the JAX peer.
+# kernel-only rates from timestamps and the GPU/CPU ratios, the general kernel (search at 16M
+# cases per shape, then end to end against the CPU), then the JAX peer.
 # Not yet run: no device has been lent to a task of this project so far.
 set -uo pipefail
 for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
@@ -23,6 +24,19 @@ if [ -n "$sample" ]; then
   echo "eval --backend both over $sample: exit $? (0: GPU and CPU agree on every case)"
 fi
 "$bin" bench --cases "${CASES:-16777216}" --backend gpu,cpu,cpu1 --json
+# The general kernel (shaders/general.wgsl, SPEC-SPATIAL §1). GPU against CPU on the public
+# general cases (exit 3 on any disagreement; stderr says how many the host re-solved); the
+# search alone (pack, upload, kernel, readback, and kernel-only from timestamps) at 16M cases
+# per shape (up to 1M distinct contact cones, repeated); then the general table: the CPU on
+# all cores and one, and the GPU end to end (float32 search on the device, the float64 finish
+# and facets on the host's cores, which dominate), with the cases the host re-solved.
+general=$(ls ../shared/cases/general_public.jsonl scripts/general_public.jsonl 2>/dev/null | head -1)
+if [ -n "$general" ]; then
+  "$bin" eval "$general" --backend both -o /dev/null
+  echo "eval --backend both over $general: exit $? (0: GPU and CPU agree on every case)"
+fi
+"$bin" bench --general --general-search-only --cases "${GENERAL_CASES:-16777216}" --json
+"$bin" bench --general --backend cpu,gpu --json
 # The JAX peer: copy ../shared/tools/jax_cone_test.py (and ../shared/cases/public_sample.jsonl)
 # beside this script before the run; untracked files travel with the working tree.
 peer=$(ls scripts/jax_cone_test.py ../shared/tools/jax_cone_test.py 2>/dev/null | head -1)

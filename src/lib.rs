@@ -142,6 +142,38 @@ impl Engine {
         }
     }
 
+    /// The general test (SPEC-SPATIAL §1) of every case of `batch` into `out` (same
+    /// length). On the CPU: [`general::cpu::solve_batch_into`] on all cores. On the GPU: the
+    /// float32 search in `shaders/general.wgsl`, then every case finished and checked in
+    /// float64 on all cores from the passive set found; the stats count the cases whose
+    /// hint the host did not confirm (re-solved on the host; always 0 on the CPU).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when `out` and `batch` differ in length. On the GPU also those of
+    /// [`gpu::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
+    pub fn evaluate_general_into(
+        &mut self,
+        batch: &general::GeneralBatch,
+        out: &mut [general::GeneralOutcome],
+    ) -> Result<general::GeneralStats, Error> {
+        match self {
+            Engine::Cpu if batch.len() != out.len() => Err(Error::Input(format!(
+                "{} general cases but {} outcome slots",
+                batch.len(),
+                out.len()
+            ))),
+            Engine::Cpu => {
+                general::cpu::solve_batch_into(batch, out);
+                Ok(general::GeneralStats {
+                    cases: batch.len(),
+                    resolved: 0,
+                })
+            }
+            Engine::Gpu(gpu) => gpu.evaluate_general_into(batch, out),
+        }
+    }
+
     /// A human-readable name of what runs: "cpu (N threads)" or the adapter.
     pub fn describe(&self) -> String {
         match self {

@@ -79,6 +79,15 @@ fn the_public_general_cases_pass_the_grader_on_the_cpu() {
     grade_public("cpu");
 }
 
+/// The same through the GPU's search and the host's float64 finish (`--backend gpu`); CI
+/// runs it on GL and on Vulkan. Skips without an adapter unless PLANAR_HOLD_REQUIRE_GPU.
+#[test]
+fn the_public_general_cases_pass_the_grader_on_the_gpu() {
+    if common::gpu_engine().is_some() {
+        grade_public("gpu");
+    }
+}
+
 fn eval_lines(path: &Path) -> (std::process::Output, Vec<Value>) {
     let out = common::cli()
         .arg("eval")

@@ -49,10 +49,15 @@ pub struct Args {
     /// The input's format (default: from its extension).
     #[arg(long, value_enum, requires = "input")]
     format: Option<super::pipeline::Format>,
-    /// Time the general engine instead (d = 3 and 6, K = 16 … 256), on the CPU; `--cases`
-    /// scales the number of cases per row (1,000,000 by default: about a second a row).
+    /// Time the general engine instead (d = 3 and 6, K = 16 … 256), on the CPU and (where
+    /// `--backend` has gpu) the GPU; `--cases` scales the number of cases per row
+    /// (1,000,000 by default: about a second a row).
     #[arg(long, conflicts_with = "input")]
     general: bool,
+    /// With --general: time only the GPU's search (pack, upload, kernel, readback, and the
+    /// kernel alone from timestamps), `--cases` cases per shape.
+    #[arg(long, requires = "general")]
+    general_search_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -322,8 +327,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
     }
+    if args.general && args.general_search_only {
+        return super::bench_general::run_search(args.cases, args.json);
+    }
     if args.general {
-        return super::bench_general::run(args.cases.div_ceil(1000), args.json);
+        let gpu = args.backend.contains(&Which::Gpu);
+        return super::bench_general::run(args.cases.div_ceil(1000), gpu, args.json);
     }
     let mut input = args
         .input

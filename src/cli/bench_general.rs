@@ -2,13 +2,18 @@
 //! count (d = 3: K = 32, 64, 256; d = 6: K = 16 … 256) on contact cones
 //! ([`planar_hold::general::sample::contact_cases`]), on all cores and on one, and where
 //! the time goes: the NNLS alone (verdict, witness, certificate, distance) against the
-//! whole test with the inside margin (the facets).
+//! whole test with the inside margin (the facets). Where `--backend` has gpu, also the GPU
+//! end to end (`shaders/general.wgsl`'s float32 search, then the float64 finish and facets
+//! on all cores) and how many cases the host re-solved; `--general-search-only` times the
+//! GPU's search alone (pack, upload, kernel, readback; the kernel from timestamps) at
+//! `--cases` cases per shape, for a real GPU's kernel-only rate.
 
 use std::time::Instant;
 
 use planar_hold::general::cpu::{solve_batch_into, Solver};
 use planar_hold::general::sample::contact_cases;
 use planar_hold::general::{GeneralBatch, GeneralOutcome};
+use planar_hold::gpu::GpuEngine;
 use planar_hold::Verdict;
 use serde_json::json;
 
@@ -44,15 +49,41 @@ fn cases_for(d: usize, k: usize, scale: usize) -> usize {
     (scale * 2000 / cost).clamp(20, 20_000)
 }
 
-pub fn run(scale: usize, json_out: bool) -> Result<(), Failure> {
+/// The GPU engine, or `None` with a line saying why.
+fn gpu_engine() -> Option<GpuEngine> {
+    match GpuEngine::from_env() {
+        Ok(g) => Some(g),
+        Err(e) => {
+            println!("gpu: {e}\ngpu: skipped (no adapter)");
+            None
+        }
+    }
+}
+
+pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     let arch = super::bench::cpu_features();
+    let mut gpu = if gpu { gpu_engine() } else { None };
+    let adapter = gpu.as_ref().map(|g| g.describe());
     println!(
-        "general engine on contact cones: {arch}, {} threads",
-        rayon::current_num_threads()
+        "general engine on contact cones: {arch}, {} threads{}",
+        rayon::current_num_threads(),
+        adapter
+            .as_deref()
+            .map(|a| format!("; gpu: {a}"))
+            .unwrap_or_default()
     );
     println!(
-        "{:>2} {:>4} {:>7} {:>6} {:>12} {:>12} {:>12} {:>10}",
-        "d", "K", "cases", "held", "all cores/s", "one core/s", "NNLS only/s", "facets %"
+        "{:>2} {:>4} {:>7} {:>6} {:>12} {:>12} {:>12} {:>10} {:>12} {:>9}",
+        "d",
+        "K",
+        "cases",
+        "held",
+        "all cores/s",
+        "one core/s",
+        "NNLS only/s",
+        "facets %",
+        "gpu e2e/s",
+        "re-solved"
     );
     let mut rows = Vec::new();
     for (d, k) in SHAPES {
@@ -78,17 +109,85 @@ pub fn run(scale: usize, json_out: bool) -> Result<(), Failure> {
             }
         });
         let facets = 100.0 * (1.0 - one / nnls).max(0.0);
+        let (mut e2e, mut resolved) = (None, None);
+        if let Some(gpu) = &mut gpu {
+            gpu.evaluate_general_into(&batch, &mut out)?; // warm-up: buffers grow
+            let mut count = 0;
+            let mut failed = None;
+            e2e = Some(rate(&batch, |b, o| match gpu.evaluate_general_into(b, o) {
+                Ok(stats) => count = stats.resolved,
+                Err(e) => failed = Some(e),
+            }));
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+            resolved = Some(count);
+        }
+        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
         println!(
-            "{d:>2} {k:>4} {n:>7} {:>5.0}% {all:>12.0} {one:>12.0} {nnls:>12.0} {facets:>9.0}%",
-            100.0 * held as f64 / n as f64
+            "{d:>2} {k:>4} {n:>7} {:>5.0}% {all:>12.0} {one:>12.0} {nnls:>12.0} {facets:>9.0}% {:>12} {:>9}",
+            100.0 * held as f64 / n as f64,
+            cell(e2e),
+            cell(resolved.map(|r| r as f64))
         );
         rows.push(
             json!({"d": d, "k": k, "cases": n, "held": held, "all_cores_per_s": all,
-                         "one_core_per_s": one, "nnls_only_per_s": nnls}),
+                         "one_core_per_s": one, "nnls_only_per_s": nnls,
+                         "gpu_cases_per_s": e2e, "gpu_resolved": resolved}),
         );
     }
     if json_out {
-        println!("{}", json!({"general": rows, "cpu": arch}));
+        println!(
+            "{}",
+            json!({"general": rows, "cpu": arch, "adapter": adapter})
+        );
+    }
+    Ok(())
+}
+
+/// Most numbers generated per shape for `run_search` (1 GiB of float64); a larger `--cases`
+/// repeats the batch.
+const SEARCH_VALUES: usize = 1 << 27;
+
+/// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
+/// and the kernel alone where the adapter has timestamps.
+pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
+    let Some(mut gpu) = gpu_engine() else {
+        return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
+    };
+    let adapter = gpu.describe();
+    println!("general engine's GPU search on contact cones: {adapter}");
+    println!(
+        "{:>2} {:>4} {:>10} {:>12} {:>12}",
+        "d", "K", "cases", "search/s", "kernel/s"
+    );
+    let mut rows = Vec::new();
+    for (d, k) in SHAPES {
+        let distinct = cases.clamp(1, 1 << 20).min(SEARCH_VALUES / (d * (k + 1)));
+        let repeats = cases.div_ceil(distinct);
+        let batch = contact_cases(2026 + (d * 1000 + k) as u64, distinct, d, k);
+        let mut hints = Vec::new();
+        gpu.general_hints_into(&batch, &mut hints)?; // warm-up: buffers grow
+        let t = Instant::now();
+        let mut kernel = Some(0.0);
+        for _ in 0..repeats {
+            gpu.general_hints_into(&batch, &mut hints)?;
+            let k = gpu.general_kernel()?.last_kernel_time();
+            kernel = kernel.zip(k).map(|(a, b)| a + b.as_secs_f64());
+        }
+        let total = (distinct * repeats) as f64;
+        let search = total / t.elapsed().as_secs_f64();
+        let kernel = kernel.map(|s| total / s);
+        println!(
+            "{d:>2} {k:>4} {:>10} {search:>12.0} {:>12}",
+            distinct * repeats,
+            kernel.map_or("-".into(), |v| format!("{v:.0}"))
+        );
+        rows.push(json!({"d": d, "k": k, "cases": distinct * repeats,
+                         "search_cases_per_s": search, "kernel_cases_per_s": kernel}));
+    }
+    if json_out {
+        println!("{}", json!({"general_search": rows, "adapter": adapter}));
     }
     Ok(())
 }

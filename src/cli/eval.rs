@@ -8,6 +8,7 @@ use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGr
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch, RowCase};
 use planar_hold::Outcome;
 
+use super::general::GeneralCount;
 use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
@@ -103,6 +104,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(p) => p.id_type(),
     };
     let engines = Engines::new(args.backend)?;
+    let general = GeneralCount::default();
     let (output, sink) = Output::create(args.output.as_deref())?;
     let mut progress = match &source {
         Source::Json(_) => Progress::new(
@@ -163,8 +165,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         outcomes.clear();
         outcomes.resize(batch.cases.len(), Outcome::default());
         engines.main.evaluate_into(&batch.cases, outcomes)?;
-        batch.solve_general();
-        let mut disagreements = Vec::new();
+        let mut disagreements = super::general::solve(&engines, batch, &general)?;
         if let Some(cpu) = &engines.check {
             let mut checked = vec![Outcome::default(); batch.cases.len()];
             cpu.evaluate_into(&batch.cases, &mut checked)?;
@@ -172,12 +173,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 matches!(r.as_ref().map(|&i| RowCase::of(i)), Ok(RowCase::Planar(_)))
             };
             let lines = batch.rows.iter().zip(&batch.numbers);
-            disagreements = pipeline::disagreements(
+            disagreements.extend(pipeline::disagreements(
                 outcomes,
                 &checked,
                 lines.filter_map(|(r, &n)| planar(r).then_some(n)),
                 Outcome::disagreement,
-            );
+            ));
+            disagreements.sort_by_key(|&(line, _)| line);
         }
         let encoded = match &encoder {
             None => {
@@ -227,5 +229,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
     };
     output.finish(out)?;
+    general.report();
     tally.conclude()
 }

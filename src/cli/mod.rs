@@ -8,6 +8,7 @@ mod demo;
 mod draw;
 mod eval;
 mod gate;
+mod general;
 mod info;
 mod pipeline;
 mod quiet;

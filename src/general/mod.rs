@@ -15,8 +15,12 @@
 
 pub mod check;
 pub mod cpu;
+pub mod gpu;
 pub mod linalg;
 pub mod sample;
+pub mod search32;
+
+pub use gpu::GeneralStats;
 
 use crate::{Error, Verdict};
 

@@ -60,6 +60,8 @@ pub struct GpuEngine {
     slots: Vec<Slot>,
     /// Kernel time of the current (or last) call, summed over its chunks.
     kernel: Option<std::time::Duration>,
+    /// The general test's kernel (`crate::general::gpu`), built on first use.
+    general: Option<Box<crate::general::gpu::GeneralKernel>>,
 }
 
 const CASE_BYTES: u64 = size_of::<Case>() as u64;
@@ -106,12 +108,23 @@ impl GpuEngine {
             chunk_cases,
             slots: Vec::new(),
             kernel: None,
+            general: None,
         })
     }
 
     /// The device, queue and pipeline the engine runs on.
     pub fn context(&self) -> &GpuContext {
         &self.ctx
+    }
+
+    /// The context and the general kernel's slot, borrowed together.
+    pub(crate) fn general_parts(
+        &mut self,
+    ) -> (
+        &GpuContext,
+        &mut Option<Box<crate::general::gpu::GeneralKernel>>,
+    ) {
+        (&self.ctx, &mut self.general)
     }
 
     /// Cases per chunk (one dispatch).

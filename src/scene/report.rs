@@ -356,7 +356,9 @@ pub fn hold_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldRep
         cases.extend(c);
     }
     let mut general_outcomes = vec![GeneralOutcome::default(); general.len()];
-    crate::general::cpu::solve_batch_into(&general, &mut general_outcomes);
+    if !general.is_empty() {
+        engine.evaluate_general_into(&general, &mut general_outcomes)?;
+    }
     let mut at_general = 0;
     let outcomes = engine.evaluate(&cases)?;
     if outcomes.len() != cases.len() {
