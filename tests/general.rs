@@ -99,7 +99,7 @@ fn certificate_valid(c: &Owned, y: &[f64]) -> Result<(), String> {
         }
     }
     let s: f64 = y.iter().zip(&c.need).map(|(a, b)| a * b).sum();
-    if !(s < 0.0) {
+    if s.is_nan() || s >= 0.0 {
         return Err(format!("y·need = {s}"));
     }
     Ok(())
@@ -501,8 +501,8 @@ fn adding_a_generator_never_lowers_the_margin_and_one_inside_changes_nothing() {
         let mut v = vec![0.0; d];
         for i in 0..c.k() {
             let w = rng.random_range(0.0..1.0);
-            for a in 0..d {
-                v[a] += w * c.g(i)[a];
+            for (va, ga) in v.iter_mut().zip(c.g(i)) {
+                *va += w * ga;
             }
         }
         inside.gens.extend(v);

@@ -556,10 +556,7 @@ impl Solver {
                 if !self.only_pair_holds(&common, words, a, b) {
                     continue;
                 }
-                let mut v = [0.0; MAX_DIM];
-                for k in 0..d {
-                    v[k] = sp * m.v[k] - sm * p.v[k];
-                }
+                let v: Vector = std::array::from_fn(|k| sp * m.v[k] - sm * p.v[k]);
                 let n = norm(&v[..d]);
                 if n == 0.0 {
                     continue;

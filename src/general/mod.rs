@@ -215,7 +215,7 @@ fn validate(dim: usize, generators: &[f64], need: &[f64]) -> Result<(), Error> {
             need.len()
         )));
     }
-    if generators.len() % dim != 0 {
+    if !generators.len().is_multiple_of(dim) {
         return Err(Error::Input(format!(
             "{} numbers do not make whole generators of {dim}",
             generators.len()
