@@ -214,3 +214,101 @@ fn planar_and_general_lines_mix_in_one_file_and_bad_ones_are_named() {
         "{stderr}"
     );
 }
+
+/// The public general cases (and a planar one and bad rows) written as Parquet (`generators`
+/// a list of lists of float64, `need` a list) give, row for row, the JSON Lines answers of
+/// the same cases.
+#[test]
+fn parquet_input_takes_general_rows_as_json_lines_does() {
+    use arrow_array::builder::{Float64Builder, ListBuilder};
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let cases =
+        std::fs::read_to_string(common::shared_dir().join("cases/general_public.jsonl")).unwrap();
+    let mut lines: Vec<Value> = cases
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines.push(serde_json::json!({"id": "planar", "generators": [[0.2,1,0.8],[-0.2,1,1.2],[0.2,1,-1.2],[-0.2,1,-0.8]], "need": [0,1,0]}));
+    lines.push(serde_json::json!({"id": "mixed", "generators": [[1,0,1,0,0,0],[0,1,0]], "need": [0,0,1,0,0,0]}));
+    lines.push(serde_json::json!({"id": "need", "generators": [[1,0,1,0,0,0]], "need": [0,1,0]}));
+    lines.push(serde_json::json!({"id": "empty6", "generators": [], "need": [0,0,1,0,0,0]}));
+    let mut gens = ListBuilder::new(ListBuilder::new(Float64Builder::new()));
+    let mut need = ListBuilder::new(Float64Builder::new());
+    for l in &lines {
+        for g in l["generators"].as_array().unwrap() {
+            for x in g.as_array().unwrap() {
+                gens.values().values().append_value(x.as_f64().unwrap());
+            }
+            gens.values().append(true);
+        }
+        gens.append(true);
+        for x in l["need"].as_array().unwrap() {
+            need.values().append_value(x.as_f64().unwrap());
+        }
+        need.append(true);
+    }
+    let ids =
+        StringArray::from_iter_values(lines.iter().map(|l| l["id"].as_str().unwrap().to_string()));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(ids),
+        Arc::new(gens.finish()),
+        Arc::new(need.finish()),
+    ];
+    let batch =
+        RecordBatch::try_from_iter(["id", "generators", "need"].into_iter().zip(columns)).unwrap();
+    let dir = std::env::temp_dir().join(format!(
+        "planar-hold-general-parquet-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pq = dir.join("cases.parquet");
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&pq).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let jsonl = dir.join("cases.jsonl");
+    std::fs::write(
+        &jsonl,
+        lines
+            .iter()
+            .map(|l| l.to_string() + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    let run = |path: &Path| {
+        let out = common::cli()
+            .arg("eval")
+            .arg(path)
+            .args(["--backend", "cpu"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(5),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (from_parquet, from_json) = (run(&pq), run(&jsonl));
+    let mut n = 0;
+    for (p, j) in from_parquet.lines().zip(from_json.lines()) {
+        let (p, j): (Value, Value) = (
+            serde_json::from_str(p).unwrap(),
+            serde_json::from_str(j).unwrap(),
+        );
+        if j.get("error").is_some() {
+            assert!(p["error"].is_string(), "{p} vs {j}");
+            assert_eq!(p["line"], j["line"]);
+        } else {
+            assert_eq!(p, j);
+        }
+        n += 1;
+    }
+    assert_eq!(n, lines.len());
+}

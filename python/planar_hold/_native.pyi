@@ -131,8 +131,9 @@ class Engine:
         general: send (N, K <= 16, 3) arrays to the general engine too (float64 answers
             with the facet; its verdicts agree with the enumeration's beyond tolerance).
 
-        The general engine runs on the CPU's cores for either backend (its GPU kernel is not
-        wired in yet), in chunks of at most 32 MiB of numbers whatever N.
+        On the GPU the general engine's search runs on the device and every case is finished
+        and checked in float64 on the CPU's cores; cases go in chunks of at most 32 MiB of
+        numbers whatever N.
 
         The GIL is released while the cases are converted and evaluated. Raises ValueError
         naming the first bad case and the reason: a shape mismatch, d not 3 or 6, a count

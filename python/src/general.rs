@@ -26,15 +26,14 @@ use crate::{py_err, Floats};
 /// float64, so that a call of any size needs a bounded buffer beside its outputs.
 const CHUNK_VALUES: usize = 1 << 22;
 
-/// The general engine: the one place that runs it. The CPU's on all cores today, for either
-/// backend (the GPU's general kernel takes over here when `Engine` has it).
+/// The general engine: the one place that runs it. The CPU's on all cores, or the GPU's
+/// float32 search finished in float64 on the host (`Engine::evaluate_general_into`).
 fn evaluate_general(
-    _engine: &mut planar_hold::Engine,
+    engine: &mut planar_hold::Engine,
     batch: &GeneralBatch,
     out: &mut [GeneralOutcome],
 ) -> Result<(), Error> {
-    planar_hold::general::cpu::solve_batch_into(batch, out);
-    Ok(())
+    engine.evaluate_general_into(batch, out).map(|_| ())
 }
 
 /// The per-case generator counts, checked against the array: (N,) integers in 0..=K.

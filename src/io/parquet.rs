@@ -455,9 +455,16 @@ fn cases_of(
         }
         None => None,
     };
+    let mut numbers = Vec::new();
     for i in 0..n {
-        let row = row_case(&gens, &inner, &floats, need.as_ref(), i);
-        out.push(first + i as u64, row);
+        match general_row(&gens, &inner, &floats, need.as_ref(), i, &mut numbers, out) {
+            Ok(Some(index)) => out.push_general(first + i as u64, index),
+            Ok(None) => {
+                let row = row_case(&gens, &inner, &floats, need.as_ref(), i);
+                out.push(first + i as u64, row);
+            }
+            Err(e) => out.push(first + i as u64, Err(e)),
+        }
     }
     out.ids = match column("id") {
         None => Ids::None,
@@ -546,6 +553,20 @@ impl<'a> Floats<'a> {
         }
     }
 
+    /// Number `j`, or `None` when it is null.
+    #[inline]
+    fn get(&self, j: usize) -> Option<f64> {
+        use Floats::{F32, F64};
+        let (F32(_, nulls) | F64(_, nulls)) = self;
+        if nulls.is_some_and(|n| n.is_null(j)) {
+            return None;
+        }
+        Some(match self {
+            F32(v, _) => v[j] as f64,
+            F64(v, _) => v[j],
+        })
+    }
+
     /// The three numbers from `a`, or `None` when one is null.
     #[inline]
     fn three(&self, a: usize) -> Option<[f64; 3]> {
@@ -580,6 +601,77 @@ fn triple(
     } else {
         Err(format!("{what} = {wide:?} is not finite in float32"))
     }
+}
+
+/// Row `i` as a general case (SPEC-SPATIAL §1: generators of 6 numbers, or more than 16)
+/// into `out.general`: its index there, `None` when the row is planar in shape (the planar
+/// reader answers it), or why it is refused. `numbers` is scratch.
+fn general_row(
+    gens: &Nested,
+    inner: &Nested,
+    floats: &Floats,
+    need: Option<&(Nested, Floats)>,
+    i: usize,
+    numbers: &mut Vec<f64>,
+    out: &mut CaseBatch,
+) -> Result<Option<u32>, String> {
+    let Some((a, b)) = gens.range(i) else {
+        return Ok(None);
+    };
+    // The dimension from the first generator, or from the need when there is none.
+    let first_len = if b > a {
+        inner.range(a).map(|(x, y)| y - x)
+    } else {
+        need.and_then(|(n, _)| n.range(i)).map(|(x, y)| y - x)
+    };
+    let Some(dim) = first_len else {
+        return Ok(None);
+    };
+    if dim != 6 && b - a <= MAX_GENERATORS {
+        return Ok(None);
+    }
+    if dim != 3 && dim != 6 {
+        return Err(format!("generator 0 has {dim} numbers: 3 or 6 are taken"));
+    }
+    numbers.clear();
+    for k in 0..b - a {
+        let (x, y) = inner
+            .range(a + k)
+            .ok_or_else(|| format!("generator {k} is null"))?;
+        if y - x != dim {
+            return Err(format!(
+                "generator {k} has {} numbers, generator 0 has {dim}",
+                y - x
+            ));
+        }
+        for j in x..y {
+            numbers.push(
+                floats
+                    .get(j)
+                    .ok_or_else(|| format!("generator {k} has a null number"))?,
+            );
+        }
+    }
+    let mut need_numbers = [0.0; crate::general::MAX_DIM];
+    let need_slice = match need.and_then(|(n, f)| n.range(i).map(|r| (r, f))) {
+        Some(((x, y), f)) => {
+            if y - x != dim {
+                return Err(format!(
+                    "the need has {} numbers, the generators {dim}",
+                    y - x
+                ));
+            }
+            for (slot, j) in need_numbers.iter_mut().zip(x..y) {
+                *slot = f.get(j).ok_or("the need has a null number")?;
+            }
+            &need_numbers[..dim]
+        }
+        None => crate::general::default_need(dim),
+    };
+    out.general
+        .push(dim, numbers, need_slice)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 fn row_case(
