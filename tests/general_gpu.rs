@@ -521,3 +521,87 @@ fn packing_on_all_cores_equals_case_by_case() {
         }
     }
 }
+
+/// The invariants of tests/general.rs on the GPU engine: the whole case scaled by 1e-30 and
+/// 1e30 scales the margin, each generator scaled on its own and the generators permuted
+/// change nothing; every proof re-checked.
+#[test]
+fn invariants_hold_on_the_gpu() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = StdRng::seed_from_u64(77);
+    for d in [3usize, 6] {
+        let base = random_batch(900 + d as u64, 300, d);
+        let mut base_out = vec![GeneralOutcome::default(); base.len()];
+        gpu.evaluate_general_into(&base, &mut base_out)
+            .expect("gpu");
+        let variants: [(&str, f64); 4] = [
+            ("×1e-30", 1e-30),
+            ("×1e30", 1e30),
+            ("per-generator", 0.0),
+            ("permuted", -1.0),
+        ];
+        for (name, f) in variants {
+            let mut batch = GeneralBatch::new();
+            for c in base.iter() {
+                let k = c.len();
+                let mut order: Vec<usize> = (0..k).collect();
+                if f < 0.0 {
+                    for i in (1..k).rev() {
+                        order.swap(i, rng.random_range(0..=i));
+                    }
+                }
+                let mut gens = Vec::with_capacity(k * d);
+                for &i in &order {
+                    let s = if f > 0.0 {
+                        f
+                    } else if f == 0.0 {
+                        10f64.powf(rng.random_range(-6.0..6.0))
+                    } else {
+                        1.0
+                    };
+                    gens.extend(c.generator(i).iter().map(|x| x * s));
+                }
+                let s = if f > 0.0 { f } else { 1.0 };
+                let need: Vec<f64> = c.need.iter().map(|x| x * s).collect();
+                batch.push(d, &gens, &need).unwrap();
+            }
+            let mut out = vec![GeneralOutcome::default(); batch.len()];
+            gpu.evaluate_general_into(&batch, &mut out).expect("gpu");
+            let mut bad = Vec::new();
+            for i in 0..batch.len() {
+                if let Err(e) = proofs_valid(&batch, i, &out[i]) {
+                    bad.push(format!("{name} case {i}: {e}"));
+                }
+                let (a, b) = (&base_out[i], &out[i]);
+                let s = nrm(base.get(i).need);
+                let scale = if f > 0.0 { f } else { 1.0 };
+                let m = if b.capped { b.margin } else { b.margin / scale };
+                if a.capped != b.capped {
+                    bad.push(format!(
+                        "{name} case {i}: capped {} vs {}",
+                        a.capped, b.capped
+                    ));
+                    continue;
+                }
+                if a.capped || (a.margin * scale).abs() >= 999.0 {
+                    continue; // the cap, or a margin scaled past it
+                }
+                let decisive = a.margin.abs() > 1e-6 * s && m.abs() > 1e-6 * s;
+                if decisive && a.verdict != b.verdict {
+                    bad.push(format!(
+                        "{name} case {i}: {:?} vs {:?}",
+                        a.verdict, b.verdict
+                    ));
+                }
+                if (a.margin - m).abs() > 1e-7 * s.max(a.margin.abs()).max(1e-300) {
+                    bad.push(format!("{name} case {i}: margin {} vs {m}", a.margin));
+                }
+            }
+            assert!(
+                bad.is_empty(),
+                "d = {d}: {}",
+                bad[..bad.len().min(10)].join("\n")
+            );
+        }
+    }
+}
