@@ -1,8 +1,10 @@
 //! Runs the general engine over `N` contact cones of dimension `D` with `K` generators
 //! (arguments, default 50 6 32) on one thread: a fixed workload to profile
 //! (`valgrind --tool=callgrind target/release/examples/general_profile 50 6 32`).
+//! `RANDOM=1`: the random pointed cones of `scripts/general_peers.py` instead
+//! (`general::sample::random_cases`).
 use planar_hold::general::cpu::Solver;
-use planar_hold::general::sample::contact_cases;
+use planar_hold::general::sample::{contact_cases, random_cases};
 use planar_hold::Verdict;
 
 fn main() {
@@ -15,7 +17,12 @@ fn main() {
         *args.get(1).unwrap_or(&6),
         *args.get(2).unwrap_or(&32),
     );
-    let batch = contact_cases(2026 + (d * 1000 + k) as u64, n, d, k);
+    let seed = 2026 + (d * 1000 + k) as u64;
+    let batch = if std::env::var("RANDOM").is_ok() {
+        random_cases(seed, n, d, k)
+    } else {
+        contact_cases(seed, n, d, k)
+    };
     let mut solver = Solver::new();
     let t = std::time::Instant::now();
     let mut held = 0;

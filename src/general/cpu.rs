@@ -38,6 +38,11 @@ pub const ON_TOL: f64 = 1e-10;
 /// Two unit generators closer than this are one direction: the facet search takes one.
 const SAME_DIRECTION: f64 = 1e-9;
 
+/// How far (in unit scale) a dual ray's `v·need` may be above the least refined facet's
+/// `n·need` and still be refined: a ray's refined normal moves it by rounding (1e-12 or
+/// less on well-conditioned facets), far below this.
+const REFINE_SLACK: f64 = 1e-6;
+
 /// One extreme ray of the dual cone during the double description: a unit vector and the
 /// generators (among those processed) it is orthogonal to.
 #[derive(Clone, Copy, Debug)]
@@ -64,8 +69,19 @@ pub struct Solver {
     order: Vec<u32>,
     /// Per generator, a bitset of the rays orthogonal to it (`words` u64 a generator).
     incidence: Vec<u64>,
-    /// The rays a step removes.
+    /// The rays a step removes, and those it keeps strictly inside.
     minus: Vec<u32>,
+    plus: Vec<u32>,
+    /// Bitset of the plus rays.
+    plus_mask: Vec<u64>,
+    /// Per ray, how many of a minus ray's zero generators it shares; and which are nonzero.
+    counts: Vec<u8>,
+    touched: Vec<u32>,
+    /// The generators in the order the double description takes them, and their keys.
+    cut: Vec<u32>,
+    cut_key: Vec<f64>,
+    /// `(v·need, ray)` for the lazy refinement.
+    ray_vals: Vec<(f64, u32)>,
     /// Scratch of the adjacency test.
     and_words: std::cell::RefCell<Vec<u64>>,
     rays: Vec<Ray>,
@@ -201,7 +217,7 @@ impl Solver {
             out.margin = GENERAL_MARGIN_CAP;
             return out;
         }
-        self.enumerate_facets(case, &basis_idx[..d]);
+        self.enumerate_facets(case, &basis_idx[..d], Some(&xs));
         // Least n·need; ties (within rounding) to the lexicographically smallest index list.
         let mut best: Option<(f64, &FoundFacet)> = None;
         for f in &self.facets {
@@ -240,7 +256,7 @@ impl Solver {
         if rank < case.dim {
             return Vec::new();
         }
-        self.enumerate_facets(case, &basis[..case.dim]);
+        self.enumerate_facets(case, &basis[..case.dim], None);
         self.facets
             .iter()
             .map(|f| Facet {
@@ -448,9 +464,10 @@ impl Solver {
     }
 
     /// The facets of C (full-dimensional, `basis` d independent generators) into
-    /// `self.facets`: double description on the dual cone, then each ray re-derived from
-    /// the generators on it and checked.
-    fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
+    /// `self.facets`: double description on the dual cone, then rays re-derived from the
+    /// generators on them and checked. With `need` (unit), only the rays that can attain
+    /// the least `n·need` are re-derived (see [`Solver::refine_near`]); without, all.
+    fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32], need: Option<&Vector>) {
         let d = case.dim;
         self.rays.clear();
         self.facets.clear();
@@ -470,26 +487,92 @@ impl Solver {
             }
             self.rays.push(Ray { v, zero });
         }
-        for idx in 0..self.distinct.len() {
-            let i = self.distinct[idx] as usize;
-            if basis.contains(&(i as u32)) {
-                continue;
-            }
+        self.cut_order(d, basis);
+        for idx in 0..self.cut.len() {
+            let i = self.cut[idx] as usize;
             self.add_halfspace(d, i);
             if self.rays.is_empty() {
                 break; // the dual is {0}: C is all of R^d
             }
         }
-        // Re-derive each ray from the generators on it, check it, and drop repeats.
-        for r in 0..self.rays.len() {
-            let ray = self.rays[r];
-            let Some(f) = self.refine(case, &ray.v) else {
-                continue;
-            };
-            if !self.facets.iter().any(|g| g.on == f.on) {
-                self.facets.push(f);
+        match need {
+            Some(x) => self.refine_near(case, x),
+            None => {
+                for r in 0..self.rays.len() {
+                    let v = self.rays[r].v;
+                    self.refine_into(case, &v);
+                }
             }
         }
+    }
+
+    /// The order the double description takes the generators in (`self.cut`): every
+    /// distinct one but the basis, the farthest from the cone's axis first (the least
+    /// `u·c`, `c` the mean of the unit generators). Extreme generators early make the
+    /// intermediate cones close to C sooner, so that most of the rest cut nothing and cost
+    /// one sign per ray. Any order gives the same rays.
+    fn cut_order(&mut self, d: usize, basis: &[u32]) {
+        let mut c = [0.0; MAX_DIM];
+        for &i in &self.distinct {
+            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
+                *ca += ua;
+            }
+        }
+        self.cut.clear();
+        self.cut_key.clear();
+        for &i in &self.distinct {
+            if !basis.contains(&i) {
+                self.cut.push(i);
+                self.cut_key.push(dot(&c[..d], &self.unit[i as usize][..d]));
+            }
+        }
+        let key = &self.cut_key;
+        let mut order: Vec<u32> = (0..self.cut.len() as u32).collect();
+        order
+            .sort_unstable_by(|&a, &b| key[a as usize].total_cmp(&key[b as usize]).then(a.cmp(&b)));
+        let cut: Vec<u32> = order.iter().map(|&a| self.cut[a as usize]).collect();
+        self.cut = cut;
+    }
+
+    /// Re-derives rays in increasing `v·need` and stops once no later ray can attain (or
+    /// tie) the least refined `n·need`: a ray's refined normal is within rounding of it,
+    /// so a ray whose own value is more than [`REFINE_SLACK`] above the best refined one
+    /// cannot beat it. Should a refined normal move further than a tenth of that from its
+    /// ray (an ill-conditioned facet), every remaining ray is refined too.
+    fn refine_near(&mut self, case: &GeneralCase<'_>, x: &Vector) {
+        let d = case.dim;
+        self.ray_vals.clear();
+        for (r, ray) in self.rays.iter().enumerate() {
+            self.ray_vals.push((dot(&ray.v[..d], &x[..d]), r as u32));
+        }
+        self.ray_vals
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut best = f64::INFINITY;
+        let mut all = false;
+        for t in 0..self.ray_vals.len() {
+            let (val, r) = self.ray_vals[t];
+            if !all && val > best + REFINE_SLACK {
+                break;
+            }
+            let v = self.rays[r as usize].v;
+            let Some(m) = self.refine_into(case, &v).map(|n| dot(&n[..d], &x[..d])) else {
+                continue;
+            };
+            if (m - val).abs() > 0.1 * REFINE_SLACK {
+                all = true;
+            }
+            best = best.min(m);
+        }
+    }
+
+    /// Refines ray `v` ([`Solver::refine`]) into `self.facets` unless its facet is there
+    /// already; returns the refined normal.
+    fn refine_into(&mut self, case: &GeneralCase<'_>, v: &Vector) -> Option<Vector> {
+        let f = self.refine(case, v)?;
+        if !self.facets.iter().any(|g| g.on == f.on) {
+            self.facets.push(f);
+        }
+        Some(f.normal)
     }
 
     /// One step of the double description: intersects the dual cone with `u_i·y ≥ 0`.
@@ -498,6 +581,12 @@ impl Solver {
     /// exactly on the zero sets: no third ray's zero set holds it. That test runs on
     /// bitsets, one per generator, of the rays orthogonal to it: the rays holding the common
     /// set are the AND of its generators' bitsets.
+    ///
+    /// A generator that removes no ray is redundant for this cone and every later one (they
+    /// lie inside it), and is left out: the combinatorial test holds for any description
+    /// of the cone by inequalities, redundant ones or not, so the zero sets need not list it.
+    /// Candidates for a minus ray come from the bitsets of its zero generators: a plus ray
+    /// sharing fewer than d−2 of them cannot be adjacent to it.
     fn add_halfspace(&mut self, d: usize, i: usize) {
         let u = self.unit[i];
         self.signs.clear();
@@ -509,67 +598,104 @@ impl Solver {
             self.signs.push(s);
         }
         if !any_minus {
-            for (r, &s) in self.rays.iter_mut().zip(&self.signs) {
-                if s == 0.0 {
-                    r.zero.insert(i);
-                }
-            }
             return;
         }
-        // Incidence: for each generator, the rays orthogonal to it.
-        let words = self.rays.len().div_ceil(64);
+        let n = self.rays.len();
+        let words = n.div_ceil(64);
         let k = self.unit.len();
         self.incidence.clear();
         self.incidence.resize(k * words, 0);
+        self.plus_mask.clear();
+        self.plus_mask.resize(words, 0);
+        self.plus.clear();
+        self.minus.clear();
+        self.next.clear();
         for (r, ray) in self.rays.iter().enumerate() {
             for j in ray.zero.iter() {
                 self.incidence[j as usize * words + r / 64] |= 1 << (r % 64);
             }
-        }
-        self.next.clear();
-        self.minus.clear();
-        for (b, &sm) in self.signs.iter().enumerate() {
-            if sm < 0.0 {
-                self.minus.push(b as u32);
-            }
-        }
-        for (a, p) in self.rays.iter().enumerate() {
-            let sp = self.signs[a];
-            if sp < 0.0 {
+            let s = self.signs[r];
+            if s < 0.0 {
+                self.minus.push(r as u32);
                 continue;
             }
-            let mut kept = *p;
-            if sp == 0.0 {
+            if s > 0.0 {
+                self.plus.push(r as u32);
+                self.plus_mask[r / 64] |= 1 << (r % 64);
+                self.next.push(*ray);
+            } else {
+                let mut kept = *ray;
                 kept.zero.insert(i);
+                self.next.push(kept);
             }
-            self.next.push(kept);
-            if sp == 0.0 {
+        }
+        self.counts.clear();
+        self.counts.resize(n, 0);
+        let need = (d - 2) as u8;
+        for mi in 0..self.minus.len() {
+            let b = self.minus[mi] as usize;
+            let zm = self.rays[b].zero;
+            let zlen = zm.len();
+            if zlen + 2 < d {
                 continue;
             }
-            for &b in &self.minus {
-                let b = b as usize;
-                let (m, sm) = (&self.rays[b], self.signs[b]);
-                let common = p.zero.and(&m.zero);
-                if common.len() + 2 < d {
-                    continue;
+            self.touched.clear();
+            if zlen <= 2 * d {
+                // Plus rays by how many of b's zero generators they share.
+                for j in zm.iter() {
+                    let row = &self.incidence[j as usize * words..(j as usize + 1) * words];
+                    for (w, (&bits, &pm)) in row.iter().zip(&self.plus_mask).enumerate() {
+                        let mut bits = bits & pm;
+                        while bits != 0 {
+                            let r = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if self.counts[r] == 0 {
+                                self.touched.push(r as u32);
+                            }
+                            self.counts[r] += 1;
+                        }
+                    }
                 }
-                if !self.only_pair_holds(&common, words, a, b) {
-                    continue;
+                for t in 0..self.touched.len() {
+                    let a = self.touched[t] as usize;
+                    let c = std::mem::take(&mut self.counts[a]);
+                    if c >= need {
+                        self.try_pair(d, i, words, a, b);
+                    }
                 }
-                let v: Vector = std::array::from_fn(|k| sp * m.v[k] - sm * p.v[k]);
-                let n = norm(&v[..d]);
-                if n == 0.0 {
-                    continue;
+            } else {
+                for pi in 0..self.plus.len() {
+                    let a = self.plus[pi] as usize;
+                    if self.rays[a].zero.and(&zm).len() + 2 >= d {
+                        self.try_pair(d, i, words, a, b);
+                    }
                 }
-                let mut zero = common;
-                zero.insert(i);
-                self.next.push(Ray {
-                    v: v.map(|x| x / n),
-                    zero,
-                });
             }
         }
         std::mem::swap(&mut self.rays, &mut self.next);
+    }
+
+    /// The new ray of plus ray `a` and minus ray `b` on generator `i`'s plane, into
+    /// `self.next`, when they are adjacent.
+    #[inline]
+    fn try_pair(&mut self, d: usize, i: usize, words: usize, a: usize, b: usize) {
+        let (p, m) = (&self.rays[a], &self.rays[b]);
+        let common = p.zero.and(&m.zero);
+        if common.len() + 2 < d || !self.only_pair_holds(&common, words, a, b) {
+            return;
+        }
+        let (sp, sm) = (self.signs[a], self.signs[b]);
+        let v: Vector = std::array::from_fn(|k| sp * m.v[k] - sm * p.v[k]);
+        let n = dot(&v[..d], &v[..d]).sqrt();
+        if n == 0.0 || !n.is_finite() {
+            return;
+        }
+        let mut zero = common;
+        zero.insert(i);
+        self.next.push(Ray {
+            v: v.map(|x| x / n),
+            zero,
+        });
     }
 
     /// Whether rays `a` and `b` are the only ones whose zero sets hold `common`.
@@ -578,8 +704,8 @@ impl Solver {
         let Some(first) = gens.next() else {
             return self.rays.len() <= 2;
         };
-        self.and_words.borrow_mut().clear();
         let mut acc = self.and_words.borrow_mut();
+        acc.clear();
         let start = first as usize * words;
         acc.extend_from_slice(&self.incidence[start..start + words]);
         for j in gens {
@@ -620,7 +746,9 @@ impl Solver {
                 on.insert(i);
             }
         }
-        check::facet(case, &n, &on, 2.0 * ON_TOL).then_some(FoundFacet { normal: n, on })
+        let norms = &self.norms;
+        check::facet_normed(case, |i| norms[i], &n, &on, 2.0 * ON_TOL)
+            .then_some(FoundFacet { normal: n, on })
     }
 }
 
