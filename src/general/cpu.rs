@@ -88,6 +88,18 @@ pub struct Solver {
     next: Vec<Ray>,
     signs: Vec<f64>,
     facets: Vec<FoundFacet>,
+    /// Per generator, its position in `distinct` (`u32::MAX`: not distinct).
+    pos_of: Vec<u32>,
+    /// The distinct unit generators column by column: coordinate `a` of position `t` at
+    /// `soa[a * stride + t]`, `stride` a multiple of 4 (the tail zero).
+    soa: Vec<f64>,
+    stride: usize,
+    /// NNLS scratch: the gradient, positions passive or banned, the banned ones.
+    grad: Vec<f64>,
+    excluded: Vec<bool>,
+    banned: Vec<u32>,
+    /// Whether the CPU runs AVX2 ([`crate::cpu::Simd::chosen`]).
+    simd: bool,
     /// Skip the facets: supported cases get margin 0 and no facet.
     no_inside_margin: bool,
 }
@@ -104,7 +116,13 @@ struct Nnls {
 impl Solver {
     /// A solver with empty buffers.
     pub fn new() -> Solver {
-        Solver::default()
+        Solver {
+            simd: matches!(
+                crate::cpu::Simd::chosen(),
+                crate::cpu::Simd::Avx2 | crate::cpu::Simd::Avx512
+            ),
+            ..Solver::default()
+        }
     }
 
     /// A solver that leaves out the inside margin (the facet enumeration): a supported
@@ -114,7 +132,7 @@ impl Solver {
     pub fn without_inside_margin() -> Solver {
         Solver {
             no_inside_margin: true,
-            ..Solver::default()
+            ..Solver::new()
         }
     }
 
@@ -314,6 +332,18 @@ impl Solver {
             }
         }
         self.distinct.sort_unstable();
+        let nd = self.distinct.len();
+        self.stride = nd.div_ceil(4) * 4;
+        self.soa.clear();
+        self.soa.resize(d * self.stride, 0.0);
+        self.pos_of.clear();
+        self.pos_of.resize(case.len(), u32::MAX);
+        for (t, &i) in self.distinct.iter().enumerate() {
+            self.pos_of[i as usize] = t as u32;
+            for a in 0..d {
+                self.soa[a * self.stride + t] = self.unit[i as usize][a];
+            }
+        }
     }
 
     /// The rank of the generators and d (or fewer) independent ones, pivoted.
@@ -329,7 +359,7 @@ impl Solver {
     /// Whether C is all of R^d, given d independent generators `basis`: exactly when the
     /// opposite of each is in C (then C holds their span). d NNLS solves, each checked as a
     /// witness, instead of a double description that would end with no ray.
-    fn fills_space(&self, d: usize, basis: &[u32]) -> bool {
+    fn fills_space(&mut self, d: usize, basis: &[u32]) -> bool {
         basis.iter().all(|&b| {
             let target = self.unit[b as usize].map(|v| -v);
             let nn = self.nnls(d, &target, &[]);
@@ -340,12 +370,19 @@ impl Solver {
 
     /// Lawson–Hanson NNLS on the unit generators towards the unit need `x`, from the
     /// passive set `hint` when its least-squares weights are all positive (else from empty).
-    fn nnls(&self, d: usize, x: &Vector, hint: &[u32]) -> Nnls {
+    ///
+    /// Each step's gradient `u·r` over every distinct generator runs on their coordinates
+    /// laid out column by column ([`gradient`], AVX2 where the CPU has it: the same sums in
+    /// the same order, so the same bits either way).
+    fn nnls(&mut self, d: usize, x: &Vector, hint: &[u32]) -> Nnls {
         let mut passive = [0u32; MAX_DIM];
         let mut weights = [0.0; MAX_DIM];
         let mut len = 0usize;
         let mut residual = *x;
         let k = self.unit.len();
+        let nd = self.distinct.len();
+        self.excluded.clear();
+        self.excluded.resize(nd, false);
         if !hint.is_empty()
             && hint.len() <= d
             && hint
@@ -368,26 +405,41 @@ impl Solver {
                 }
             }
         }
-        let mut banned = GenSet::default();
-        let max_iter = 3 * self.distinct.len() + 30;
+        // `excluded`: passive or banned, by position in `distinct`; `banned` lists the
+        // banned positions, so that a reset clears only them.
+        let mut banned: Vec<u32> = std::mem::take(&mut self.banned);
+        banned.clear();
+        let exclude_passive = |excl: &mut [bool], passive: &[u32], on: bool| {
+            for &p in passive {
+                let t = self.pos_of[p as usize];
+                if t != u32::MAX {
+                    excl[t as usize] = on;
+                }
+            }
+        };
+        let mut excl = std::mem::take(&mut self.excluded);
+        exclude_passive(&mut excl, &passive[..len], true);
+        let mut grad = std::mem::take(&mut self.grad);
+        grad.clear();
+        grad.resize(self.stride, 0.0);
+        let max_iter = 3 * nd + 30;
         for _ in 0..max_iter {
+            if len == d {
+                // A full passive set spans R^d: every other generator is in its span and
+                // would only be banned in turn.
+                break;
+            }
             let dist = norm(&residual[..d]);
             // The generator most against the residual, among those not passive.
+            gradient(self.simd, d, &self.soa, self.stride, &residual, &mut grad);
             let mut best = (f64::max(1e-12 * dist, 1e-17), None);
-            for &i in &self.distinct {
-                if passive[..len].contains(&i) || banned.contains(i as usize) {
-                    continue;
-                }
-                let g = dot(&self.unit[i as usize][..d], &residual[..d]);
-                if g > best.0 {
-                    best = (g, Some(i));
+            for (t, (&g, &e)) in grad[..nd].iter().zip(&excl).enumerate() {
+                if g > best.0 && !e {
+                    best = (g, Some(t));
                 }
             }
-            let Some(j) = best.1 else { break };
-            if len == d {
-                banned.insert(j as usize); // a full passive set: j is in its span
-                continue;
-            }
+            let Some(tj) = best.1 else { break };
+            let j = self.distinct[tj];
             passive[len] = j;
             weights[len] = 0.0;
             len += 1;
@@ -398,18 +450,24 @@ impl Solver {
                 let Some(z) = least_squares(d, &cols[..len], x, RANK_TOL) else {
                     // The new column is dependent on the passive set: leave it out.
                     len -= 1;
-                    banned.insert(j as usize);
+                    excl[tj] = true;
+                    banned.push(tj as u32);
                     break;
                 };
                 if z[..len].iter().all(|&v| v > 0.0) {
                     weights = z;
-                    banned = GenSet::default();
+                    for &t in &banned {
+                        excl[t as usize] = false;
+                    }
+                    banned.clear();
+                    exclude_passive(&mut excl, &passive[..len], true);
                     break;
                 }
                 if first && z[len - 1] <= 0.0 {
                     // Rounding: the column's gradient said it helps, its weight says not.
                     len -= 1;
-                    banned.insert(j as usize);
+                    excl[tj] = true;
+                    banned.push(tj as u32);
                     break;
                 }
                 first = false;
@@ -423,6 +481,7 @@ impl Solver {
                 for a in 0..len {
                     weights[a] += alpha * (z[a] - weights[a]);
                 }
+                exclude_passive(&mut excl, &passive[..len], false);
                 let mut kept = 0;
                 for a in 0..len {
                     if weights[a] > 0.0 && !(z[a] <= 0.0 && weights[a] <= 1e-15) {
@@ -442,6 +501,10 @@ impl Solver {
                     kept = len - 1;
                 }
                 len = kept;
+                exclude_passive(&mut excl, &passive[..len], true);
+                for &t in &banned {
+                    excl[t as usize] = true;
+                }
                 if len == 0 {
                     break;
                 }
@@ -454,6 +517,9 @@ impl Solver {
                 }
             }
         }
+        self.excluded = excl;
+        self.grad = grad;
+        self.banned = banned;
         Nnls {
             passive,
             weights,
@@ -749,6 +815,49 @@ impl Solver {
         let norms = &self.norms;
         check::facet_normed(case, |i| norms[i], &n, &on, 2.0 * ON_TOL)
             .then_some(FoundFacet { normal: n, on })
+    }
+}
+
+/// `grad[t] = Σ_a soa[a·stride + t]·r[a]` for every position `t < stride`, summed in
+/// coordinate order (as [`dot`] sums): the NNLS's gradient over the distinct generators.
+#[inline]
+fn gradient(simd: bool, d: usize, soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
+        unsafe {
+            return match d {
+                3 => gradient_avx2::<3>(soa, stride, r, grad),
+                _ => gradient_avx2::<6>(soa, stride, r, grad),
+            };
+        }
+    }
+    let _ = simd;
+    match d {
+        3 => gradient_body::<3>(soa, stride, r, grad),
+        _ => gradient_body::<6>(soa, stride, r, grad),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gradient_avx2<const D: usize>(soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+    gradient_body::<D>(soa, stride, r, grad);
+}
+
+#[inline(always)]
+fn gradient_body<const D: usize>(soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+    let grad = &mut grad[..stride];
+    let col0 = &soa[..stride];
+    for (g, &u) in grad.iter_mut().zip(col0) {
+        *g = u * r[0];
+    }
+    for a in 1..D {
+        let col = &soa[a * stride..(a + 1) * stride];
+        let ra = r[a];
+        for (g, &u) in grad.iter_mut().zip(col) {
+            *g += u * ra;
+        }
     }
 }
 
