@@ -77,6 +77,8 @@ pub struct Solver {
     /// Per ray, how many of a minus ray's zero generators it shares; and which are nonzero.
     counts: Vec<u8>,
     touched: Vec<u32>,
+    /// Prefix and suffix ANDs of a simple ray's zero generators' bitsets.
+    fix: Vec<u64>,
     /// The generators in the order the double description takes them, and their keys.
     cut: Vec<u32>,
     cut_key: Vec<f64>,
@@ -706,7 +708,61 @@ impl Solver {
                 continue;
             }
             self.touched.clear();
-            if zlen <= 2 * d {
+            if zlen + 1 == d {
+                // A simple ray: its neighbours are across its d−1 ridges, the d−2 of its
+                // zero generators but one. The rays holding a ridge are the AND of its
+                // generators' bitsets (prefix and suffix ANDs give all d−1 at once); b and
+                // one other a: they are adjacent (no third ray holds their common set). More:
+                // each plus ray among them gets the full test.
+                let zs: [u32; MAX_DIM] = {
+                    let mut it = zm.iter();
+                    std::array::from_fn(|_| it.next().unwrap_or(0))
+                };
+                let l = zlen;
+                let mut fix = std::mem::take(&mut self.fix);
+                fix.clear();
+                fix.resize(2 * (l + 1) * words, !0);
+                let (pre, suf) = fix.split_at_mut((l + 1) * words);
+                for q in 0..l {
+                    let row = &self.incidence[zs[q] as usize * words..(zs[q] as usize + 1) * words];
+                    for w in 0..words {
+                        pre[(q + 1) * words + w] = pre[q * words + w] & row[w];
+                    }
+                }
+                for q in (0..l).rev() {
+                    let row = &self.incidence[zs[q] as usize * words..(zs[q] as usize + 1) * words];
+                    for w in 0..words {
+                        suf[q * words + w] = suf[(q + 1) * words + w] & row[w];
+                    }
+                }
+                for q in 0..l {
+                    let mut total = 0;
+                    for w in 0..words {
+                        let t = pre[q * words + w] & suf[(q + 1) * words + w];
+                        total += t.count_ones();
+                        let mut bits = t & self.plus_mask[w];
+                        while bits != 0 {
+                            let a = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if !self.touched.contains(&(a as u32)) {
+                                self.touched.push(a as u32);
+                            }
+                        }
+                    }
+                    if total == 2 && self.touched.len() == 1 {
+                        // the one plus ray found, adjacent: proven by the count.
+                        let a = self.touched.pop().unwrap() as usize;
+                        self.push_pair(d, i, a, b);
+                    } else {
+                        for t in 0..self.touched.len() {
+                            let a = self.touched[t] as usize;
+                            self.try_pair(d, i, words, a, b);
+                        }
+                        self.touched.clear();
+                    }
+                }
+                self.fix = fix;
+            } else if zlen <= 2 * d {
                 // Plus rays by how many of b's zero generators they share.
                 for j in zm.iter() {
                     let row = &self.incidence[j as usize * words..(j as usize + 1) * words];
@@ -750,6 +806,14 @@ impl Solver {
         if common.len() + 2 < d || !self.only_pair_holds(&common, words, a, b) {
             return;
         }
+        self.push_pair(d, i, a, b);
+    }
+
+    /// The new ray of adjacent rays `a` (plus) and `b` (minus) into `self.next`.
+    #[inline]
+    fn push_pair(&mut self, d: usize, i: usize, a: usize, b: usize) {
+        let (p, m) = (&self.rays[a], &self.rays[b]);
+        let common = p.zero.and(&m.zero);
         let (sp, sm) = (self.signs[a], self.signs[b]);
         let v: Vector = std::array::from_fn(|k| sp * m.v[k] - sm * p.v[k]);
         let n = dot(&v[..d], &v[..d]).sqrt();
