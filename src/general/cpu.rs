@@ -77,6 +77,8 @@ pub struct Solver {
     /// Per ray, how many of a minus ray's zero generators it shares; and which are nonzero.
     counts: Vec<u8>,
     touched: Vec<u32>,
+    /// The distinct generators' parts outside the basis, while it is grown.
+    piv: Vec<Vector>,
     /// Prefix and suffix ANDs of a simple ray's zero generators' bitsets.
     fix: Vec<u64>,
     /// The generators in the order the double description takes them, and their keys.
@@ -174,7 +176,6 @@ impl Solver {
                 *x = v / s;
             }
         }
-        let (rank_basis, basis_idx) = self.pivoted_basis(d);
 
         let inside = if s == 0.0 {
             true
@@ -228,7 +229,11 @@ impl Solver {
         };
         debug_assert!(inside);
         out.verdict = Verdict::Supported;
-        if rank_basis < d || self.no_inside_margin {
+        if self.no_inside_margin {
+            return out; // margin 0 and no facet, as asked
+        }
+        let (rank_basis, basis_idx) = self.pivoted_basis(d);
+        if rank_basis < d {
             out.margin = 0.0; // flat: the need lies in C, which has no interior
             return out;
         }
@@ -348,13 +353,36 @@ impl Solver {
         }
     }
 
-    /// The rank of the generators and d (or fewer) independent ones, pivoted.
-    fn pivoted_basis(&self, d: usize) -> (usize, [u32; MAX_DIM]) {
-        let (basis, picked) = pivoted(d, d, RANK_TOL, || {
-            self.distinct
-                .iter()
-                .map(|&i| (i, &self.unit[i as usize][..]))
-        });
+    /// The rank of the generators and d (or fewer) independent ones, pivoted: as
+    /// [`pivoted`] on the distinct unit generators, with each one's part outside the basis
+    /// kept and updated by one projection a step (modified Gram–Schmidt: O(K·d) a step, not
+    /// O(K·d·rank)); the basis itself is grown by [`Basis::push`] as there.
+    fn pivoted_basis(&mut self, d: usize) -> (usize, [u32; MAX_DIM]) {
+        let mut picked = [0u32; MAX_DIM];
+        let mut basis = Basis::new(d);
+        self.piv.clear();
+        self.piv
+            .extend(self.distinct.iter().map(|&i| self.unit[i as usize]));
+        while basis.len() < d {
+            let mut best = (RANK_TOL, None);
+            for (t, r) in self.piv.iter().enumerate() {
+                let n = dot(&r[..d], &r[..d]).sqrt();
+                if n > best.0 {
+                    best = (n, Some(t));
+                }
+            }
+            let Some(t) = best.1 else { break };
+            let i = self.distinct[t];
+            picked[basis.len()] = i;
+            basis.push(&self.unit[i as usize], 0.0);
+            let q = *basis.get(basis.len() - 1);
+            for r in self.piv.iter_mut() {
+                let c = dot(&r[..d], &q[..d]);
+                for (ra, qa) in r[..d].iter_mut().zip(&q) {
+                    *ra -= c * qa;
+                }
+            }
+        }
         (basis.len(), picked)
     }
 
