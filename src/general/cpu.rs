@@ -77,6 +77,9 @@ pub struct Solver {
     /// Per ray, how many of a minus ray's zero generators it shares; and which are nonzero.
     counts: Vec<u8>,
     touched: Vec<u32>,
+    /// The rays column by column ([`Solver::sync_ray_soa`]).
+    ray_soa: Vec<f64>,
+    ray_stride: usize,
     /// The distinct generators' parts outside the basis, while it is grown.
     piv: Vec<Vector>,
     /// Prefix and suffix ANDs of a simple ray's zero generators' bitsets.
@@ -583,6 +586,7 @@ impl Solver {
             }
             self.rays.push(Ray { v, zero });
         }
+        self.sync_ray_soa(d);
         self.cut_order(d, basis);
         for idx in 0..self.cut.len() {
             let i = self.cut[idx] as usize;
@@ -685,18 +689,26 @@ impl Solver {
     /// sharing fewer than d−2 of them cannot be adjacent to it.
     fn add_halfspace(&mut self, d: usize, i: usize) {
         let u = self.unit[i];
-        self.signs.clear();
+        let n = self.rays.len();
+        self.signs.resize(self.ray_stride, 0.0);
+        gradient(
+            self.simd,
+            d,
+            &self.ray_soa,
+            self.ray_stride,
+            &u,
+            &mut self.signs,
+        );
         let mut any_minus = false;
-        for r in &self.rays {
-            let s = dot(&u[..d], &r.v[..d]);
-            let s = if s.abs() <= ON_TOL { 0.0 } else { s };
-            any_minus |= s < 0.0;
-            self.signs.push(s);
+        for s in &mut self.signs[..n] {
+            if s.abs() <= ON_TOL {
+                *s = 0.0;
+            }
+            any_minus |= *s < 0.0;
         }
         if !any_minus {
             return;
         }
-        let n = self.rays.len();
         let words = n.div_ceil(64);
         let k = self.unit.len();
         self.incidence.clear();
@@ -823,6 +835,20 @@ impl Solver {
             }
         }
         std::mem::swap(&mut self.rays, &mut self.next);
+        self.sync_ray_soa(d);
+    }
+
+    /// `ray_soa`: the rays' vectors column by column (as `soa` for the generators), for
+    /// the sign of every ray against a generator in one [`gradient`] pass.
+    fn sync_ray_soa(&mut self, d: usize) {
+        self.ray_stride = self.rays.len().div_ceil(4) * 4;
+        self.ray_soa.clear();
+        self.ray_soa.resize(d * self.ray_stride, 0.0);
+        for (t, r) in self.rays.iter().enumerate() {
+            for a in 0..d {
+                self.ray_soa[a * self.ray_stride + t] = r.v[a];
+            }
+        }
     }
 
     /// The new ray of plus ray `a` and minus ray `b` on generator `i`'s plane, into
