@@ -1,7 +1,7 @@
 //! Runs the general engine over `N` contact cones of dimension `D` with `K` generators
 //! (arguments, default 50 6 32) on one thread: a fixed workload to profile
 //! (`valgrind --tool=callgrind target/release/examples/general_profile 50 6 32`).
-//! `RANDOM=1`: the random pointed cones of `scripts/general_peers.py` instead
+//! `NOMARGIN=1`: the solver without the inside margin. `RANDOM=1`: the random pointed cones of `scripts/general_peers.py` instead
 //! (`general::sample::random_cases`).
 use planar_hold::general::cpu::Solver;
 use planar_hold::general::sample::{contact_cases, random_cases};
@@ -23,7 +23,12 @@ fn main() {
     } else {
         contact_cases(seed, n, d, k)
     };
-    let mut solver = Solver::new();
+    // NOMARGIN=1: without the inside margin (the NNLS alone: verdict, witness, certificate).
+    let mut solver = if std::env::var("NOMARGIN").is_ok() {
+        Solver::without_inside_margin()
+    } else {
+        Solver::new()
+    };
     // REPS=r: the batch r times, the best pass reported (steadier on a loaded machine).
     let reps: usize = std::env::var("REPS")
         .ok()

@@ -43,11 +43,21 @@ pub fn witness(case: &GeneralCase<'_>, indices: &[u32], weights: &[f64]) -> bool
 /// Whether `y` is a certificate: finite and nonzero, `y·wᵢ ≥ −ε|y||wᵢ|` for every
 /// generator, and `y·need < −ε|y||need|`.
 pub fn certificate(case: &GeneralCase<'_>, y: &[f64]) -> bool {
+    certificate_normed(case, |i| norm(case.generator(i)), y)
+}
+
+/// [`certificate`] with `norm_of(i)` the length of generator `i`, as in [`supports_normed`].
+pub fn certificate_normed(
+    case: &GeneralCase<'_>,
+    norm_of: impl Fn(usize) -> f64,
+    y: &[f64],
+) -> bool {
     let ny = norm(&y[..case.dim]);
     if !(ny.is_finite() && ny > 0.0) {
         return false;
     }
-    supports(case, y, ny) && dot(&y[..case.dim], case.need) < -EPS * ny * norm(case.need)
+    supports_normed(case, norm_of, y, ny)
+        && dot(&y[..case.dim], case.need) < -EPS * ny * norm(case.need)
 }
 
 /// Whether the plane of normal `n` (norm `nn`) has every generator on its side within

@@ -65,10 +65,11 @@ pub struct Solver {
     norms: Vec<f64>,
     /// Nonzero generators with one index per direction, in index order.
     distinct: Vec<u32>,
-    /// Nonzero generators sorted by their first unit coordinate (for `prepare`).
-    order: Vec<u32>,
-    /// Per generator, a bitset of the rays orthogonal to it (`words` u64 a generator).
+    /// Per generator in some zero set (row `row_of[i]`; `row_gens` the generators by
+    /// row), a bitset of the rays orthogonal to it (`words` u64 a row).
     incidence: Vec<u64>,
+    row_of: Vec<u32>,
+    row_gens: Vec<u32>,
     /// The rays a step removes, and those it keeps strictly inside.
     minus: Vec<u32>,
     plus: Vec<u32>,
@@ -95,6 +96,13 @@ pub struct Solver {
     next: Vec<Ray>,
     signs: Vec<f64>,
     facets: Vec<FoundFacet>,
+    /// The case's generators column by column, then their unit vectors so
+    /// ([`unit_columns`]).
+    cols: Vec<f64>,
+    /// Nonzero generators keyed by their first unit coordinate (total order), for `prepare`.
+    keyed: Vec<u64>,
+    /// Per generator, whether a lower index has its direction (or it is zero).
+    twin: Vec<bool>,
     /// Per generator, its position in `distinct` (`u32::MAX`: not distinct).
     pos_of: Vec<u32>,
     /// The distinct unit generators column by column: coordinate `a` of position `t` at
@@ -213,7 +221,8 @@ impl Solver {
                 out.witness_len = 0;
                 let y = nn.residual.map(|r| -r / nn.dist);
                 out.margin = -nn.dist * s;
-                if nn.dist > 0.0 && check::certificate(case, &y) {
+                let norms = &self.norms;
+                if nn.dist > 0.0 && check::certificate_normed(case, |i| norms[i], &y) {
                     out.verdict = Verdict::Unsupported;
                     out.certificate = Some(y);
                     let mut on = GenSet::default();
@@ -299,59 +308,88 @@ impl Solver {
     /// first coordinate: O(K log K), not O(K²).
     fn prepare(&mut self, case: &GeneralCase<'_>) {
         let d = case.dim;
-        self.unit.clear();
-        self.norms.clear();
-        self.distinct.clear();
-        self.order.clear();
-        for i in 0..case.len() {
-            let w = case.generator(i);
-            let n = norm(w);
-            let mut u = [0.0; MAX_DIM];
-            if n > 0.0 {
-                for (ua, wa) in u[..d].iter_mut().zip(w) {
-                    *ua = wa / n;
-                }
-                self.order.push(i as u32);
-            }
-            self.unit.push(u);
-            self.norms.push(n);
+        let k = case.len();
+        // Lengths and unit generators, column by column ([`unit_columns`]: `linalg::norm`'s
+        // operations lane by lane, so the same bits), then back to one array a generator.
+        let kp = k.div_ceil(4) * 4;
+        self.cols.clear();
+        for a in 0..d {
+            self.cols.extend((0..k).map(|i| case.generators[i * d + a]));
+            self.cols.extend(std::iter::repeat_n(0.0, kp - k));
         }
+        self.norms.clear();
+        self.norms.resize(kp, 0.0);
+        unit_columns(self.simd, d, kp, &mut self.cols, &mut self.norms);
+        self.norms.truncate(k);
+        self.unit.clear();
+        let cols = &self.cols;
+        self.unit.extend((0..k).map(|i| {
+            let mut u = [0.0; MAX_DIM];
+            for (a, ua) in u[..d].iter_mut().enumerate() {
+                *ua = cols[a * kp + i];
+            }
+            u
+        }));
+        // One index per direction: sorted by the first unit coordinate (total order, then
+        // index), a generator is left out when a lower index lies within SAME_DIRECTION of
+        // it in every coordinate.
+        // The key: the coordinate's bits in total order, its lowest 8 bits replaced by the
+        // index (K ≤ 256), one u64 to sort. Keys that tie in the rest differ by far less
+        // than SAME_DIRECTION, so their order among themselves does not matter below.
+        self.keyed.clear();
+        for i in 0..k {
+            if self.norms[i] > 0.0 {
+                let b = self.unit[i][0].to_bits();
+                let ordered = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+                self.keyed.push((ordered & !0xff) | i as u64);
+            }
+        }
+        self.keyed.sort_unstable();
+        let keyed = &self.keyed;
+        let idx = |&key: &u64| (key & 0xff) as u32;
+        self.twin.clear();
+        self.twin.resize(k, true);
         let unit = &self.unit;
-        self.order.sort_unstable_by(|&a, &b| {
-            unit[a as usize][0]
-                .total_cmp(&unit[b as usize][0])
-                .then(a.cmp(&b))
-        });
-        for (s, &i) in self.order.iter().enumerate() {
+        for (s, key) in keyed.iter().enumerate() {
+            let i = idx(key);
             let u = &unit[i as usize];
-            let repeated = self.order[..s]
+            let near = |j: u32| {
+                j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
+            };
+            let repeated = keyed[..s]
                 .iter()
                 .rev()
-                .take_while(|&&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
-                .any(|&j| {
-                    j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
-                });
-            let later_twin = self.order[s + 1..]
+                .map(idx)
+                .take_while(|&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
+                .any(near);
+            let later_twin = keyed[s + 1..]
                 .iter()
-                .take_while(|&&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
-                .any(|&j| {
-                    j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
-                });
-            if !repeated && !later_twin {
-                self.distinct.push(i);
-            }
+                .map(idx)
+                .take_while(|&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
+                .any(near);
+            self.twin[i as usize] = repeated || later_twin;
         }
-        self.distinct.sort_unstable();
+        self.distinct.clear();
+        self.distinct
+            .extend((0..k as u32).filter(|&i| !self.twin[i as usize]));
         let nd = self.distinct.len();
-        self.stride = nd.div_ceil(4) * 4;
-        self.soa.clear();
-        self.soa.resize(d * self.stride, 0.0);
         self.pos_of.clear();
-        self.pos_of.resize(case.len(), u32::MAX);
+        self.pos_of.resize(k, u32::MAX);
         for (t, &i) in self.distinct.iter().enumerate() {
             self.pos_of[i as usize] = t as u32;
-            for a in 0..d {
-                self.soa[a * self.stride + t] = self.unit[i as usize][a];
+        }
+        if nd == k {
+            // Every generator distinct: the columns are the NNLS's already.
+            self.stride = kp;
+            std::mem::swap(&mut self.soa, &mut self.cols);
+        } else {
+            self.stride = nd.div_ceil(4) * 4;
+            self.soa.clear();
+            self.soa.resize(d * self.stride, 0.0);
+            for (t, &i) in self.distinct.iter().enumerate() {
+                for a in 0..d {
+                    self.soa[a * self.stride + t] = self.unit[i as usize][a];
+                }
             }
         }
     }
@@ -570,6 +608,12 @@ impl Solver {
         let d = case.dim;
         self.rays.clear();
         self.facets.clear();
+        self.row_gens.clear();
+        self.row_of.clear();
+        self.row_of.resize(self.unit.len(), u32::MAX);
+        for &b in basis {
+            self.assign_row(b as usize);
+        }
         // The simplicial start: ray j is orthogonal to every basis generator but j.
         for j in 0..d {
             let mut others = Basis::new(d);
@@ -699,20 +743,19 @@ impl Solver {
             &u,
             &mut self.signs,
         );
-        let mut any_minus = false;
+        let mut minus = 0u32;
         for s in &mut self.signs[..n] {
-            if s.abs() <= ON_TOL {
-                *s = 0.0;
-            }
-            any_minus |= *s < 0.0;
+            *s = if s.abs() <= ON_TOL { 0.0 } else { *s };
+            minus += u32::from(*s < 0.0);
         }
+        let any_minus = minus > 0;
         if !any_minus {
             return;
         }
+        self.assign_row(i);
         let words = n.div_ceil(64);
-        let k = self.unit.len();
         self.incidence.clear();
-        self.incidence.resize(k * words, 0);
+        self.incidence.resize(self.row_gens.len() * words, 0);
         self.plus_mask.clear();
         self.plus_mask.resize(words, 0);
         self.plus.clear();
@@ -720,7 +763,7 @@ impl Solver {
         self.next.clear();
         for (r, ray) in self.rays.iter().enumerate() {
             for j in ray.zero.iter() {
-                self.incidence[j as usize * words + r / 64] |= 1 << (r % 64);
+                self.incidence[self.row_of[j as usize] as usize * words + r / 64] |= 1 << (r % 64);
             }
             let s = self.signs[r];
             if s < 0.0 {
@@ -764,13 +807,13 @@ impl Solver {
                 fix.resize(2 * (l + 1) * words, !0);
                 let (pre, suf) = fix.split_at_mut((l + 1) * words);
                 for q in 0..l {
-                    let row = &self.incidence[zs[q] as usize * words..(zs[q] as usize + 1) * words];
+                    let row = self.row(zs[q], words);
                     for w in 0..words {
                         pre[(q + 1) * words + w] = pre[q * words + w] & row[w];
                     }
                 }
                 for q in (0..l).rev() {
-                    let row = &self.incidence[zs[q] as usize * words..(zs[q] as usize + 1) * words];
+                    let row = self.row(zs[q], words);
                     for w in 0..words {
                         suf[q * words + w] = suf[(q + 1) * words + w] & row[w];
                     }
@@ -805,7 +848,8 @@ impl Solver {
             } else if zlen <= 2 * d {
                 // Plus rays by how many of b's zero generators they share.
                 for j in zm.iter() {
-                    let row = &self.incidence[j as usize * words..(j as usize + 1) * words];
+                    let r0 = self.row_of[j as usize] as usize * words;
+                    let row = &self.incidence[r0..r0 + words];
                     for (w, (&bits, &pm)) in row.iter().zip(&self.plus_mask).enumerate() {
                         let mut bits = bits & pm;
                         while bits != 0 {
@@ -841,13 +885,13 @@ impl Solver {
     /// `ray_soa`: the rays' vectors column by column (as `soa` for the generators), for
     /// the sign of every ray against a generator in one [`gradient`] pass.
     fn sync_ray_soa(&mut self, d: usize) {
-        self.ray_stride = self.rays.len().div_ceil(4) * 4;
+        let n = self.rays.len();
+        self.ray_stride = n.div_ceil(4) * 4;
         self.ray_soa.clear();
-        self.ray_soa.resize(d * self.ray_stride, 0.0);
-        for (t, r) in self.rays.iter().enumerate() {
-            for a in 0..d {
-                self.ray_soa[a * self.ray_stride + t] = r.v[a];
-            }
+        for a in 0..d {
+            self.ray_soa.extend(self.rays.iter().map(|r| r.v[a]));
+            self.ray_soa
+                .extend(std::iter::repeat_n(0.0, self.ray_stride - n));
         }
     }
 
@@ -882,6 +926,21 @@ impl Solver {
         });
     }
 
+    /// Generator `j`'s bitset of the rays orthogonal to it (`j` in some zero set).
+    #[inline]
+    fn row(&self, j: u32, words: usize) -> &[u64] {
+        let r = self.row_of[j as usize] as usize * words;
+        &self.incidence[r..r + words]
+    }
+
+    /// Gives generator `i` a row of the incidence (it enters zero sets from now on).
+    fn assign_row(&mut self, i: usize) {
+        if self.row_of[i] == u32::MAX {
+            self.row_of[i] = self.row_gens.len() as u32;
+            self.row_gens.push(i as u32);
+        }
+    }
+
     /// Whether rays `a` and `b` are the only ones whose zero sets hold `common`.
     fn only_pair_holds(&self, common: &GenSet, words: usize, a: usize, b: usize) -> bool {
         let mut gens = common.iter();
@@ -890,10 +949,9 @@ impl Solver {
         };
         let mut acc = self.and_words.borrow_mut();
         acc.clear();
-        let start = first as usize * words;
-        acc.extend_from_slice(&self.incidence[start..start + words]);
+        acc.extend_from_slice(self.row(first, words));
         for j in gens {
-            let row = &self.incidence[j as usize * words..(j as usize + 1) * words];
+            let row = self.row(j, words);
             for (x, y) in acc.iter_mut().zip(row) {
                 *x &= y;
             }
@@ -933,6 +991,70 @@ impl Solver {
         let norms = &self.norms;
         check::facet_normed(case, |i| norms[i], &n, &on, 2.0 * ON_TOL)
             .then_some(FoundFacet { normal: n, on })
+    }
+}
+
+/// Lengths and unit vectors of `n` vectors held column by column in `cols` (coordinate `a`
+/// of vector `t` at `cols[a·n + t]`): `norms[t]` is `linalg::norm` of vector t, computed by
+/// the same operations in the same order (largest magnitude, sum of squares scaled by it,
+/// its square root times it), and `cols` becomes the unit vectors (zero for a zero vector).
+#[inline]
+fn unit_columns(simd: bool, d: usize, n: usize, cols: &mut [f64], norms: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
+        unsafe {
+            return match d {
+                3 => unit_columns_avx2::<3>(n, cols, norms),
+                _ => unit_columns_avx2::<6>(n, cols, norms),
+            };
+        }
+    }
+    let _ = simd;
+    match d {
+        3 => unit_columns_body::<3>(n, cols, norms),
+        _ => unit_columns_body::<6>(n, cols, norms),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn unit_columns_avx2<const D: usize>(n: usize, cols: &mut [f64], norms: &mut [f64]) {
+    unit_columns_body::<D>(n, cols, norms);
+}
+
+#[inline(always)]
+fn unit_columns_body<const D: usize>(n: usize, cols: &mut [f64], norms: &mut [f64]) {
+    let norms = &mut norms[..n];
+    let cols = &mut cols[..D * n];
+    // m: the largest magnitude, folded from 0 in coordinate order (as `norm`).
+    for (t, m) in norms.iter_mut().enumerate() {
+        let mut acc = 0.0f64;
+        for a in 0..D {
+            acc = acc.max(cols[a * n + t].abs());
+        }
+        *m = acc;
+    }
+    // The sum of (v/m)² in coordinate order, then m·sqrt of it; 0 where m is 0.
+    let mut sums = [0.0f64; 4];
+    for t0 in (0..n).step_by(4) {
+        for (l, sum) in sums.iter_mut().enumerate() {
+            let t = t0 + l;
+            let m = norms[t];
+            let safe = if m > 0.0 { m } else { 1.0 };
+            let mut s = 0.0f64;
+            for a in 0..D {
+                let q = cols[a * n + t] / safe;
+                s += q * q;
+            }
+            *sum = if m > 0.0 { m * s.sqrt() } else { 0.0 };
+        }
+        norms[t0..t0 + 4].copy_from_slice(&sums);
+    }
+    for a in 0..D {
+        for (x, &len) in cols[a * n..(a + 1) * n].iter_mut().zip(norms.iter()) {
+            *x = if len > 0.0 { *x / len } else { 0.0 };
+        }
     }
 }
 
