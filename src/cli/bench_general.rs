@@ -1,8 +1,10 @@
 //! `planar-hold bench --general`: the general engine's rate by dimension and generator
 //! count (d = 3: K = 32, 64, 256; d = 6: K = 16 … 256) on contact cones
-//! ([`planar_hold::general::sample::contact_cases`]), on all cores and on one, and where
-//! the time goes: the NNLS alone (verdict, witness, certificate, distance) against the
-//! whole test with the inside margin (the facets). Where `--backend` has gpu, also the GPU
+//! ([`planar_hold::general::sample::contact_cases`]) and on the random pointed cones of
+//! `scripts/general_peers.py` ([`planar_hold::general::sample::random_cases`]), on all
+//! cores and on one, for the NNLS alone (verdict, witness, certificate, distance) and the
+//! whole test with the inside margin (the facets); the instruction set of the engine's
+//! column kernels is named in the header. Where `--backend` has gpu, also the GPU
 //! end to end (`shaders/general.wgsl`'s float32 search, then the float64 finish and facets
 //! on all cores) and how many cases the host re-solved; `--general-search-only` times the
 //! GPU's search alone (pack, upload, kernel, readback; the kernel from timestamps) at
@@ -10,8 +12,8 @@
 
 use std::time::Instant;
 
-use planar_hold::general::cpu::{solve_batch_into, Solver};
-use planar_hold::general::sample::contact_cases;
+use planar_hold::general::cpu::{solve_batch_into, solve_batch_without_inside_margin_into, Solver};
+use planar_hold::general::sample::{contact_cases, random_cases};
 use planar_hold::general::{GeneralBatch, GeneralOutcome};
 use planar_hold::gpu::GpuEngine;
 use planar_hold::Verdict;
@@ -62,10 +64,11 @@ fn gpu_engine() -> Option<GpuEngine> {
 
 pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     let arch = super::bench::cpu_features();
+    let kernels = planar_hold::general::cpu::kernels();
     let mut gpu = if gpu { gpu_engine() } else { None };
     let adapter = gpu.as_ref().map(|g| g.describe());
     println!(
-        "general engine on contact cones: {arch}, {} threads{}",
+        "general engine: {arch}, column kernels {kernels}, {} threads{}",
         rayon::current_num_threads(),
         adapter
             .as_deref()
@@ -73,73 +76,92 @@ pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
             .unwrap_or_default()
     );
     println!(
-        "{:>2} {:>4} {:>7} {:>6} {:>12} {:>12} {:>12} {:>10} {:>12} {:>9}",
+        "cases/s; NNLS only: verdict, witness, certificate, distance (no inside margin); \
+         full: with the inside margin (facets)"
+    );
+    println!(
+        "{:<8} {:>2} {:>4} {:>6} {:>5} {:>11} {:>11} {:>11} {:>11} {:>9} {:>11} {:>9}",
+        "cones",
         "d",
         "K",
         "cases",
         "held",
-        "all cores/s",
-        "one core/s",
-        "NNLS only/s",
+        "NNLS all",
+        "NNLS 1 core",
+        "full all",
+        "full 1 core",
         "facets %",
-        "gpu e2e/s",
+        "gpu e2e",
         "re-solved"
     );
     let mut rows = Vec::new();
-    for (d, k) in SHAPES {
-        let n = cases_for(d, k, scale);
-        let batch = contact_cases(2026 + (d * 1000 + k) as u64, n, d, k);
-        let mut out = vec![GeneralOutcome::default(); n];
-        solve_batch_into(&batch, &mut out);
-        let held = out
-            .iter()
-            .filter(|o| o.verdict == Verdict::Supported)
-            .count();
-        let all = rate(&batch, solve_batch_into);
-        let one = rate(&batch, |b, o| {
-            let mut s = Solver::new();
-            for (i, slot) in o.iter_mut().enumerate() {
-                *slot = s.solve(&b.get(i));
+    for (cones, make) in [
+        (
+            "contact",
+            contact_cases as fn(u64, usize, usize, usize) -> GeneralBatch,
+        ),
+        ("random", random_cases),
+    ] {
+        for (d, k) in SHAPES {
+            let n = cases_for(d, k, scale);
+            let batch = make(2026 + (d * 1000 + k) as u64, n, d, k);
+            let mut out = vec![GeneralOutcome::default(); n];
+            solve_batch_into(&batch, &mut out);
+            let held = out
+                .iter()
+                .filter(|o| o.verdict == Verdict::Supported)
+                .count();
+            let serial = |inside: bool| {
+                move |b: &GeneralBatch, o: &mut [GeneralOutcome]| {
+                    let mut s = if inside {
+                        Solver::new()
+                    } else {
+                        Solver::without_inside_margin()
+                    };
+                    for (i, slot) in o.iter_mut().enumerate() {
+                        *slot = s.solve(&b.get(i));
+                    }
+                }
+            };
+            let nnls_all = rate(&batch, solve_batch_without_inside_margin_into);
+            let nnls_one = rate(&batch, serial(false));
+            let all = rate(&batch, solve_batch_into);
+            let one = rate(&batch, serial(true));
+            let facets = 100.0 * (1.0 - one / nnls_one).max(0.0);
+            let (mut e2e, mut resolved) = (None, None);
+            if let Some(gpu) = &mut gpu {
+                gpu.evaluate_general_into(&batch, &mut out)?; // warm-up: buffers grow
+                let mut count = 0;
+                let mut failed = None;
+                e2e = Some(rate(&batch, |b, o| match gpu.evaluate_general_into(b, o) {
+                    Ok(stats) => count = stats.resolved,
+                    Err(e) => failed = Some(e),
+                }));
+                if let Some(e) = failed {
+                    return Err(e.into());
+                }
+                resolved = Some(count);
             }
-        });
-        let nnls = rate(&batch, |b, o| {
-            let mut s = Solver::without_inside_margin();
-            for (i, slot) in o.iter_mut().enumerate() {
-                *slot = s.solve(&b.get(i));
-            }
-        });
-        let facets = 100.0 * (1.0 - one / nnls).max(0.0);
-        let (mut e2e, mut resolved) = (None, None);
-        if let Some(gpu) = &mut gpu {
-            gpu.evaluate_general_into(&batch, &mut out)?; // warm-up: buffers grow
-            let mut count = 0;
-            let mut failed = None;
-            e2e = Some(rate(&batch, |b, o| match gpu.evaluate_general_into(b, o) {
-                Ok(stats) => count = stats.resolved,
-                Err(e) => failed = Some(e),
-            }));
-            if let Some(e) = failed {
-                return Err(e.into());
-            }
-            resolved = Some(count);
+            let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
+            println!(
+                "{cones:<8} {d:>2} {k:>4} {n:>6} {:>4.0}% {nnls_all:>11.0} {nnls_one:>11.0} \
+                 {all:>11.0} {one:>11.0} {facets:>8.0}% {:>11} {:>9}",
+                100.0 * held as f64 / n as f64,
+                cell(e2e),
+                cell(resolved.map(|r| r as f64))
+            );
+            rows.push(
+                json!({"cones": cones, "d": d, "k": k, "cases": n, "held": held,
+                             "nnls_all_cores_per_s": nnls_all, "nnls_only_per_s": nnls_one,
+                             "all_cores_per_s": all, "one_core_per_s": one,
+                             "gpu_cases_per_s": e2e, "gpu_resolved": resolved}),
+            );
         }
-        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
-        println!(
-            "{d:>2} {k:>4} {n:>7} {:>5.0}% {all:>12.0} {one:>12.0} {nnls:>12.0} {facets:>9.0}% {:>12} {:>9}",
-            100.0 * held as f64 / n as f64,
-            cell(e2e),
-            cell(resolved.map(|r| r as f64))
-        );
-        rows.push(
-            json!({"d": d, "k": k, "cases": n, "held": held, "all_cores_per_s": all,
-                         "one_core_per_s": one, "nnls_only_per_s": nnls,
-                         "gpu_cases_per_s": e2e, "gpu_resolved": resolved}),
-        );
     }
     if json_out {
         println!(
             "{}",
-            json!({"general": rows, "cpu": arch, "adapter": adapter})
+            json!({"general": rows, "cpu": arch, "kernels": kernels, "adapter": adapter})
         );
     }
     Ok(())

@@ -1115,6 +1115,31 @@ fn lex_less(a: &GenSet, b: &GenSet) -> bool {
     }
 }
 
+/// The instruction set the general engine's column kernels (the NNLS's gradient, the
+/// double description's signs, the unit scaling) run with: `"avx2"` where
+/// [`crate::cpu::Simd::chosen`] is AVX2 or AVX-512 (`PLANAR_HOLD_SIMD` decides, as for the
+/// planar fast path), else `"baseline"` (the build's own, SSE2 on x86-64). Same answers
+/// bit for bit either way.
+pub fn kernels() -> &'static str {
+    if Solver::new().simd {
+        "avx2"
+    } else {
+        "baseline"
+    }
+}
+
+/// Every case of `batch` into `out` without the inside margin
+/// ([`Solver::without_inside_margin`]), on all cores.
+pub fn solve_batch_without_inside_margin_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
+    assert_eq!(batch.len(), out.len(), "one outcome slot per case");
+    out.par_iter_mut()
+        .enumerate()
+        .with_min_len(16)
+        .for_each_init(Solver::without_inside_margin, |solver, (i, o)| {
+            *o = solver.solve(&batch.get(i))
+        });
+}
+
 /// The general test of one case, with a solver of its own (tests and one-off calls; a
 /// batch reuses one solver per thread).
 pub fn solve(case: &GeneralCase<'_>) -> GeneralOutcome {
