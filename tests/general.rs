@@ -718,3 +718,39 @@ fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The inside margin refines only the rays near the least `v·need`: it must equal the least
+/// `n·need` over every facet (each refined and checked), on cones with hundreds of facets.
+#[test]
+fn the_lazy_inside_margin_is_the_least_over_every_facet() {
+    let mut solver = Solver::new();
+    let mut held = 0;
+    for (d, k) in [(3, 32), (3, 256), (6, 16), (6, 64), (6, 128)] {
+        for cases in [
+            planar_hold::general::sample::random_cases(15 + k as u64, 24, d, k),
+            planar_hold::general::sample::contact_cases(16 + k as u64, 24, d, k),
+        ] {
+            for case in cases.iter() {
+                let out = solver.solve(&case);
+                if out.verdict != Verdict::Supported || out.capped || out.facet.is_none() {
+                    continue;
+                }
+                held += 1;
+                let s = case.need.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let facets = solver.facets(&case);
+                let least = facets
+                    .iter()
+                    .map(|f| (0..d).map(|a| f.normal[a] * case.need[a]).sum::<f64>())
+                    .fold(f64::INFINITY, f64::min);
+                assert!(
+                    (out.margin - least.min(1000.0)).abs() <= 1e-12 * s.max(1.0),
+                    "d = {d}, K = {k}: margin {} against the least over {} facets {}",
+                    out.margin,
+                    facets.len(),
+                    least
+                );
+            }
+        }
+    }
+    assert!(held > 50, "{held} held cases");
+}
