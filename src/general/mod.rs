@@ -91,17 +91,35 @@ impl GenSet {
 
     /// The indices, ascending (word by word, lowest set bit first: as many steps as
     /// elements, not 256).
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros();
-                    w &= w - 1;
-                    (k as u32) * 64 + b
-                })
-            })
-        })
+    pub fn iter(&self) -> GenSetIter {
+        GenSetIter {
+            words: self.0,
+            k: 0,
+        }
+    }
+}
+
+/// The indices of a [`GenSet`], ascending.
+#[derive(Clone, Debug)]
+pub struct GenSetIter {
+    words: [u64; 4],
+    k: usize,
+}
+
+impl Iterator for GenSetIter {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.k < 4 {
+            let w = self.words[self.k];
+            if w != 0 {
+                self.words[self.k] = w & (w - 1);
+                return Some(self.k as u32 * 64 + w.trailing_zeros());
+            }
+            self.k += 1;
+        }
+        None
     }
 }
 
