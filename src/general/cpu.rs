@@ -14,8 +14,14 @@
 //! 4. inside a full-dimensional cone, the facets: the extreme rays of the dual cone
 //!    `{y : y·wᵢ ≥ 0}`, by double description (Motzkin), starting from the simplicial cone
 //!    of the d independent generators, one generator's half-space at a time, adjacency by
-//!    the combinatorial test on zero sets. Each ray is then re-derived from the generators on
-//!    it (the unit normal of their span) and checked; the margin is the least `n·need`.
+//!    the combinatorial test on zero sets (the generators farthest from the cone's axis
+//!    first; those that cut nothing left out). The rays that can attain the least `n·need`
+//!    are then re-derived from the generators on them (the unit normal of their span) and
+//!    checked; the margin is the least `n·need` among them (`Solver::facets` re-derives all).
+//!
+//! The loops over every generator or every ray (the NNLS's gradient, the rays' signs, the
+//! unit scaling) run on columns, with AVX2 where the CPU has it ([`kernels`]); they sum in
+//! the same order either way, so every answer is the same bit for bit.
 //!
 //! Every witness, certificate and facet passes [`super::check`] before it is reported.
 
