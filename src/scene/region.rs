@@ -105,24 +105,32 @@ pub fn support_region(
             Ok(Some(h)) => lines.push(h),
         }
     }
-    let square = vec![[-r, -r], [r, -r], [r, r], [-r, r]];
-    let mut poly = square;
-    // Lines first (a segment or a point), then the facets, each with the slack.
-    for h in &lines {
-        poly = clip(&poly, h, tol);
-        poly = clip(
-            &poly,
-            &HalfPlane {
-                a: [-h.a[0], -h.a[1]],
-                b: -h.b,
-            },
-            tol,
-        );
+    // Exact half-planes first; a region of no area (a segment, a point) may not survive
+    // them in floating point, so then again with the slack.
+    let exact = cut(&lines, &planes, r, 0.0);
+    let region = SupportRegion::from_polygon(exact, l, r);
+    if region.shape == "polygon" {
+        return region;
     }
-    for h in &planes {
+    SupportRegion::from_polygon(cut(&lines, &planes, r, tol), l, r)
+}
+
+/// The clip box cut by the two sides of each line (a segment or a point), then by each
+/// half-plane, every one loosened by `tol`.
+fn cut(lines: &[HalfPlane], planes: &[HalfPlane], r: f64, tol: f64) -> Vec<[f64; 2]> {
+    let mut poly = vec![[-r, -r], [r, -r], [r, r], [-r, r]];
+    for h in lines {
+        poly = clip(&poly, h, tol);
+        let opposite = HalfPlane {
+            a: [-h.a[0], -h.a[1]],
+            b: -h.b,
+        };
+        poly = clip(&poly, &opposite, tol);
+    }
+    for h in planes {
         poly = clip(&poly, h, tol);
     }
-    SupportRegion::from_polygon(poly, l, r)
+    poly
 }
 
 /// Sutherland–Hodgman: the part of the convex polygon `poly` where `h ≥ −tol`.

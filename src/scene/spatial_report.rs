@@ -333,17 +333,30 @@ fn conclude(
             "no contact pushes along the need (against gravity)".to_string()
         }
         Some(b) => format!(
-            "the contacts on the binding plane: {} (points {})",
+            "the contacts on the binding plane: {}",
             b.contacts
                 .iter()
-                .map(|&c| scene.contacts[c].label())
+                .map(|&c| {
+                    let on: Vec<String> = b
+                        .points
+                        .iter()
+                        .filter(|p| p[0] == c)
+                        .map(|p| p[1].to_string())
+                        .collect();
+                    let contact = &scene.contacts[c];
+                    if contact.points.len() == 1 {
+                        contact.label()
+                    } else {
+                        format!(
+                            "{} at {} {}",
+                            contact.label(),
+                            if on.len() == 1 { "point" } else { "points" },
+                            on.join(", ")
+                        )
+                    }
+                })
                 .collect::<Vec<_>>()
-                .join(", "),
-            b.points
-                .iter()
-                .map(|p| format!("{}.{}", p[0], p[1]))
-                .collect::<Vec<_>>()
-                .join(", ")
+                .join("; ")
         ),
     };
     let count = |kind: Verdict| verdicts.iter().filter(|&&v| v == kind).count();
