@@ -42,8 +42,8 @@ pub use report::{
     judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
 };
 pub use spatial::{
-    pyramid_edges, tangent_basis, wrench, FrictionModel, Pyramid, SpatialBody, SpatialContact,
-    SpatialScene, SpatialSource,
+    pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid, SpatialBody,
+    SpatialContact, SpatialScene, SpatialSource,
 };
 pub use spatial_parse::{parse_spatial, COPLANAR_TOLERANCE};
 pub use spatial_report::{

@@ -280,6 +280,79 @@ impl SpatialScene {
     }
 }
 
+/// A certificate read as the motion gravity would make (SPEC-SPATIAL §2): `y` with
+/// `y·w ≥ 0` for every contact wrench is a twist whose point `p` moves at
+/// `v(p) = y_f + (y_τ × p)/ℓ`, so that `y·w = v(p)·f` is the power of a force `f` at `p`:
+/// no contact resists it, and gravity does work along it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Motion {
+    /// A turn about the screw axis through `point` (the axis's point nearest the reference
+    /// point) along the unit `axis`, advancing `pitch` (length per radian) along it.
+    Turn {
+        /// Nearest point of the axis to the reference point, in the scene's length unit.
+        point: [f64; 3],
+        /// Unit direction of the angular velocity.
+        axis: [f64; 3],
+        /// Advance along the axis per radian of turn (0 for a pure tip).
+        pitch: f64,
+    },
+    /// A translation along the unit `direction` (no turn).
+    Slide {
+        /// Unit direction of the velocity.
+        direction: [f64; 3],
+    },
+}
+
+impl Motion {
+    /// The motion of certificate `y` of a body of half-size `half_size`: a slide when the
+    /// turning part is below 1e-9 of the whole.
+    pub fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
+        let v = [y[0], y[1], y[2]];
+        let w = [y[3] / half_size, y[4] / half_size, y[5] / half_size];
+        let (nv, nw) = (norm3(v), norm3([y[3], y[4], y[5]]));
+        if nw <= 1e-9 * (nv + nw) || nw == 0.0 {
+            let l = nv.max(f64::MIN_POSITIVE);
+            return Motion::Slide {
+                direction: v.map(|c| c / l),
+            };
+        }
+        let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+        let point = cross(w, v).map(|c| c / w2);
+        let pitch = (w[0] * v[0] + w[1] * v[1] + w[2] * v[2]) / w2;
+        let l = w2.sqrt();
+        Motion::Turn {
+            point,
+            axis: w.map(|c| c / l),
+            pitch,
+        }
+    }
+
+    /// "a turn about the axis through (0.1, 0, -0.5) along (0, -1, 0)", "a slide along (…)".
+    pub fn describe(&self) -> String {
+        let f = |v: [f64; 3]| {
+            let v = v.map(|c| if c.abs() < 5e-6 { 0.0 } else { c });
+            format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])
+        };
+        match *self {
+            Motion::Turn { point, axis, pitch } if pitch.abs() < 1e-9 => {
+                format!(
+                    "a turn about the axis through {} along {}",
+                    f(point),
+                    f(axis)
+                )
+            }
+            Motion::Turn { point, axis, pitch } => format!(
+                "a screw about the axis through {} along {}, pitch {:.4}",
+                f(point),
+                f(axis),
+                pitch
+            ),
+            Motion::Slide { direction } => format!("a slide along {}", f(direction)),
+        }
+    }
+}
+
 pub(crate) fn cross(u: [f64; 3], v: [f64; 3]) -> [f64; 3] {
     [
         u[1] * v[2] - u[2] * v[1],
@@ -313,6 +386,32 @@ mod tests {
         let (t1, t2) = tangent_basis([0.0, 0.0, 1.0]);
         assert_eq!(t1, [0.0, -1.0, 0.0]);
         assert_eq!(t2, [1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_tipping_certificate_turns_about_the_edge_and_a_sliding_one_slides() {
+        // The face x in [0.1, 0.5] under a body whose centre of mass is at x = 0: it tips
+        // about the face's edge x = 0.1, z = −0.5 (ℓ = 0.5).
+        let y = [
+            -0.7001400420140048,
+            0.0,
+            -0.14002800840280097,
+            0.0,
+            -0.7001400420140053,
+            0.0,
+        ];
+        match Motion::of_certificate(&y, 0.5) {
+            Motion::Turn { point, axis, pitch } => {
+                assert!((point[0] - 0.1).abs() < 1e-12 && (point[2] + 0.5).abs() < 1e-12);
+                assert!((axis[1].abs() - 1.0).abs() < 1e-12 && pitch.abs() < 1e-12);
+            }
+            m => panic!("{m:?}"),
+        }
+        let y = [0.9993887756197336, 0.0, -0.0349581916764813, 0.0, 0.0, 0.0];
+        assert!(matches!(
+            Motion::of_certificate(&y, 0.5),
+            Motion::Slide { .. }
+        ));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::region::SupportRegion;
 use super::report::WitnessReport;
-use super::spatial::{FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
+use super::spatial::{FrictionModel, Motion, Pyramid, SpatialScene, MAX_PYRAMID};
 use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
 use crate::{Error, Verdict};
 
@@ -364,20 +364,25 @@ fn conclude(
     let reason = (!held).then(|| {
         let r = &reports[focus];
         let mut why = match verdicts[focus] {
-            Verdict::Unsupported => format!(
-                "{}: certified unsupported ({} of {total} needs){}, certificate y = {} \
-                 (y·need < 0: gravity's motion, which no contact resists); margin {:.5}; {}",
-                name(focus),
-                count(Verdict::Unsupported),
-                if coulomb {
+            Verdict::Unsupported => {
+                let y = r.certificate.unwrap_or_default();
+                let by = if coulomb {
                     " by the outer pyramids"
                 } else {
                     ""
-                },
-                fmt6(&r.certificate.unwrap_or_default()),
-                r.margin,
-                binds(focus)
-            ),
+                };
+                format!(
+                    "{}: certified unsupported ({} of {total} needs){by}, certificate y = {} \
+                     (y·need < 0): gravity's motion, which no contact resists, is {}; margin \
+                     {:.5}; {}",
+                    name(focus),
+                    count(Verdict::Unsupported),
+                    fmt6(&y),
+                    Motion::of_certificate(&y, scene.body.half_size).describe(),
+                    r.margin,
+                    binds(focus)
+                )
+            }
             Verdict::Uncertain if coulomb && r.margin < 0.0 => format!(
                 "{}: uncertain by linearisation ({} of {total} needs): the inner pyramids \
                  (k = {k}) do not hold it (margin {:.5}) and the outer ones are not \
