@@ -1,7 +1,8 @@
 //! `planar-hold bench`: throughput (cases/s, µs per case) of each backend at batch sizes
 //! 256, 65,536 and N, the GPU's kernel-only share where the adapter has timestamps, the
 //! 256-case round-trip latency and the ratios between backends. A readable table on stdout,
-//! and with `--json` one machine-readable line last.
+//! and with `--json` one machine-readable line last. `--general` times the general engine
+//! instead (`bench_general`), `--spatial` the gate on spatial scenes (`bench_spatial`).
 
 use std::time::{Duration, Instant};
 
