@@ -29,7 +29,8 @@ pub struct SupportRegion {
     pub vertices: Vec<[f64; 2]>,
     /// "polygon", "segment", "point" or "empty".
     pub shape: &'static str,
-    /// The region reaches the clip box (unbounded, or larger than the box).
+    /// The region reaches the clip box (unbounded, or larger than the box), or lies
+    /// beyond it (then `vertices` is empty).
     pub clipped: bool,
 }
 
@@ -67,9 +68,10 @@ pub fn support_region(
     generators: &[[f64; 6]],
     half_size: f64,
 ) -> SupportRegion {
-    let l = half_size;
-    let r = REGION_BOX * l;
-    let tol = SLACK * l;
+    // In units of ℓ (u = δ/ℓ) whatever the scene's scale; scaled back at the end.
+    let l = 1.0;
+    let r = REGION_BOX;
+    let tol = SLACK;
     let mut span = Basis::new(6);
     for g in generators {
         span.push(g, RANK_TOL);
@@ -89,7 +91,7 @@ pub fn support_region(
     };
     let mut planes = Vec::new();
     for f in solver.facets(&case) {
-        match half_plane(&f.normal, l) {
+        match half_plane(&f.normal, 1.0) {
             Err(()) => return SupportRegion::empty(),
             Ok(Some(h)) => planes.push(h),
             Ok(None) => {}
@@ -98,7 +100,7 @@ pub fn support_region(
     // need(δ) ∈ S: q·need(δ) = 0 for each q of S's complement, two-sided half-planes.
     let mut lines = Vec::new();
     for q in &equations {
-        match half_plane(q, l) {
+        match half_plane(q, 1.0) {
             Err(()) => return SupportRegion::empty(),
             Ok(None) if q[2].abs() > 1e-9 => return SupportRegion::empty(),
             Ok(None) => {}
@@ -108,11 +110,20 @@ pub fn support_region(
     // Exact half-planes first; a region of no area (a segment, a point) may not survive
     // them in floating point, so then again with the slack.
     let exact = cut(&lines, &planes, r, 0.0);
-    let region = SupportRegion::from_polygon(exact, l, r);
-    if region.shape == "polygon" {
-        return region;
+    let mut region = SupportRegion::from_polygon(exact, l, r);
+    if region.shape != "polygon" {
+        region = SupportRegion::from_polygon(cut(&lines, &planes, r, tol), l, r);
     }
-    SupportRegion::from_polygon(cut(&lines, &planes, r, tol), l, r)
+    if region.shape == "empty" {
+        // Empty in the box: empty everywhere, or only beyond the box (then say clipped).
+        let far = 1e6 * r;
+        let beyond = SupportRegion::from_polygon(cut(&lines, &planes, far, tol), l, far);
+        region.clipped = beyond.shape != "empty";
+    }
+    for v in &mut region.vertices {
+        *v = v.map(|c| c * half_size);
+    }
+    region
 }
 
 /// The clip box cut by the two sides of each line (a segment or a point), then by each

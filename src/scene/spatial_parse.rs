@@ -25,7 +25,7 @@ struct RawSpatial {
     pyramid: Option<Value>,
     friction: Option<Value>,
     mass: Option<RawMass>,
-    com_offset: Option<[[f64; 2]; 2]>,
+    com_offset: Option<Vec<Value>>,
     contacts: Option<Vec<RawContact>>,
     margin_min: Option<f64>,
 }
@@ -136,7 +136,10 @@ pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
             (nominal, range)
         }
     };
-    let com_offset = raw.com_offset.unwrap_or([[0.0, 0.0], [0.0, 0.0]]);
+    let com_offset = match raw.com_offset {
+        None => [[0.0, 0.0], [0.0, 0.0]],
+        Some(v) => com_intervals(&v)?,
+    };
     interval("com_offset[0] (δx)", com_offset[0])?;
     interval("com_offset[1] (δy)", com_offset[1])?;
     let margin_min = raw.margin_min.unwrap_or(0.0);
@@ -198,6 +201,27 @@ pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
         ));
     }
     Ok(scene)
+}
+
+/// `com_offset`: two intervals `[[δx_lo, δx_hi], [δy_lo, δy_hi]]`.
+fn com_intervals(v: &[Value]) -> Result<[[f64; 2]; 2], Error> {
+    let bad = || {
+        input(format!(
+            "com_offset must be two intervals [[dx_lo, dx_hi], [dy_lo, dy_hi]] (δx, δy), got {}",
+            Value::Array(v.to_vec())
+        ))
+    };
+    if v.len() != 2 {
+        return Err(bad());
+    }
+    let mut out = [[0.0; 2]; 2];
+    for (o, iv) in out.iter_mut().zip(v) {
+        match iv.as_array().map(|a| a.as_slice()) {
+            Some([lo, hi]) => *o = [lo.as_f64().ok_or_else(bad)?, hi.as_f64().ok_or_else(bad)?],
+            _ => return Err(bad()),
+        }
+    }
+    Ok(out)
 }
 
 fn interval(what: &str, v: [f64; 2]) -> Result<(), Error> {
