@@ -325,7 +325,24 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
             .map(|b| b.contacts.clone())
             .unwrap_or_default()
     };
-    let motion = need.certificate.and_then(|y| motion(scene, y, com));
+    let mut motion = need.certificate.and_then(|y| motion(scene, y, com));
+    // Coulomb friction is not associated: a certificate's slide also lifts off the contacts.
+    // When the binding contacts share one plane, the body slides along it: draw that part.
+    let mut lift = None;
+    if let Some(Motion::Slide { direction }) = &mut motion {
+        let normals: Vec<[f64; 3]> = binding_contacts
+            .iter()
+            .map(|&c| scene.contacts[c].normal)
+            .collect();
+        if let Some(&n) = normals.first() {
+            let along = dot(*direction, n);
+            let t = add(*direction, n, -along);
+            if normals.iter().all(|m| norm3(sub(*m, n)) <= 1e-9) && along > 0.0 && norm3(t) > 1e-6 {
+                lift = Some(along.asin().to_degrees());
+                *direction = t.map(|v| v / norm3(t));
+            }
+        }
+    }
 
     let mut lines = vec![format!(
         "Need {need_index} of {n}{}: mass {}, centre of mass at (δx, δy) = ({}, {}); {} friction, \
@@ -383,7 +400,15 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
                 format!("the body falls (toward {})", v3(*direction))
             }
             Some(Motion::Slide { direction }) => {
-                format!("the body slides toward {}", v3(*direction))
+                let lifts = lift
+                    .map(|a| {
+                        format!(
+                            " along the contact plane (the certificate's motion also lifts off \
+                             it by {a:.1}°)"
+                        )
+                    })
+                    .unwrap_or_default();
+                format!("the body slides toward {}{lifts}", v3(*direction))
             }
             None => "no motion to draw".to_string(),
         };
@@ -402,17 +427,20 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
                 .to_string(),
         );
     }
-    let region = match report.support_region_shape {
-        "empty" => "empty: no centre of mass is held".to_string(),
-        shape => format!(
-            "a {shape} of {} vertices{}",
-            report.support_region.len(),
-            if report.support_region_clipped {
-                ", cut at ±4ℓ (it reaches farther)"
-            } else {
-                ""
-            }
-        ),
+    let v2 = |p: [f64; 2]| format!("({}, {})", short(p[0]), short(p[1]));
+    let region = match (
+        report.support_region_shape,
+        report.support_region.as_slice(),
+    ) {
+        ("empty", _) | (_, []) => "empty: no centre of mass is held".to_string(),
+        ("point", [p, ..]) => format!("the point δ = {}", v2(*p)),
+        ("segment", [a, b, ..]) => format!("the segment from {} to {}", v2(*a), v2(*b)),
+        (_, v) => format!("a polygon of {} vertices", v.len()),
+    };
+    let region = if report.support_region_clipped {
+        format!("{region}, cut at ±4ℓ (it reaches farther)")
+    } else {
+        region
     };
     lines.push(format!("Support region at the nominal mass: {region}."));
     if let Some(r) = &report.reason {

@@ -20,6 +20,8 @@ const LONGEST: f64 = 2.2;
 const PYRAMID_LENGTH: f64 = 0.35;
 /// Radius of the turn's arc around the screw axis, in half-sizes.
 const TURN_RADIUS: f64 = 0.4;
+/// Length of the arrow of the centre of mass's velocity in a turn, in half-sizes.
+const COM_VELOCITY: f64 = 0.6;
 /// Length of the slide arrow, in half-sizes.
 const SLIDE_LENGTH: f64 = 1.3;
 
@@ -241,9 +243,15 @@ pub fn panel(
     let mut arc = Vec::new();
     let mut slide = None;
     match &story.motion {
-        Some(Motion::Turn { axis, point, .. }) => {
+        Some(Motion::Turn {
+            axis, point, pitch, ..
+        }) => {
             arc = turn_arc(*axis, *point, com, ell);
             fit.extend(&arc);
+            let v = add(cross(*axis, sub(com, *point)), *axis, *pitch);
+            if norm3(v) > 1e-9 {
+                fit.push(add(com, v, COM_VELOCITY * ell / norm3(v)));
+            }
         }
         Some(Motion::Slide { direction }) => {
             let end = add(com, *direction, SLIDE_LENGTH * ell);
@@ -461,6 +469,16 @@ pub fn panel(
                         format!("url(#{})", style::marker_id(style::FAILURE)),
                     ),
             );
+            // The centre of mass's velocity: which way the turn takes it.
+            let v = cross(*axis, sub(com, *point));
+            let v = add(v, *axis, *pitch);
+            if norm3(v) > 1e-9 {
+                let end = add(com, v, COM_VELOCITY * ell / norm3(v));
+                mg = mg.add(
+                    arrow3(&proj, com, end, "com-velocity", style::FAILURE, 1.5)
+                        .set("stroke-dasharray", "3 2"),
+                );
+            }
             g = g.add(mg);
         }
         Some(Motion::Slide { .. }) => {
@@ -544,28 +562,22 @@ fn shape(
                 },
             )
             .into(),
+        _ if class.contains("binding") => Polygon::new()
+            .set("class", class)
+            .set("points", points_attr(pts))
+            .set("fill", "none")
+            .set("stroke", colour)
+            .set("stroke-width", width)
+            .set("stroke-opacity", opacity)
+            .set("stroke-linejoin", "round")
+            .into(),
         _ => Polygon::new()
             .set("class", class)
             .set("points", points_attr(pts))
             .set("fill", colour)
             .set("fill-opacity", opacity)
             .set("stroke", colour)
-            .set(
-                "stroke-width",
-                if class.contains("binding") {
-                    width
-                } else {
-                    2.0
-                },
-            )
-            .set(
-                "stroke-opacity",
-                if class.contains("binding") {
-                    opacity
-                } else {
-                    1.0
-                },
-            )
+            .set("stroke-width", 2.0)
             .set("stroke-linejoin", "round")
             .into(),
     }

@@ -102,9 +102,9 @@ pub fn panel(
                 .set("fill", style::CONTACT),
         ),
         [a, c] => rg.add(
-            line(*a, *c, style::CONTACT, 4.0)
+            line(*a, *c, style::CONTACT, 9.0)
                 .set("class", "support-region")
-                .set("stroke-opacity", 0.7)
+                .set("stroke-opacity", 0.35)
                 .set("stroke-linecap", "round"),
         ),
         pts => rg.add(
@@ -117,6 +117,17 @@ pub fn panel(
                 .set("stroke-width", 1.5),
         ),
     };
+    if report.support_region_clipped {
+        rg = rg.add(
+            label(
+                "support region cut at ±4ℓ",
+                [px[0] + px[2] - 6.0, px[1] + 16.0],
+                "end",
+                style::CONTACT,
+            )
+            .set("class", "support-region-note"),
+        );
+    }
     g = g.add(rg);
 
     // The contacts from above.
@@ -133,7 +144,7 @@ pub fn panel(
                 Circle::new()
                     .set("cx", r(p[0]))
                     .set("cy", r(p[1]))
-                    .set("r", 4)
+                    .set("r", 3.5)
                     .set("fill", colour),
             ),
             [a, b] => Group::new()
