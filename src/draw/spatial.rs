@@ -327,7 +327,8 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
     };
     let mut motion = need.certificate.and_then(|y| motion(scene, y, com));
     // Coulomb friction is not associated: a certificate's slide also lifts off the contacts.
-    // When the binding contacts share one plane, the body slides along it: draw that part.
+    // When the binding contacts share one plane that bears the body (its normal up), the body
+    // slides along it: draw that part. Away from contacts that only press down, it falls.
     let mut lift = None;
     if let Some(Motion::Slide { direction }) = &mut motion {
         let normals: Vec<[f64; 3]> = binding_contacts
@@ -337,7 +338,11 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
         if let Some(&n) = normals.first() {
             let along = dot(*direction, n);
             let t = add(*direction, n, -along);
-            if normals.iter().all(|m| norm3(sub(*m, n)) <= 1e-9) && along > 0.0 && norm3(t) > 1e-6 {
+            if normals.iter().all(|m| norm3(sub(*m, n)) <= 1e-9)
+                && n[2] > 1e-9
+                && along > 0.0
+                && norm3(t) > 1e-6
+            {
                 lift = Some(along.asin().to_degrees());
                 *direction = t.map(|v| v / norm3(t));
             }

@@ -7,7 +7,7 @@ use super::super::frame::{arrow, label, line, r};
 use super::super::style;
 use super::{add, dot, sub, Motion, SpatialStory};
 use crate::scene::spatial::{cross, norm3};
-use crate::scene::{tangent_basis, SpatialReport, SpatialScene};
+use crate::scene::{tangent_basis, SpatialContact, SpatialReport, SpatialScene};
 
 /// The view: azimuth of the viewer (from +x toward +y) and elevation, in degrees.
 const AZIMUTH: f64 = -62.0;
@@ -229,8 +229,8 @@ pub fn panel(
         })
         .collect();
     for (c, tips) in scene.contacts.iter().zip(&pyramid_tips) {
-        for &p in &c.points {
-            fit.push(p);
+        fit.extend(&c.points);
+        for p in apexes(c, ell) {
             fit.extend(tips.iter().map(|&t| add(p, t, 1.0)));
         }
     }
@@ -254,9 +254,14 @@ pub fn panel(
             }
         }
         Some(Motion::Slide { direction }) => {
-            let end = add(com, *direction, SLIDE_LENGTH * ell);
+            // Beside the weight arrow (to its right on the screen), from the centre of mass's
+            // height.
+            let (right, _, _) = view();
+            let start = add(com, right, 0.35 * ell);
+            let end = add(start, *direction, SLIDE_LENGTH * ell);
+            fit.push(start);
             fit.push(end);
-            slide = Some((com, end));
+            slide = Some((start, end));
         }
         None => {}
     }
@@ -363,8 +368,9 @@ pub fn panel(
             cg = cg.add(shape(&pts, "contact binding", style::FAILURE, 12.0, 0.3));
         }
         cg = cg.add(shape(&pts, c.kind(), style::CONTACT, 5.0, 0.35));
-        // Pyramids at each application point: edges and their rim.
-        for &p in &c.points {
+        // Pyramids at each application point (one at the middle of a small edge or face):
+        // edges and their rim.
+        for p in apexes(c, ell) {
             let tips: Vec<[f64; 3]> = pyramid_tips[i].iter().map(|&t| add(p, t, 1.0)).collect();
             let rim: Vec<[f64; 2]> = tips.iter().map(|&t| proj.at(t)).collect();
             cg = cg.add(
@@ -524,6 +530,20 @@ pub fn panel(
         );
     }
     g.add(triad(px))
+}
+
+/// Where a contact's pyramids are drawn: at each of its points, or at their centroid when two
+/// lie closer than a pyramid's length (a small pad: the same pyramid at every point).
+fn apexes(c: &SpatialContact, ell: f64) -> Vec<[f64; 3]> {
+    let n = c.points.len();
+    let close = (0..n)
+        .any(|i| (i + 1..n).any(|j| norm3(sub(c.points[i], c.points[j])) < PYRAMID_LENGTH * ell));
+    if close {
+        let w = 1.0 / n as f64;
+        vec![c.points.iter().fold([0.0; 3], |s, &p| add(s, p, w))]
+    } else {
+        c.points.clone()
+    }
 }
 
 /// A contact's shape in pixels: a dot, a thick segment, or a shaded polygon.

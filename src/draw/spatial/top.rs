@@ -130,35 +130,42 @@ pub fn panel(
     }
     g = g.add(rg);
 
-    // The contacts from above.
+    // The contacts from above: outlines (blue; dashed red when they bind).
     for (i, c) in scene.contacts.iter().enumerate() {
         let pts: Vec<[f64; 2]> = c.points.iter().map(|p| at([p[0], p[1]])).collect();
-        let colour = if story.binding_contacts.contains(&i) {
+        let binding = story.binding_contacts.contains(&i);
+        let colour = if binding {
             style::FAILURE
         } else {
             style::CONTACT
         };
-        let class = format!("contact {}", c.kind());
+        let class = if binding {
+            format!("contact {} binding", c.kind())
+        } else {
+            format!("contact {}", c.kind())
+        };
+        let cg = Group::new().set("class", class);
         g = g.add(match pts.as_slice() {
-            [p] => Group::new().set("class", class).add(
+            [p] => cg.add(
                 Circle::new()
                     .set("cx", r(p[0]))
                     .set("cy", r(p[1]))
                     .set("r", 3.5)
                     .set("fill", colour),
             ),
-            [a, b] => Group::new()
-                .set("class", class)
-                .add(line(*a, *b, colour, 4.0).set("stroke-linecap", "round")),
-            _ => Group::new().set("class", class).add(
-                Polygon::new()
+            [a, b] => cg.add(line(*a, *b, colour, 2.5).set("stroke-linecap", "round")),
+            _ => {
+                let mut poly = Polygon::new()
                     .set("points", points_attr(&pts))
-                    .set("fill", colour)
-                    .set("fill-opacity", 0.15)
+                    .set("fill", "none")
                     .set("stroke", colour)
                     .set("stroke-width", 2)
-                    .set("stroke-linejoin", "round"),
-            ),
+                    .set("stroke-linejoin", "round");
+                if binding {
+                    poly = poly.set("stroke-dasharray", "6 3");
+                }
+                cg.add(poly)
+            }
         });
     }
 
