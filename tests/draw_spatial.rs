@@ -278,25 +278,31 @@ fn cube_on_four_corners_its_support_region_is_the_base_square_and_forces_carry_t
     }
 }
 
-/// The screw axis drawn, as a pixel line, and its scene line from the data.
-fn screw(doc: &roxmltree::Document) -> (([f64; 2], [f64; 2]), [f64; 3], [f64; 3], Vec<u64>) {
+/// The screw axis drawn: its pixel line, and from the data its scene line and the contacts
+/// on it.
+struct Screw {
+    pixels: ([f64; 2], [f64; 2]),
+    point: [f64; 3],
+    axis: [f64; 3],
+    through: Vec<u64>,
+}
+
+fn screw(doc: &roxmltree::Document) -> Screw {
     let axes = all_with(doc, "screw-axis");
     assert_eq!(axes.len(), 1, "one screw axis");
     let l = &axes[0];
-    let px = ([num(l, "x1"), num(l, "y1")], [num(l, "x2"), num(l, "y2")]);
     let g = all_with(doc, "motion").into_iter().next().unwrap();
-    let through = g
-        .attribute("data-through")
-        .unwrap()
-        .split_whitespace()
-        .map(|v| v.parse().unwrap())
-        .collect();
-    (
-        px,
-        v3(&nums(&g, "data-point")),
-        v3(&nums(&g, "data-axis")),
-        through,
-    )
+    Screw {
+        pixels: ([num(l, "x1"), num(l, "y1")], [num(l, "x2"), num(l, "y2")]),
+        point: v3(&nums(&g, "data-point")),
+        axis: v3(&nums(&g, "data-axis")),
+        through: g
+            .attribute("data-through")
+            .unwrap()
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect(),
+    }
 }
 
 fn distance_to_line(p: [f64; 3], q: [f64; 3], u: [f64; 3]) -> f64 {
@@ -328,7 +334,12 @@ fn a_tipping_cube_turns_about_an_axis_through_the_contacts_it_tips_about() {
         let svg = spatial::svg_text(&scene, &report);
         let doc = roxmltree::Document::parse(&svg).unwrap();
         let axo = Axo::of(&doc);
-        let ((a, b), point, axis, through) = screw(&doc);
+        let Screw {
+            pixels: (a, b),
+            point,
+            axis,
+            through,
+        } = screw(&doc);
         assert_eq!(through, tips_about, "{id}: contacts on the axis");
         for &c in &tips_about {
             let p = scene.contacts[c as usize].points[0];
