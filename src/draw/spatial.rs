@@ -249,26 +249,30 @@ pub fn motion(scene: &SpatialScene, y: [f64; 6], com: [f64; 3]) -> Option<Motion
     let w = norm3(omega);
     let v_com = add(yf, cross(omega, com), 1.0);
     let speed = norm3(v_com);
-    if w * ell > 1e-9 * norm3(yf).max(1e-300) && speed <= FAR * ell * w {
-        let point = cross(omega, yf).map(|v| v / (w * w));
-        let axis = omega.map(|v| v / w);
-        let through = scene
-            .contacts
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                c.points
-                    .iter()
-                    .any(|&p| line_distance(p, point, axis) <= ON_AXIS * ell)
-            })
-            .map(|(i, _)| i)
-            .collect();
-        return Some(Motion::Turn {
-            axis,
-            point,
-            pitch: dot(omega, yf) / (w * w),
-            through,
-        });
+    // The screw of the certificate (one formula: `scene::Motion`), drawn as a turn when
+    // its axis passes near enough for the centre of mass to move slower than FAR·ℓ·|ω|.
+    if let crate::scene::Motion::Turn { point, axis, pitch } =
+        crate::scene::Motion::of_certificate(&y, ell)
+    {
+        if speed <= FAR * ell * w {
+            let through = scene
+                .contacts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    c.points
+                        .iter()
+                        .any(|&p| line_distance(p, point, axis) <= ON_AXIS * ell)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            return Some(Motion::Turn {
+                axis,
+                point,
+                pitch,
+                through,
+            });
+        }
     }
     (speed > 0.0).then(|| Motion::Slide {
         direction: v_com.map(|v| v / speed),
