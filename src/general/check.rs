@@ -43,34 +43,64 @@ pub fn witness(case: &GeneralCase<'_>, indices: &[u32], weights: &[f64]) -> bool
 /// Whether `y` is a certificate: finite and nonzero, `y·wᵢ ≥ −ε|y||wᵢ|` for every
 /// generator, and `y·need < −ε|y||need|`.
 pub fn certificate(case: &GeneralCase<'_>, y: &[f64]) -> bool {
+    certificate_normed(case, |i| norm(case.generator(i)), y)
+}
+
+/// [`certificate`] with `norm_of(i)` the length of generator `i`, as in [`supports_normed`].
+pub fn certificate_normed(
+    case: &GeneralCase<'_>,
+    norm_of: impl Fn(usize) -> f64,
+    y: &[f64],
+) -> bool {
     let ny = norm(&y[..case.dim]);
     if !(ny.is_finite() && ny > 0.0) {
         return false;
     }
-    supports(case, y, ny) && dot(&y[..case.dim], case.need) < -EPS * ny * norm(case.need)
+    supports_normed(case, norm_of, y, ny)
+        && dot(&y[..case.dim], case.need) < -EPS * ny * norm(case.need)
 }
 
 /// Whether the plane of normal `n` (norm `nn`) has every generator on its side within
 /// `ε|n||wᵢ|`.
 pub fn supports(case: &GeneralCase<'_>, n: &[f64], nn: f64) -> bool {
-    (0..case.len()).all(|i| {
-        let w = case.generator(i);
-        dot(&n[..case.dim], w) >= -EPS * nn * norm(w)
-    })
+    supports_normed(case, |i| norm(case.generator(i)), n, nn)
+}
+
+/// [`supports`] with `norm_of(i)` the length of generator `i` (`linalg::norm` of it, which a
+/// caller checking many planes of one case computes once).
+#[inline]
+pub fn supports_normed(
+    case: &GeneralCase<'_>,
+    norm_of: impl Fn(usize) -> f64,
+    n: &[f64],
+    nn: f64,
+) -> bool {
+    (0..case.len()).all(|i| dot(&n[..case.dim], case.generator(i)) >= -EPS * nn * norm_of(i))
 }
 
 /// Whether `normal` and `on` make a facet of the cone: `normal` a unit vector supporting
 /// every generator, the generators `on` lying on its plane (within `tol_on` of their length)
 /// and spanning d−1 dimensions.
 pub fn facet(case: &GeneralCase<'_>, normal: &[f64], on: &super::GenSet, tol_on: f64) -> bool {
+    facet_normed(case, |i| norm(case.generator(i)), normal, on, tol_on)
+}
+
+/// [`facet`] with `norm_of(i)` the length of generator `i`, as in [`supports_normed`].
+pub fn facet_normed(
+    case: &GeneralCase<'_>,
+    norm_of: impl Fn(usize) -> f64,
+    normal: &[f64],
+    on: &super::GenSet,
+    tol_on: f64,
+) -> bool {
     let d = case.dim;
     let nn = norm(&normal[..d]);
-    if !((nn - 1.0).abs() <= 1e-12 && supports(case, normal, 1.0)) {
+    if !((nn - 1.0).abs() <= 1e-12 && supports_normed(case, &norm_of, normal, 1.0)) {
         return false;
     }
     for i in on.iter() {
         let w = case.generator(i as usize);
-        if dot(&normal[..d], w).abs() > tol_on * norm(w) {
+        if dot(&normal[..d], w).abs() > tol_on * norm_of(i as usize) {
             return false;
         }
     }

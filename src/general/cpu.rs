@@ -38,6 +38,11 @@ pub const ON_TOL: f64 = 1e-10;
 /// Two unit generators closer than this are one direction: the facet search takes one.
 const SAME_DIRECTION: f64 = 1e-9;
 
+/// How far (in unit scale) a dual ray's `v·need` may be above the least refined facet's
+/// `n·need` and still be refined: a ray's refined normal moves it by rounding (1e-12 or
+/// less on well-conditioned facets), far below this.
+const REFINE_SLACK: f64 = 1e-6;
+
 /// One extreme ray of the dual cone during the double description: a unit vector and the
 /// generators (among those processed) it is orthogonal to.
 #[derive(Clone, Copy, Debug)]
@@ -60,18 +65,56 @@ pub struct Solver {
     norms: Vec<f64>,
     /// Nonzero generators with one index per direction, in index order.
     distinct: Vec<u32>,
-    /// Nonzero generators sorted by their first unit coordinate (for `prepare`).
-    order: Vec<u32>,
-    /// Per generator, a bitset of the rays orthogonal to it (`words` u64 a generator).
+    /// Per generator in some zero set (row `row_of[i]`; `row_gens` the generators by
+    /// row), a bitset of the rays orthogonal to it (`words` u64 a row).
     incidence: Vec<u64>,
-    /// The rays a step removes.
+    row_of: Vec<u32>,
+    row_gens: Vec<u32>,
+    /// The rays a step removes, and those it keeps strictly inside.
     minus: Vec<u32>,
+    plus: Vec<u32>,
+    /// Bitset of the plus rays.
+    plus_mask: Vec<u64>,
+    /// Per ray, how many of a minus ray's zero generators it shares; and which are nonzero.
+    counts: Vec<u8>,
+    touched: Vec<u32>,
+    /// The rays column by column ([`Solver::sync_ray_soa`]).
+    ray_soa: Vec<f64>,
+    ray_stride: usize,
+    /// The distinct generators' parts outside the basis, while it is grown.
+    piv: Vec<Vector>,
+    /// Prefix and suffix ANDs of a simple ray's zero generators' bitsets.
+    fix: Vec<u64>,
+    /// The generators in the order the double description takes them, and their keys.
+    cut: Vec<u32>,
+    cut_key: Vec<f64>,
+    /// `(v·need, ray)` for the lazy refinement.
+    ray_vals: Vec<(f64, u32)>,
     /// Scratch of the adjacency test.
     and_words: std::cell::RefCell<Vec<u64>>,
     rays: Vec<Ray>,
     next: Vec<Ray>,
     signs: Vec<f64>,
     facets: Vec<FoundFacet>,
+    /// The case's generators column by column, then their unit vectors so
+    /// ([`unit_columns`]).
+    cols: Vec<f64>,
+    /// Nonzero generators keyed by their first unit coordinate (total order), for `prepare`.
+    keyed: Vec<u64>,
+    /// Per generator, whether a lower index has its direction (or it is zero).
+    twin: Vec<bool>,
+    /// Per generator, its position in `distinct` (`u32::MAX`: not distinct).
+    pos_of: Vec<u32>,
+    /// The distinct unit generators column by column: coordinate `a` of position `t` at
+    /// `soa[a * stride + t]`, `stride` a multiple of 4 (the tail zero).
+    soa: Vec<f64>,
+    stride: usize,
+    /// NNLS scratch: the gradient, positions passive or banned, the banned ones.
+    grad: Vec<f64>,
+    excluded: Vec<bool>,
+    banned: Vec<u32>,
+    /// Whether the CPU runs AVX2 ([`crate::cpu::Simd::chosen`]).
+    simd: bool,
     /// Skip the facets: supported cases get margin 0 and no facet.
     no_inside_margin: bool,
 }
@@ -88,7 +131,13 @@ struct Nnls {
 impl Solver {
     /// A solver with empty buffers.
     pub fn new() -> Solver {
-        Solver::default()
+        Solver {
+            simd: matches!(
+                crate::cpu::Simd::chosen(),
+                crate::cpu::Simd::Avx2 | crate::cpu::Simd::Avx512
+            ),
+            ..Solver::default()
+        }
     }
 
     /// A solver that leaves out the inside margin (the facet enumeration): a supported
@@ -98,7 +147,7 @@ impl Solver {
     pub fn without_inside_margin() -> Solver {
         Solver {
             no_inside_margin: true,
-            ..Solver::default()
+            ..Solver::new()
         }
     }
 
@@ -138,7 +187,6 @@ impl Solver {
                 *x = v / s;
             }
         }
-        let (rank_basis, basis_idx) = self.pivoted_basis(d);
 
         let inside = if s == 0.0 {
             true
@@ -173,7 +221,8 @@ impl Solver {
                 out.witness_len = 0;
                 let y = nn.residual.map(|r| -r / nn.dist);
                 out.margin = -nn.dist * s;
-                if nn.dist > 0.0 && check::certificate(case, &y) {
+                let norms = &self.norms;
+                if nn.dist > 0.0 && check::certificate_normed(case, |i| norms[i], &y) {
                     out.verdict = Verdict::Unsupported;
                     out.certificate = Some(y);
                     let mut on = GenSet::default();
@@ -192,7 +241,11 @@ impl Solver {
         };
         debug_assert!(inside);
         out.verdict = Verdict::Supported;
-        if rank_basis < d || self.no_inside_margin {
+        if self.no_inside_margin {
+            return out; // margin 0 and no facet, as asked
+        }
+        let (rank_basis, basis_idx) = self.pivoted_basis(d);
+        if rank_basis < d {
             out.margin = 0.0; // flat: the need lies in C, which has no interior
             return out;
         }
@@ -201,7 +254,7 @@ impl Solver {
             out.margin = GENERAL_MARGIN_CAP;
             return out;
         }
-        self.enumerate_facets(case, &basis_idx[..d]);
+        self.enumerate_facets(case, &basis_idx[..d], Some(&xs));
         // Least n·need; ties (within rounding) to the lexicographically smallest index list.
         let mut best: Option<(f64, &FoundFacet)> = None;
         for f in &self.facets {
@@ -240,7 +293,7 @@ impl Solver {
         if rank < case.dim {
             return Vec::new();
         }
-        self.enumerate_facets(case, &basis[..case.dim]);
+        self.enumerate_facets(case, &basis[..case.dim], None);
         self.facets
             .iter()
             .map(|f| Facet {
@@ -255,65 +308,129 @@ impl Solver {
     /// first coordinate: O(K log K), not O(K²).
     fn prepare(&mut self, case: &GeneralCase<'_>) {
         let d = case.dim;
-        self.unit.clear();
-        self.norms.clear();
-        self.distinct.clear();
-        self.order.clear();
-        for i in 0..case.len() {
-            let w = case.generator(i);
-            let n = norm(w);
-            let mut u = [0.0; MAX_DIM];
-            if n > 0.0 {
-                for (ua, wa) in u[..d].iter_mut().zip(w) {
-                    *ua = wa / n;
-                }
-                self.order.push(i as u32);
-            }
-            self.unit.push(u);
-            self.norms.push(n);
+        let k = case.len();
+        // Lengths and unit generators, column by column ([`unit_columns`]: `linalg::norm`'s
+        // operations lane by lane, so the same bits), then back to one array a generator.
+        let kp = k.div_ceil(4) * 4;
+        self.cols.clear();
+        for a in 0..d {
+            self.cols.extend((0..k).map(|i| case.generators[i * d + a]));
+            self.cols.extend(std::iter::repeat_n(0.0, kp - k));
         }
+        self.norms.clear();
+        self.norms.resize(kp, 0.0);
+        unit_columns(self.simd, d, kp, &mut self.cols, &mut self.norms);
+        self.norms.truncate(k);
+        self.unit.clear();
+        let cols = &self.cols;
+        self.unit.extend((0..k).map(|i| {
+            let mut u = [0.0; MAX_DIM];
+            for (a, ua) in u[..d].iter_mut().enumerate() {
+                *ua = cols[a * kp + i];
+            }
+            u
+        }));
+        // One index per direction: sorted by the first unit coordinate (total order, then
+        // index), a generator is left out when a lower index lies within SAME_DIRECTION of
+        // it in every coordinate.
+        // The key: the coordinate's bits in total order, its lowest 8 bits replaced by the
+        // index (K ≤ 256), one u64 to sort. Keys that tie in the rest differ by far less
+        // than SAME_DIRECTION, so their order among themselves does not matter below.
+        self.keyed.clear();
+        for i in 0..k {
+            if self.norms[i] > 0.0 {
+                let b = self.unit[i][0].to_bits();
+                let ordered = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+                self.keyed.push((ordered & !0xff) | i as u64);
+            }
+        }
+        self.keyed.sort_unstable();
+        let keyed = &self.keyed;
+        let idx = |&key: &u64| (key & 0xff) as u32;
+        self.twin.clear();
+        self.twin.resize(k, true);
         let unit = &self.unit;
-        self.order.sort_unstable_by(|&a, &b| {
-            unit[a as usize][0]
-                .total_cmp(&unit[b as usize][0])
-                .then(a.cmp(&b))
-        });
-        for (s, &i) in self.order.iter().enumerate() {
+        for (s, key) in keyed.iter().enumerate() {
+            let i = idx(key);
             let u = &unit[i as usize];
-            let repeated = self.order[..s]
+            let near = |j: u32| {
+                j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
+            };
+            let repeated = keyed[..s]
                 .iter()
                 .rev()
-                .take_while(|&&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
-                .any(|&j| {
-                    j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
-                });
-            let later_twin = self.order[s + 1..]
+                .map(idx)
+                .take_while(|&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
+                .any(near);
+            let later_twin = keyed[s + 1..]
                 .iter()
-                .take_while(|&&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
-                .any(|&j| {
-                    j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
-                });
-            if !repeated && !later_twin {
-                self.distinct.push(i);
+                .map(idx)
+                .take_while(|&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
+                .any(near);
+            self.twin[i as usize] = repeated || later_twin;
+        }
+        self.distinct.clear();
+        self.distinct
+            .extend((0..k as u32).filter(|&i| !self.twin[i as usize]));
+        let nd = self.distinct.len();
+        self.pos_of.clear();
+        self.pos_of.resize(k, u32::MAX);
+        for (t, &i) in self.distinct.iter().enumerate() {
+            self.pos_of[i as usize] = t as u32;
+        }
+        if nd == k {
+            // Every generator distinct: the columns are the NNLS's already.
+            self.stride = kp;
+            std::mem::swap(&mut self.soa, &mut self.cols);
+        } else {
+            self.stride = nd.div_ceil(4) * 4;
+            self.soa.clear();
+            self.soa.resize(d * self.stride, 0.0);
+            for (t, &i) in self.distinct.iter().enumerate() {
+                for a in 0..d {
+                    self.soa[a * self.stride + t] = self.unit[i as usize][a];
+                }
             }
         }
-        self.distinct.sort_unstable();
     }
 
-    /// The rank of the generators and d (or fewer) independent ones, pivoted.
-    fn pivoted_basis(&self, d: usize) -> (usize, [u32; MAX_DIM]) {
-        let (basis, picked) = pivoted(d, d, RANK_TOL, || {
-            self.distinct
-                .iter()
-                .map(|&i| (i, &self.unit[i as usize][..]))
-        });
+    /// The rank of the generators and d (or fewer) independent ones, pivoted: as
+    /// [`pivoted`] on the distinct unit generators, with each one's part outside the basis
+    /// kept and updated by one projection a step (modified Gram–Schmidt: O(K·d) a step, not
+    /// O(K·d·rank)); the basis itself is grown by [`Basis::push`] as there.
+    fn pivoted_basis(&mut self, d: usize) -> (usize, [u32; MAX_DIM]) {
+        let mut picked = [0u32; MAX_DIM];
+        let mut basis = Basis::new(d);
+        self.piv.clear();
+        self.piv
+            .extend(self.distinct.iter().map(|&i| self.unit[i as usize]));
+        while basis.len() < d {
+            let mut best = (RANK_TOL, None);
+            for (t, r) in self.piv.iter().enumerate() {
+                let n = dot(&r[..d], &r[..d]).sqrt();
+                if n > best.0 {
+                    best = (n, Some(t));
+                }
+            }
+            let Some(t) = best.1 else { break };
+            let i = self.distinct[t];
+            picked[basis.len()] = i;
+            basis.push(&self.unit[i as usize], 0.0);
+            let q = *basis.get(basis.len() - 1);
+            for r in self.piv.iter_mut() {
+                let c = dot(&r[..d], &q[..d]);
+                for (ra, qa) in r[..d].iter_mut().zip(&q) {
+                    *ra -= c * qa;
+                }
+            }
+        }
         (basis.len(), picked)
     }
 
     /// Whether C is all of R^d, given d independent generators `basis`: exactly when the
     /// opposite of each is in C (then C holds their span). d NNLS solves, each checked as a
     /// witness, instead of a double description that would end with no ray.
-    fn fills_space(&self, d: usize, basis: &[u32]) -> bool {
+    fn fills_space(&mut self, d: usize, basis: &[u32]) -> bool {
         basis.iter().all(|&b| {
             let target = self.unit[b as usize].map(|v| -v);
             let nn = self.nnls(d, &target, &[]);
@@ -324,12 +441,19 @@ impl Solver {
 
     /// Lawson–Hanson NNLS on the unit generators towards the unit need `x`, from the
     /// passive set `hint` when its least-squares weights are all positive (else from empty).
-    fn nnls(&self, d: usize, x: &Vector, hint: &[u32]) -> Nnls {
+    ///
+    /// Each step's gradient `u·r` over every distinct generator runs on their coordinates
+    /// laid out column by column ([`gradient`], AVX2 where the CPU has it: the same sums in
+    /// the same order, so the same bits either way).
+    fn nnls(&mut self, d: usize, x: &Vector, hint: &[u32]) -> Nnls {
         let mut passive = [0u32; MAX_DIM];
         let mut weights = [0.0; MAX_DIM];
         let mut len = 0usize;
         let mut residual = *x;
         let k = self.unit.len();
+        let nd = self.distinct.len();
+        self.excluded.clear();
+        self.excluded.resize(nd, false);
         if !hint.is_empty()
             && hint.len() <= d
             && hint
@@ -352,26 +476,41 @@ impl Solver {
                 }
             }
         }
-        let mut banned = GenSet::default();
-        let max_iter = 3 * self.distinct.len() + 30;
+        // `excluded`: passive or banned, by position in `distinct`; `banned` lists the
+        // banned positions, so that a reset clears only them.
+        let mut banned: Vec<u32> = std::mem::take(&mut self.banned);
+        banned.clear();
+        let exclude_passive = |excl: &mut [bool], passive: &[u32], on: bool| {
+            for &p in passive {
+                let t = self.pos_of[p as usize];
+                if t != u32::MAX {
+                    excl[t as usize] = on;
+                }
+            }
+        };
+        let mut excl = std::mem::take(&mut self.excluded);
+        exclude_passive(&mut excl, &passive[..len], true);
+        let mut grad = std::mem::take(&mut self.grad);
+        grad.clear();
+        grad.resize(self.stride, 0.0);
+        let max_iter = 3 * nd + 30;
         for _ in 0..max_iter {
+            if len == d {
+                // A full passive set spans R^d: every other generator is in its span and
+                // would only be banned in turn.
+                break;
+            }
             let dist = norm(&residual[..d]);
             // The generator most against the residual, among those not passive.
+            gradient(self.simd, d, &self.soa, self.stride, &residual, &mut grad);
             let mut best = (f64::max(1e-12 * dist, 1e-17), None);
-            for &i in &self.distinct {
-                if passive[..len].contains(&i) || banned.contains(i as usize) {
-                    continue;
-                }
-                let g = dot(&self.unit[i as usize][..d], &residual[..d]);
-                if g > best.0 {
-                    best = (g, Some(i));
+            for (t, (&g, &e)) in grad[..nd].iter().zip(&excl).enumerate() {
+                if g > best.0 && !e {
+                    best = (g, Some(t));
                 }
             }
-            let Some(j) = best.1 else { break };
-            if len == d {
-                banned.insert(j as usize); // a full passive set: j is in its span
-                continue;
-            }
+            let Some(tj) = best.1 else { break };
+            let j = self.distinct[tj];
             passive[len] = j;
             weights[len] = 0.0;
             len += 1;
@@ -382,18 +521,24 @@ impl Solver {
                 let Some(z) = least_squares(d, &cols[..len], x, RANK_TOL) else {
                     // The new column is dependent on the passive set: leave it out.
                     len -= 1;
-                    banned.insert(j as usize);
+                    excl[tj] = true;
+                    banned.push(tj as u32);
                     break;
                 };
                 if z[..len].iter().all(|&v| v > 0.0) {
                     weights = z;
-                    banned = GenSet::default();
+                    for &t in &banned {
+                        excl[t as usize] = false;
+                    }
+                    banned.clear();
+                    exclude_passive(&mut excl, &passive[..len], true);
                     break;
                 }
                 if first && z[len - 1] <= 0.0 {
                     // Rounding: the column's gradient said it helps, its weight says not.
                     len -= 1;
-                    banned.insert(j as usize);
+                    excl[tj] = true;
+                    banned.push(tj as u32);
                     break;
                 }
                 first = false;
@@ -407,6 +552,7 @@ impl Solver {
                 for a in 0..len {
                     weights[a] += alpha * (z[a] - weights[a]);
                 }
+                exclude_passive(&mut excl, &passive[..len], false);
                 let mut kept = 0;
                 for a in 0..len {
                     if weights[a] > 0.0 && !(z[a] <= 0.0 && weights[a] <= 1e-15) {
@@ -426,6 +572,10 @@ impl Solver {
                     kept = len - 1;
                 }
                 len = kept;
+                exclude_passive(&mut excl, &passive[..len], true);
+                for &t in &banned {
+                    excl[t as usize] = true;
+                }
                 if len == 0 {
                     break;
                 }
@@ -438,6 +588,9 @@ impl Solver {
                 }
             }
         }
+        self.excluded = excl;
+        self.grad = grad;
+        self.banned = banned;
         Nnls {
             passive,
             weights,
@@ -448,12 +601,19 @@ impl Solver {
     }
 
     /// The facets of C (full-dimensional, `basis` d independent generators) into
-    /// `self.facets`: double description on the dual cone, then each ray re-derived from
-    /// the generators on it and checked.
-    fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
+    /// `self.facets`: double description on the dual cone, then rays re-derived from the
+    /// generators on them and checked. With `need` (unit), only the rays that can attain
+    /// the least `n·need` are re-derived (see [`Solver::refine_near`]); without, all.
+    fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32], need: Option<&Vector>) {
         let d = case.dim;
         self.rays.clear();
         self.facets.clear();
+        self.row_gens.clear();
+        self.row_of.clear();
+        self.row_of.resize(self.unit.len(), u32::MAX);
+        for &b in basis {
+            self.assign_row(b as usize);
+        }
         // The simplicial start: ray j is orthogonal to every basis generator but j.
         for j in 0..d {
             let mut others = Basis::new(d);
@@ -470,26 +630,93 @@ impl Solver {
             }
             self.rays.push(Ray { v, zero });
         }
-        for idx in 0..self.distinct.len() {
-            let i = self.distinct[idx] as usize;
-            if basis.contains(&(i as u32)) {
-                continue;
-            }
+        self.sync_ray_soa(d);
+        self.cut_order(d, basis);
+        for idx in 0..self.cut.len() {
+            let i = self.cut[idx] as usize;
             self.add_halfspace(d, i);
             if self.rays.is_empty() {
                 break; // the dual is {0}: C is all of R^d
             }
         }
-        // Re-derive each ray from the generators on it, check it, and drop repeats.
-        for r in 0..self.rays.len() {
-            let ray = self.rays[r];
-            let Some(f) = self.refine(case, &ray.v) else {
-                continue;
-            };
-            if !self.facets.iter().any(|g| g.on == f.on) {
-                self.facets.push(f);
+        match need {
+            Some(x) => self.refine_near(case, x),
+            None => {
+                for r in 0..self.rays.len() {
+                    let v = self.rays[r].v;
+                    self.refine_into(case, &v);
+                }
             }
         }
+    }
+
+    /// The order the double description takes the generators in (`self.cut`): every
+    /// distinct one but the basis, the farthest from the cone's axis first (the least
+    /// `u·c`, `c` the mean of the unit generators). Extreme generators early make the
+    /// intermediate cones close to C sooner, so that most of the rest cut nothing and cost
+    /// one sign per ray. Any order gives the same rays.
+    fn cut_order(&mut self, d: usize, basis: &[u32]) {
+        let mut c = [0.0; MAX_DIM];
+        for &i in &self.distinct {
+            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
+                *ca += ua;
+            }
+        }
+        self.cut.clear();
+        self.cut_key.clear();
+        for &i in &self.distinct {
+            if !basis.contains(&i) {
+                self.cut.push(i);
+                self.cut_key.push(dot(&c[..d], &self.unit[i as usize][..d]));
+            }
+        }
+        let key = &self.cut_key;
+        let mut order: Vec<u32> = (0..self.cut.len() as u32).collect();
+        order
+            .sort_unstable_by(|&a, &b| key[a as usize].total_cmp(&key[b as usize]).then(a.cmp(&b)));
+        let cut: Vec<u32> = order.iter().map(|&a| self.cut[a as usize]).collect();
+        self.cut = cut;
+    }
+
+    /// Re-derives rays in increasing `v·need` and stops once no later ray can attain (or
+    /// tie) the least refined `n·need`: a ray's refined normal is within rounding of it,
+    /// so a ray whose own value is more than [`REFINE_SLACK`] above the best refined one
+    /// cannot beat it. Should a refined normal move further than a tenth of that from its
+    /// ray (an ill-conditioned facet), every remaining ray is refined too.
+    fn refine_near(&mut self, case: &GeneralCase<'_>, x: &Vector) {
+        let d = case.dim;
+        self.ray_vals.clear();
+        for (r, ray) in self.rays.iter().enumerate() {
+            self.ray_vals.push((dot(&ray.v[..d], &x[..d]), r as u32));
+        }
+        self.ray_vals
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut best = f64::INFINITY;
+        let mut all = false;
+        for t in 0..self.ray_vals.len() {
+            let (val, r) = self.ray_vals[t];
+            if !all && val > best + REFINE_SLACK {
+                break;
+            }
+            let v = self.rays[r as usize].v;
+            let Some(m) = self.refine_into(case, &v).map(|n| dot(&n[..d], &x[..d])) else {
+                continue;
+            };
+            if (m - val).abs() > 0.1 * REFINE_SLACK {
+                all = true;
+            }
+            best = best.min(m);
+        }
+    }
+
+    /// Refines ray `v` ([`Solver::refine`]) into `self.facets` unless its facet is there
+    /// already; returns the refined normal.
+    fn refine_into(&mut self, case: &GeneralCase<'_>, v: &Vector) -> Option<Vector> {
+        let f = self.refine(case, v)?;
+        if !self.facets.iter().any(|g| g.on == f.on) {
+            self.facets.push(f);
+        }
+        Some(f.normal)
     }
 
     /// One step of the double description: intersects the dual cone with `u_i·y ≥ 0`.
@@ -498,78 +725,220 @@ impl Solver {
     /// exactly on the zero sets: no third ray's zero set holds it. That test runs on
     /// bitsets, one per generator, of the rays orthogonal to it: the rays holding the common
     /// set are the AND of its generators' bitsets.
+    ///
+    /// A generator that removes no ray is redundant for this cone and every later one (they
+    /// lie inside it), and is left out: the combinatorial test holds for any description
+    /// of the cone by inequalities, redundant ones or not, so the zero sets need not list it.
+    /// Candidates for a minus ray come from the bitsets of its zero generators: a plus ray
+    /// sharing fewer than d−2 of them cannot be adjacent to it.
     fn add_halfspace(&mut self, d: usize, i: usize) {
         let u = self.unit[i];
-        self.signs.clear();
-        let mut any_minus = false;
-        for r in &self.rays {
-            let s = dot(&u[..d], &r.v[..d]);
-            let s = if s.abs() <= ON_TOL { 0.0 } else { s };
-            any_minus |= s < 0.0;
-            self.signs.push(s);
+        let n = self.rays.len();
+        self.signs.resize(self.ray_stride, 0.0);
+        gradient(
+            self.simd,
+            d,
+            &self.ray_soa,
+            self.ray_stride,
+            &u,
+            &mut self.signs,
+        );
+        let mut minus = 0u32;
+        for s in &mut self.signs[..n] {
+            *s = if s.abs() <= ON_TOL { 0.0 } else { *s };
+            minus += u32::from(*s < 0.0);
         }
+        let any_minus = minus > 0;
         if !any_minus {
-            for (r, &s) in self.rays.iter_mut().zip(&self.signs) {
-                if s == 0.0 {
-                    r.zero.insert(i);
-                }
-            }
             return;
         }
-        // Incidence: for each generator, the rays orthogonal to it.
-        let words = self.rays.len().div_ceil(64);
-        let k = self.unit.len();
+        self.assign_row(i);
+        let words = n.div_ceil(64);
         self.incidence.clear();
-        self.incidence.resize(k * words, 0);
+        self.incidence.resize(self.row_gens.len() * words, 0);
+        self.plus_mask.clear();
+        self.plus_mask.resize(words, 0);
+        self.plus.clear();
+        self.minus.clear();
+        self.next.clear();
         for (r, ray) in self.rays.iter().enumerate() {
             for j in ray.zero.iter() {
-                self.incidence[j as usize * words + r / 64] |= 1 << (r % 64);
+                self.incidence[self.row_of[j as usize] as usize * words + r / 64] |= 1 << (r % 64);
             }
-        }
-        self.next.clear();
-        self.minus.clear();
-        for (b, &sm) in self.signs.iter().enumerate() {
-            if sm < 0.0 {
-                self.minus.push(b as u32);
-            }
-        }
-        for (a, p) in self.rays.iter().enumerate() {
-            let sp = self.signs[a];
-            if sp < 0.0 {
+            let s = self.signs[r];
+            if s < 0.0 {
+                self.minus.push(r as u32);
                 continue;
             }
-            let mut kept = *p;
-            if sp == 0.0 {
+            if s > 0.0 {
+                self.plus.push(r as u32);
+                self.plus_mask[r / 64] |= 1 << (r % 64);
+                self.next.push(*ray);
+            } else {
+                let mut kept = *ray;
                 kept.zero.insert(i);
+                self.next.push(kept);
             }
-            self.next.push(kept);
-            if sp == 0.0 {
+        }
+        self.counts.clear();
+        self.counts.resize(n, 0);
+        let need = (d - 2) as u8;
+        for mi in 0..self.minus.len() {
+            let b = self.minus[mi] as usize;
+            let zm = self.rays[b].zero;
+            let zlen = zm.len();
+            if zlen + 2 < d {
                 continue;
             }
-            for &b in &self.minus {
-                let b = b as usize;
-                let (m, sm) = (&self.rays[b], self.signs[b]);
-                let common = p.zero.and(&m.zero);
-                if common.len() + 2 < d {
-                    continue;
+            self.touched.clear();
+            if zlen + 1 == d {
+                // A simple ray: its neighbours are across its d−1 ridges, the d−2 of its
+                // zero generators but one. The rays holding a ridge are the AND of its
+                // generators' bitsets (prefix and suffix ANDs give all d−1 at once); b and
+                // one other a: they are adjacent (no third ray holds their common set). More:
+                // each plus ray among them gets the full test.
+                let zs: [u32; MAX_DIM] = {
+                    let mut it = zm.iter();
+                    std::array::from_fn(|_| it.next().unwrap_or(0))
+                };
+                let l = zlen;
+                let mut fix = std::mem::take(&mut self.fix);
+                fix.clear();
+                fix.resize(2 * (l + 1) * words, !0);
+                let (pre, suf) = fix.split_at_mut((l + 1) * words);
+                for q in 0..l {
+                    let row = self.row(zs[q], words);
+                    for w in 0..words {
+                        pre[(q + 1) * words + w] = pre[q * words + w] & row[w];
+                    }
                 }
-                if !self.only_pair_holds(&common, words, a, b) {
-                    continue;
+                for q in (0..l).rev() {
+                    let row = self.row(zs[q], words);
+                    for w in 0..words {
+                        suf[q * words + w] = suf[(q + 1) * words + w] & row[w];
+                    }
                 }
-                let v: Vector = std::array::from_fn(|k| sp * m.v[k] - sm * p.v[k]);
-                let n = norm(&v[..d]);
-                if n == 0.0 {
-                    continue;
+                for q in 0..l {
+                    let mut total = 0;
+                    for w in 0..words {
+                        let t = pre[q * words + w] & suf[(q + 1) * words + w];
+                        total += t.count_ones();
+                        let mut bits = t & self.plus_mask[w];
+                        while bits != 0 {
+                            let a = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if !self.touched.contains(&(a as u32)) {
+                                self.touched.push(a as u32);
+                            }
+                        }
+                    }
+                    if total == 2 && self.touched.len() == 1 {
+                        // the one plus ray found, adjacent: proven by the count.
+                        let a = self.touched.pop().unwrap() as usize;
+                        self.push_pair(d, i, a, b);
+                    } else {
+                        for t in 0..self.touched.len() {
+                            let a = self.touched[t] as usize;
+                            self.try_pair(d, i, words, a, b);
+                        }
+                        self.touched.clear();
+                    }
                 }
-                let mut zero = common;
-                zero.insert(i);
-                self.next.push(Ray {
-                    v: v.map(|x| x / n),
-                    zero,
-                });
+                self.fix = fix;
+            } else if zlen <= 2 * d {
+                // Plus rays by how many of b's zero generators they share.
+                for j in zm.iter() {
+                    let r0 = self.row_of[j as usize] as usize * words;
+                    let row = &self.incidence[r0..r0 + words];
+                    for (w, (&bits, &pm)) in row.iter().zip(&self.plus_mask).enumerate() {
+                        let mut bits = bits & pm;
+                        while bits != 0 {
+                            let r = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if self.counts[r] == 0 {
+                                self.touched.push(r as u32);
+                            }
+                            self.counts[r] += 1;
+                        }
+                    }
+                }
+                for t in 0..self.touched.len() {
+                    let a = self.touched[t] as usize;
+                    let c = std::mem::take(&mut self.counts[a]);
+                    if c >= need {
+                        self.try_pair(d, i, words, a, b);
+                    }
+                }
+            } else {
+                for pi in 0..self.plus.len() {
+                    let a = self.plus[pi] as usize;
+                    if self.rays[a].zero.and(&zm).len() + 2 >= d {
+                        self.try_pair(d, i, words, a, b);
+                    }
+                }
             }
         }
         std::mem::swap(&mut self.rays, &mut self.next);
+        self.sync_ray_soa(d);
+    }
+
+    /// `ray_soa`: the rays' vectors column by column (as `soa` for the generators), for
+    /// the sign of every ray against a generator in one [`gradient`] pass.
+    fn sync_ray_soa(&mut self, d: usize) {
+        let n = self.rays.len();
+        self.ray_stride = n.div_ceil(4) * 4;
+        self.ray_soa.clear();
+        for a in 0..d {
+            self.ray_soa.extend(self.rays.iter().map(|r| r.v[a]));
+            self.ray_soa
+                .extend(std::iter::repeat_n(0.0, self.ray_stride - n));
+        }
+    }
+
+    /// The new ray of plus ray `a` and minus ray `b` on generator `i`'s plane, into
+    /// `self.next`, when they are adjacent.
+    #[inline]
+    fn try_pair(&mut self, d: usize, i: usize, words: usize, a: usize, b: usize) {
+        let (p, m) = (&self.rays[a], &self.rays[b]);
+        let common = p.zero.and(&m.zero);
+        if common.len() + 2 < d || !self.only_pair_holds(&common, words, a, b) {
+            return;
+        }
+        self.push_pair(d, i, a, b);
+    }
+
+    /// The new ray of adjacent rays `a` (plus) and `b` (minus) into `self.next`.
+    #[inline]
+    fn push_pair(&mut self, d: usize, i: usize, a: usize, b: usize) {
+        let (p, m) = (&self.rays[a], &self.rays[b]);
+        let common = p.zero.and(&m.zero);
+        let (sp, sm) = (self.signs[a], self.signs[b]);
+        let v: Vector = std::array::from_fn(|k| sp * m.v[k] - sm * p.v[k]);
+        let n = dot(&v[..d], &v[..d]).sqrt();
+        if n == 0.0 || !n.is_finite() {
+            return;
+        }
+        let mut zero = common;
+        zero.insert(i);
+        self.next.push(Ray {
+            v: v.map(|x| x / n),
+            zero,
+        });
+    }
+
+    /// Generator `j`'s bitset of the rays orthogonal to it (`j` in some zero set).
+    #[inline]
+    fn row(&self, j: u32, words: usize) -> &[u64] {
+        let r = self.row_of[j as usize] as usize * words;
+        &self.incidence[r..r + words]
+    }
+
+    /// Gives generator `i` a row of the incidence (it enters zero sets from now on).
+    fn assign_row(&mut self, i: usize) {
+        if self.row_of[i] == u32::MAX {
+            self.row_of[i] = self.row_gens.len() as u32;
+            self.row_gens.push(i as u32);
+        }
     }
 
     /// Whether rays `a` and `b` are the only ones whose zero sets hold `common`.
@@ -578,12 +947,11 @@ impl Solver {
         let Some(first) = gens.next() else {
             return self.rays.len() <= 2;
         };
-        self.and_words.borrow_mut().clear();
         let mut acc = self.and_words.borrow_mut();
-        let start = first as usize * words;
-        acc.extend_from_slice(&self.incidence[start..start + words]);
+        acc.clear();
+        acc.extend_from_slice(self.row(first, words));
         for j in gens {
-            let row = &self.incidence[j as usize * words..(j as usize + 1) * words];
+            let row = self.row(j, words);
             for (x, y) in acc.iter_mut().zip(row) {
                 *x &= y;
             }
@@ -620,7 +988,116 @@ impl Solver {
                 on.insert(i);
             }
         }
-        check::facet(case, &n, &on, 2.0 * ON_TOL).then_some(FoundFacet { normal: n, on })
+        let norms = &self.norms;
+        check::facet_normed(case, |i| norms[i], &n, &on, 2.0 * ON_TOL)
+            .then_some(FoundFacet { normal: n, on })
+    }
+}
+
+/// Lengths and unit vectors of `n` vectors held column by column in `cols` (coordinate `a`
+/// of vector `t` at `cols[a·n + t]`): `norms[t]` is `linalg::norm` of vector t, computed by
+/// the same operations in the same order (largest magnitude, sum of squares scaled by it,
+/// its square root times it), and `cols` becomes the unit vectors (zero for a zero vector).
+#[inline]
+fn unit_columns(simd: bool, d: usize, n: usize, cols: &mut [f64], norms: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
+        unsafe {
+            return match d {
+                3 => unit_columns_avx2::<3>(n, cols, norms),
+                _ => unit_columns_avx2::<6>(n, cols, norms),
+            };
+        }
+    }
+    let _ = simd;
+    match d {
+        3 => unit_columns_body::<3>(n, cols, norms),
+        _ => unit_columns_body::<6>(n, cols, norms),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn unit_columns_avx2<const D: usize>(n: usize, cols: &mut [f64], norms: &mut [f64]) {
+    unit_columns_body::<D>(n, cols, norms);
+}
+
+#[inline(always)]
+fn unit_columns_body<const D: usize>(n: usize, cols: &mut [f64], norms: &mut [f64]) {
+    let norms = &mut norms[..n];
+    let cols = &mut cols[..D * n];
+    // m: the largest magnitude, folded from 0 in coordinate order (as `norm`).
+    for (t, m) in norms.iter_mut().enumerate() {
+        let mut acc = 0.0f64;
+        for a in 0..D {
+            acc = acc.max(cols[a * n + t].abs());
+        }
+        *m = acc;
+    }
+    // The sum of (v/m)² in coordinate order, then m·sqrt of it; 0 where m is 0.
+    let mut sums = [0.0f64; 4];
+    for t0 in (0..n).step_by(4) {
+        for (l, sum) in sums.iter_mut().enumerate() {
+            let t = t0 + l;
+            let m = norms[t];
+            let safe = if m > 0.0 { m } else { 1.0 };
+            let mut s = 0.0f64;
+            for a in 0..D {
+                let q = cols[a * n + t] / safe;
+                s += q * q;
+            }
+            *sum = if m > 0.0 { m * s.sqrt() } else { 0.0 };
+        }
+        norms[t0..t0 + 4].copy_from_slice(&sums);
+    }
+    for a in 0..D {
+        for (x, &len) in cols[a * n..(a + 1) * n].iter_mut().zip(norms.iter()) {
+            *x = if len > 0.0 { *x / len } else { 0.0 };
+        }
+    }
+}
+
+/// `grad[t] = Σ_a soa[a·stride + t]·r[a]` for every position `t < stride`, summed in
+/// coordinate order (as [`dot`] sums): the NNLS's gradient over the distinct generators.
+#[inline]
+fn gradient(simd: bool, d: usize, soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
+        unsafe {
+            return match d {
+                3 => gradient_avx2::<3>(soa, stride, r, grad),
+                _ => gradient_avx2::<6>(soa, stride, r, grad),
+            };
+        }
+    }
+    let _ = simd;
+    match d {
+        3 => gradient_body::<3>(soa, stride, r, grad),
+        _ => gradient_body::<6>(soa, stride, r, grad),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gradient_avx2<const D: usize>(soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+    gradient_body::<D>(soa, stride, r, grad);
+}
+
+#[inline(always)]
+fn gradient_body<const D: usize>(soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+    let grad = &mut grad[..stride];
+    let col0 = &soa[..stride];
+    for (g, &u) in grad.iter_mut().zip(col0) {
+        *g = u * r[0];
+    }
+    for a in 1..D {
+        let col = &soa[a * stride..(a + 1) * stride];
+        let ra = r[a];
+        for (g, &u) in grad.iter_mut().zip(col) {
+            *g += u * ra;
+        }
     }
 }
 
