@@ -718,3 +718,41 @@ fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// One solver answers a cone's needs one after another from the rays it kept (a scene's
+/// needs): every answer equals a fresh solver's, whatever came before — the same cone with
+/// other needs, a cone one bit away, a cone of the other dimension.
+#[test]
+fn a_solver_reusing_a_cone_answers_as_a_fresh_one() {
+    let mut rng = StdRng::seed_from_u64(77);
+    let mut kept = Solver::new();
+    let mut cases = Vec::new();
+    for _ in 0..300 {
+        let d = if rng.random_bool(0.7) { 6 } else { 3 };
+        let c = random_case(&mut rng, d);
+        for _ in 0..3 {
+            let mut again = c.clone();
+            again.need = unit(&mut rng, d);
+            cases.push(again);
+        }
+        let mut nudged = c.clone();
+        let i = rng.random_range(0..nudged.gens.len());
+        nudged.gens[i] = f64::from_bits(nudged.gens[i].to_bits() ^ 1);
+        cases.push(nudged);
+        cases.push(c);
+    }
+    let results = cases
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let a = c.solve(&mut kept);
+            let b = c.solve(&mut Solver::new());
+            if a == b {
+                Ok(())
+            } else {
+                Err(format!("case {n}: kept {a:?} fresh {b:?}"))
+            }
+        })
+        .collect();
+    check_all(results);
+}
