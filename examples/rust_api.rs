@@ -16,6 +16,6 @@ fn main() -> Result<(), planar_hold::Error> {
     let scenes = vec![planar_hold::scene::parse_line(r#"{"id": "s1", "half_size": 1.0,
         "contacts": [{"pair": 0, "p0": [-1, -1], "p1": [1, -1], "normal": [0, 1], "mu": 0.2}]}"#)?];
     let reports = planar_hold::scene::hold_reports(&mut engine, &scenes)?;  // physical layer
-    println!("held {} robust margin {}", reports[0].held, reports[0].robust_margin);
+    println!("held {} robust margin {}", reports[0].held(), reports[0].robust_margin());
     Ok(())
 }

@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use planar_hold::draw;
-use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
+use planar_hold::scene::{parse_planar, planar_reports, HoldReport, Scene};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 
 const TOL: f64 = 0.02; // world units: a pixel or two at the pictures' scales
 
 fn scene_and_report(line: &Value) -> (Scene, HoldReport) {
-    let scene = parse_line(&line.to_string()).expect("valid line");
-    let report = hold_reports(
+    let scene = parse_planar(&line.to_string()).expect("valid line");
+    let report = planar_reports(
         &mut Engine::new(Backend::Cpu).unwrap(),
         std::slice::from_ref(&scene),
     )
@@ -351,12 +351,12 @@ fn check_public_pictures(dir: &Path) {
     let text = std::fs::read_to_string(cases().join("scenes_public.jsonl")).unwrap();
     let mut checked = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let scene = parse_line(line).expect("public scenes are valid");
+        let scene = parse_planar(line).expect("public scenes are valid");
         let id = scene.id.as_str().unwrap().to_string();
         let path = dir.join(format!("{id}.svg"));
         let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
         let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{id}: {e}"));
-        let report = hold_reports(
+        let report = planar_reports(
             &mut Engine::new(Backend::Cpu).unwrap(),
             std::slice::from_ref(&scene),
         )

@@ -670,7 +670,7 @@ fn empty_zero_and_whole_space_cones() {
 /// gate's answers agree with the enumeration's on the original.
 #[test]
 fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
-    use planar_hold::scene::{hold_reports, parse_line};
+    use planar_hold::scene::{parse_planar, planar_reports};
     let text = std::fs::read_to_string(shared("cases/scenes_public.jsonl")).unwrap();
     let mut small = Vec::new();
     let mut grown = Vec::new();
@@ -679,7 +679,7 @@ fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
         let Some(contacts) = v["contacts"].as_array().cloned() else {
             continue;
         };
-        if contacts.is_empty() || parse_line(line).is_err() {
+        if contacts.is_empty() || parse_planar(line).is_err() {
             continue;
         }
         let mut more = contacts.clone();
@@ -692,16 +692,16 @@ fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
                 more.push(c);
             }
         }
-        small.push(parse_line(line).unwrap());
+        small.push(parse_planar(line).unwrap());
         v["contacts"] = Value::Array(more);
-        let scene = parse_line(&v.to_string()).unwrap();
+        let scene = parse_planar(&v.to_string()).unwrap();
         assert!(scene.is_general());
         grown.push(scene);
     }
     assert!(small.len() > 20, "{} scenes", small.len());
     let mut engine = planar_hold::Engine::new(planar_hold::Backend::Cpu).unwrap();
-    let a = hold_reports(&mut engine, &small).unwrap();
-    let b = hold_reports(&mut engine, &grown).unwrap();
+    let a = planar_reports(&mut engine, &small).unwrap();
+    let b = planar_reports(&mut engine, &grown).unwrap();
     let mut bad = Vec::new();
     for (x, y) in a.iter().zip(&b) {
         let tol = 2e-5 * 1f32.max(x.robust_margin.abs());
@@ -753,4 +753,42 @@ fn the_lazy_inside_margin_is_the_least_over_every_facet() {
         }
     }
     assert!(held > 50, "{held} held cases");
+}
+
+/// One solver answers a cone's needs one after another from the rays it kept (a scene's
+/// needs): every answer equals a fresh solver's, whatever came before — the same cone with
+/// other needs, a cone one bit away, a cone of the other dimension.
+#[test]
+fn a_solver_reusing_a_cone_answers_as_a_fresh_one() {
+    let mut rng = StdRng::seed_from_u64(77);
+    let mut kept = Solver::new();
+    let mut cases = Vec::new();
+    for _ in 0..300 {
+        let d = if rng.random_bool(0.7) { 6 } else { 3 };
+        let c = random_case(&mut rng, d);
+        for _ in 0..3 {
+            let mut again = c.clone();
+            again.need = unit(&mut rng, d);
+            cases.push(again);
+        }
+        let mut nudged = c.clone();
+        let i = rng.random_range(0..nudged.gens.len());
+        nudged.gens[i] = f64::from_bits(nudged.gens[i].to_bits() ^ 1);
+        cases.push(nudged);
+        cases.push(c);
+    }
+    let results = cases
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let a = c.solve(&mut kept);
+            let b = c.solve(&mut Solver::new());
+            if a == b {
+                Ok(())
+            } else {
+                Err(format!("case {n}: kept {a:?} fresh {b:?}"))
+            }
+        })
+        .collect();
+    check_all(results);
 }

@@ -741,7 +741,7 @@ fn issue_reproductions_through_the_cli() {
 
 // ------------------------------------------------------------------ the gate
 
-use planar_hold::scene::{hold_reports, parse_line, HoldReport};
+use planar_hold::scene::{parse_planar, planar_reports, HoldReport};
 use serde_json::{json, Value};
 
 /// Where a contact lies: `(pair, p0, p1, inward normal)`.
@@ -760,9 +760,9 @@ fn scene_line(half: f64, mass: [f64; 2], com: [f64; 2], contacts: &[(Placement, 
 fn gate(engine: &mut Engine, lines: &[Value]) -> Vec<HoldReport> {
     let scenes: Vec<_> = lines
         .iter()
-        .map(|l| parse_line(&l.to_string()).expect("valid scene"))
+        .map(|l| parse_planar(&l.to_string()).expect("valid scene"))
         .collect();
-    hold_reports(engine, &scenes).expect("hold reports")
+    planar_reports(engine, &scenes).expect("hold reports")
 }
 
 /// Random scenes of 1–4 contacts (points or segments) on the box's faces, with a random
@@ -965,7 +965,7 @@ fn extreme_masses_and_offsets_follow_spec() {
         )
     };
     // A need beyond float32 (mass × offset / ℓ ≈ 2e49) is refused, naming the cause.
-    let refused = parse_line(&corner([1e30, 1e30], [2e19, 2e19]).to_string())
+    let refused = parse_planar(&corner([1e30, 1e30], [2e19, 2e19]).to_string())
         .unwrap_err()
         .to_string();
     assert!(refused.contains("not finite in float32"), "{refused}");

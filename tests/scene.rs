@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use approx::assert_abs_diff_eq;
-use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
+use planar_hold::scene::{parse_planar, planar_reports, HoldReport, Scene};
 use planar_hold::{Backend, Case, Engine, Verdict};
 use serde_json::{json, Value};
 
@@ -12,8 +12,8 @@ fn engine() -> Engine {
 }
 
 fn report(line: &Value) -> HoldReport {
-    let scene = parse_line(&line.to_string()).expect("valid line");
-    hold_reports(&mut engine(), &[scene]).unwrap().remove(0)
+    let scene = parse_planar(&line.to_string()).expect("valid line");
+    planar_reports(&mut engine(), &[scene]).unwrap().remove(0)
 }
 
 fn contact(pair: u32, p0: [f64; 2], p1: [f64; 2], normal: [f64; 2], mu: Value) -> Value {
@@ -73,8 +73,8 @@ fn flat_box_segment_and_corners_agree_with_spec() {
 
 #[test]
 fn segment_and_corner_points_give_the_same_generators() {
-    let a = parse_line(&floor_segment(0.3).to_string()).unwrap();
-    let b = parse_line(&floor_corners(0.3).to_string()).unwrap();
+    let a = parse_planar(&floor_segment(0.3).to_string()).unwrap();
+    let b = parse_planar(&floor_corners(0.3).to_string()).unwrap();
     // a point contact gives its 2 rays twice (p0 = p1): the same cone
     let (ga, gb) = (a.generators(), b.generators());
     assert_eq!(gb.len(), 8);
@@ -116,7 +116,7 @@ fn corner_alone_fails_with_a_certificate() {
 
 #[test]
 fn certificate_separates_the_scene_generators() {
-    let s = parse_line(
+    let s = parse_planar(
         &scene(vec![contact(
             0,
             [-1.0, -1.0],
@@ -127,7 +127,7 @@ fn certificate_separates_the_scene_generators() {
         .to_string(),
     )
     .unwrap();
-    let r = hold_reports(&mut engine(), std::slice::from_ref(&s))
+    let r = planar_reports(&mut engine(), std::slice::from_ref(&s))
         .unwrap()
         .remove(0);
     let y = r.needs[0].certificate.unwrap();
@@ -140,7 +140,7 @@ fn certificate_separates_the_scene_generators() {
 
 #[test]
 fn sideways_push_on_scene_generators() {
-    let s = parse_line(&floor_segment(0.2).to_string()).unwrap();
+    let s = parse_planar(&floor_segment(0.2).to_string()).unwrap();
     let g = s.generators();
     let cases: Vec<Case> = [0.19f32, -0.19, 0.21, -0.21]
         .iter()
@@ -341,7 +341,7 @@ fn mass_scales_the_need_and_normals_are_normalised() {
     let mut line = floor_segment(0.5);
     line["mass"] = json!({"nominal": 2.0, "range": [1.0, 3.0]});
     line["contacts"][0]["normal"] = json!([0.0, 7.0]);
-    let s = parse_line(&line.to_string()).unwrap();
+    let s = parse_planar(&line.to_string()).unwrap();
     assert_eq!(s.needs(), vec![[0.0, 0.5, 0.0], [0.0, 1.5, 0.0]]);
     assert_eq!(s.contacts[0].normal, [0.0, 1.0]);
     let r = report(&line);
@@ -373,7 +373,7 @@ fn kept_segment_shrinks_to_its_overlap() {
     let before = contact(0, [-1.0, -1.0], [0.5, -1.0], [0.0, 1.0], json!(0.5));
     // after: shifted along the line, reversed, other μ and a scaled normal
     let after = contact(0, [0.9, -1.0], [-0.4, -1.0], [0.0, 3.0], json!(0.1));
-    let s = parse_line(&edit(vec![before], vec![after]).to_string()).unwrap();
+    let s = parse_planar(&edit(vec![before], vec![after]).to_string()).unwrap();
     assert_eq!(s.contacts.len(), 1);
     let c = &s.contacts[0];
     assert_abs_diff_eq!(c.p0[0], -0.4, epsilon = 1e-12);
@@ -463,15 +463,17 @@ fn a_sliding_point_contact_contributes_nothing() {
     let wall = contact(1, [1.0, 0.0], [1.0, 0.0], [-1.0, 0.0], json!(0.5));
     // the wall point slides along its tangent: the two points do not overlap
     let slid = contact(1, [1.0, 0.1], [1.0, 0.1], [-1.0, 0.0], json!(0.5));
-    let s =
-        parse_line(&edit(vec![floor.clone(), wall.clone()], vec![floor.clone(), slid]).to_string())
-            .unwrap();
+    let s = parse_planar(
+        &edit(vec![floor.clone(), wall.clone()], vec![floor.clone(), slid]).to_string(),
+    )
+    .unwrap();
     assert_eq!(s.contacts.len(), 1);
     assert_eq!(s.edit.as_ref().unwrap().no_overlap, vec![1]);
     // staying put keeps it
-    let s =
-        parse_line(&edit(vec![floor.clone(), wall.clone()], vec![floor.clone(), wall]).to_string())
-            .unwrap();
+    let s = parse_planar(
+        &edit(vec![floor.clone(), wall.clone()], vec![floor.clone(), wall]).to_string(),
+    )
+    .unwrap();
     assert_eq!(s.contacts.len(), 2);
     // a kept segment that moved off its line (floor lifted) keeps nothing
     let lifted = contact(0, [-1.0, -0.97], [1.0, -0.97], [0.0, 1.0], json!(0.5));
@@ -485,7 +487,7 @@ fn a_sliding_point_contact_contributes_nothing() {
 fn point_inside_an_old_segment_is_kept_as_a_point() {
     let floor = contact(0, [-1.0, -1.0], [1.0, -1.0], [0.0, 1.0], json!(0.5));
     let point = contact(0, [0.3, -1.0], [0.3, -1.0], [0.0, 1.0], json!(0.5));
-    let s = parse_line(&edit(vec![floor], vec![point]).to_string()).unwrap();
+    let s = parse_planar(&edit(vec![floor], vec![point]).to_string()).unwrap();
     assert_eq!(s.contacts.len(), 1);
     assert_abs_diff_eq!(s.contacts[0].p0[0], 0.3, epsilon = 1e-12);
     assert_abs_diff_eq!(s.contacts[0].p1[0], 0.3, epsilon = 1e-12);
@@ -525,8 +527,8 @@ fn public_scenes_match_expected() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), expected.len());
-    let scenes: Vec<Scene> = lines.iter().map(|l| parse_line(l).unwrap()).collect();
-    let reports = hold_reports(&mut engine(), &scenes).unwrap();
+    let scenes: Vec<Scene> = lines.iter().map(|l| parse_planar(l).unwrap()).collect();
+    let reports = planar_reports(&mut engine(), &scenes).unwrap();
     let mut failures = Vec::new();
     for ((s, r), e) in scenes.iter().zip(&reports).zip(&expected) {
         let id = e["id"].as_str().unwrap();
@@ -618,10 +620,10 @@ fn public_invalid_lines_are_rejected_with_their_keywords() {
     for (line, e) in lines.iter().zip(&expected) {
         // SPEC-SPATIAL §4 has since made five body pairs a valid scene (the general engine).
         if e["sub"] == "too_many_generators" {
-            assert!(parse_line(line).is_ok_and(|s| s.is_general()));
+            assert!(parse_planar(line).is_ok_and(|s| s.is_general()));
             continue;
         }
-        let err = parse_line(line).expect_err(&format!("{} accepted", e["sub"]));
+        let err = parse_planar(line).expect_err(&format!("{} accepted", e["sub"]));
         let text = err.to_string().to_lowercase();
         let keywords: Vec<String> = e["keywords"]
             .as_array()
@@ -795,7 +797,7 @@ fn invalid_input_messages() {
         ),
     ];
     for (line, want) in cases {
-        let err = parse_line(&line.to_string()).expect_err(want);
+        let err = parse_planar(&line.to_string()).expect_err(want);
         let text = err.to_string();
         assert!(text.contains(want), "{text:?} lacks {want:?}");
     }
@@ -822,7 +824,7 @@ fn never_panics_on_garbage() {
     );
     let mut scenes = Vec::new();
     for text in &inputs {
-        if let Ok(s) = parse_line(text) {
+        if let Ok(s) = parse_planar(text) {
             scenes.push(s);
         }
     }
@@ -832,7 +834,7 @@ fn never_panics_on_garbage() {
         let out = engine().evaluate(&cases).unwrap();
         let _ = planar_hold::scene::judge(s, &out);
     }
-    let r = hold_reports(&mut engine(), &scenes).unwrap();
+    let r = planar_reports(&mut engine(), &scenes).unwrap();
     assert_eq!(r.len(), scenes.len());
 }
 
@@ -840,11 +842,11 @@ fn never_panics_on_garbage() {
 fn one_engine_call_for_many_scenes() {
     let scenes: Vec<Scene> = [floor_segment(0.2), floor_segment(0.5), floor_corners(1.0)]
         .iter()
-        .map(|l| parse_line(&l.to_string()).unwrap())
+        .map(|l| parse_planar(&l.to_string()).unwrap())
         .collect();
-    let r = hold_reports(&mut engine(), &scenes).unwrap();
+    let r = planar_reports(&mut engine(), &scenes).unwrap();
     assert_abs_diff_eq!(r[0].robust_margin, 0.19612, epsilon = 1e-5);
     assert_abs_diff_eq!(r[1].robust_margin, 0.447_213_6, epsilon = 1e-5);
     assert_abs_diff_eq!(r[2].robust_margin, 0.577_350_3, epsilon = 1e-5);
-    assert!(hold_reports(&mut engine(), &[]).unwrap().is_empty());
+    assert!(planar_reports(&mut engine(), &[]).unwrap().is_empty());
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use planar_hold::sample::Rng;
-use planar_hold::scene::{hold_reports, parse_line, Scene};
+use planar_hold::scene::{parse_planar, planar_reports, Scene};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 
@@ -80,11 +80,11 @@ fn gpu_and_cpu_agree_on_random_scenes_and_edits() {
     let scenes: Vec<Scene> = (0..3000)
         .map(|n| {
             let line = random_line(&mut rng, n);
-            parse_line(&line).unwrap_or_else(|e| panic!("{line}: {e}"))
+            parse_planar(&line).unwrap_or_else(|e| panic!("{line}: {e}"))
         })
         .collect();
-    let on_gpu = hold_reports(&mut gpu, &scenes).unwrap();
-    let on_cpu = hold_reports(&mut Engine::new(Backend::Cpu).unwrap(), &scenes).unwrap();
+    let on_gpu = planar_reports(&mut gpu, &scenes).unwrap();
+    let on_cpu = planar_reports(&mut Engine::new(Backend::Cpu).unwrap(), &scenes).unwrap();
     let mut held = 0;
     for (g, c) in on_gpu.iter().zip(&on_cpu) {
         assert_eq!(g.id, c.id);

@@ -32,12 +32,22 @@ pub fn case_json(data: &[u8]) {
 /// One scene or edit line of the gate, and its cases when it parses.
 pub fn scene_line(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(s) = scene::parse_line(text) {
-            let _ = s.cases();
-            if s.is_general() {
-                let mut engine = planar_hold::Engine::Cpu;
-                let _ = scene::hold_reports(&mut engine, &[s]);
+        let mut engine = planar_hold::Engine::Cpu;
+        match scene::parse_line(text) {
+            Ok(scene::SceneLine::Planar(s)) => {
+                let _ = s.cases();
+                if s.is_general() {
+                    let _ = scene::hold_reports(&mut engine, &[scene::SceneLine::Planar(s)]);
+                }
             }
+            // Small spatial scenes answered whole (a large one's facets take a while).
+            Ok(l @ scene::SceneLine::Spatial(_)) => {
+                if matches!(&l, scene::SceneLine::Spatial(s) if s.generator_count(s.pyramid) <= 48)
+                {
+                    let _ = scene::hold_reports(&mut engine, &[l]);
+                }
+            }
+            Err(_) => {}
         }
     }
 }

@@ -16,13 +16,29 @@ binding facet::
     planar_hold.cone_test(six).margin             # GeneralOutcomes: [0.] (a flat cone)
 
 ``Engine("gpu")`` makes the adapter, device and pipeline once; reuse it for every batch.
-``gate`` judges scenes and edits as ``planar-hold gate`` does; ``planar_hold.ray`` runs the
-test over a Ray Data dataset (``pip install "./python[ray]"``).
+``gate`` judges scenes and edits as ``planar-hold gate`` does, planar ones (SPEC.md) and
+spatial ones (``"dim": 3``, SPEC-SPATIAL.md: a 3-D body on point, edge and face contacts)
+mixed in one call; ``support_region`` gives a spatial scene's support region (where the
+centre of mass may go) as an array::
+
+    corners = [[-0.5, -0.5, -0.5], [0.5, -0.5, -0.5], [0.5, 0.5, -0.5], [-0.5, 0.5, -0.5]]
+    cube = {"id": "cube", "dim": 3, "half_size": 0.5,       # a cube on its 4 bottom corners
+            "mass": {"nominal": 1.0, "range": [0.9, 1.1]},
+            "com_offset": [[-0.01, 0.01], [-0.01, 0.01]],   # 8 needs: the box's corners
+            "contacts": [{"pair": i, "points": [p], "normal": [0, 0, 1], "mu": 0.5}
+                         for i, p in enumerate(corners)]}
+    report = planar_hold.gate([cube])[0]    # held True, robust_margin 0.3 (in m0*g units)
+    planar_hold.support_region(cube)        # (4, 2): the base square, whatever mu
+
+``planar_hold.ray`` runs the cone test over a Ray Data dataset (``pip install
+"./python[ray]"``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, List, Optional, Union
+
+import numpy as np
 
 from ._native import (
     MARGIN_CAP,
@@ -52,6 +68,7 @@ __all__ = [
     "cone_test",
     "answers",
     "gate",
+    "support_region",
 ]
 
 #: Verdict names by code, as ``planar-hold eval`` writes them: ``VERDICTS[out.verdict]``.
@@ -101,5 +118,36 @@ def answers(
 
 
 def gate(scenes: Iterable[Any]) -> List[dict]:
-    """``Engine("cpu").gate``: scene and edit dicts in, report dicts out, as ``planar-hold gate``."""
+    """``Engine("cpu").gate``: scene and edit dicts (or their JSON lines) in, report dicts out,
+    as ``planar-hold gate``; planar and spatial (``"dim": 3``) scenes mixed. See
+    ``Engine.gate`` for the fields."""
     return _default().gate(scenes)
+
+
+def support_region(scene: Any, engine: Optional[Engine] = None) -> np.ndarray:
+    """The support region of one spatial scene (SPEC-SPATIAL section 5): the horizontal
+    centre-of-mass offsets ``[dx, dy]`` (from the scene's reference point, in its length
+    unit) at which the contacts hold the body at the nominal mass.
+
+    ``scene`` is a spatial scene (``"dim": 3``) as a dict or its JSON line. Returns the
+    polygon's vertices as an (N, 2) float64 array, counter-clockwise, clipped to
+    ``|dx|, |dy| <= 4 * half_size``: exactly the ``"support_region"`` of its ``gate`` report
+    (that report also says ``"support_region_shape"``: "polygon", "segment" (N = 2), "point"
+    (N = 1) or "empty" (N = 0), and ``"support_region_clipped"``: whether it reaches the clip
+    box, i.e. is unbounded or larger). It comes from the facets of the contacts' cone (the
+    main pyramid: the inner one for "inner" and "coulomb"), so it does not depend on the
+    mass interval, ``com_offset`` or ``margin_min``; for a cube on its four bottom corners it
+    is the base square whatever mu. For many scenes, call ``gate`` once and read each
+    report's ``"support_region"``. ``engine``: the engine to run on (default: the shared CPU
+    one).
+
+    Raises ValueError for a bad scene (as ``gate``) or a planar one (no ``"dim": 3``).
+    """
+    if isinstance(scene, (list, tuple)):
+        raise TypeError("support_region takes one scene (a dict or a JSON line), not a list")
+    report = (engine if engine is not None else _default()).gate([scene])[0]
+    if report.get("dim") != 3:
+        raise ValueError(
+            'scene 0: support_region takes a spatial scene ("dim": 3); this one is planar'
+        )
+    return np.asarray(report["support_region"], dtype=np.float64).reshape(-1, 2)

@@ -159,6 +159,37 @@ class Engine:
         first where ``ids`` gives one that is not None; indices are rows of ``generators``."""
     def gate(self, scenes: Iterable[Any]) -> List[dict]:
         """The gate over scenes and edits: each a dict (or its JSON text) of the form
-        ``planar-hold gate`` reads, each report the dict it writes for that line. All needs
-        of all scenes run in one batch. Raises ValueError naming the scene index and the
-        problem for a bad scene."""
+        ``planar-hold gate`` reads, each report the dict it writes for that line, in order.
+        Planar and spatial scenes may be mixed; all needs of all scenes run in one batch
+        per engine (planar needs of at most 16 generators through the enumeration, every
+        other need through the general engine).
+
+        - Planar (SPEC.md section 8-9, no ``dim``): a box on edge contacts, or an edit
+          (``before``/``after``). Report: ``held``, ``robust_margin``, ``uncertain``,
+          ``needs``, ``binding_need``, ``reason`` (when not held), ...
+        - Spatial (SPEC-SPATIAL section 2-5, ``"dim": 3``): a 3-D body of ``half_size`` l
+          on point, edge and face ``contacts`` (``points``: 1, 2 or 3+ coplanar, relative to
+          the nominal centre of mass; inward ``normal``; ``mu`` a number or [lo, hi]; at
+          most one contact per ``pair``), ``pyramid`` edges per point (3..64, default 4),
+          ``friction`` "inner" (default), "outer" or "coulomb", ``mass`` ({"nominal",
+          "range"}), ``com_offset`` ([[dx_lo, dx_hi], [dy_lo, dy_hi]]: with the mass range
+          up to 8 needs), ``margin_min``. Report: ``id``, ``dim`` (3), ``held``,
+          ``robust_margin`` (the least need's margin: force in m0*g and moment in m0*g*l in
+          one Euclidean norm), ``uncertain``, ``capped``, ``friction``, ``pyramid`` (the k
+          used), ``margin_min``, ``n_generators``, ``margin_upper`` and
+          ``coulomb_uncertain`` ("coulomb" only), ``binding_need`` ({"index", "mass",
+          "com_offset"}), ``binding`` ({"normal", "generators", "contacts", "points"} or
+          None), ``reason`` (when not held: which need, certified or uncertain, the
+          certificate, the contacts on the binding plane), ``support_region`` ([[dx, dy],
+          ...] counter-clockwise, clipped to 4 l; see ``planar_hold.support_region``),
+          ``support_region_shape``, ``support_region_clipped``, and ``needs`` (per need:
+          ``mass``, ``com_offset``, ``need`` (6 numbers), ``verdict``, ``margin``,
+          ``capped``, ``witness`` ({"generators", "weights", "sources"}) or None,
+          ``certificate`` (6 numbers) or None, ``binding``).
+
+        Raises ValueError naming the scene index and the problem for a bad scene ("scene 3:
+        contacts[1].normal is the zero vector ..."): SPEC-SPATIAL section 4's list (zero
+        normal, mu < 0, an upside-down interval, half_size or mass <= 0, a face not coplanar,
+        more than 256 generators, unknown fields, dim not 3) and malformed JSON; a dict
+        holding NaN or infinity is refused as not JSON. TypeError for one scene given alone
+        (not in a list)."""

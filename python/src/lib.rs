@@ -820,7 +820,8 @@ impl Engine {
         Ok(list)
     }
 
-    /// The gate's reports on scenes and edits, as `planar-hold gate` writes them.
+    /// The gate's reports on scenes and edits, planar and spatial (`"dim": 3`) mixed, as
+    /// `planar-hold gate` writes them.
     fn gate<'py>(
         &self,
         py: Python<'py>,
@@ -843,7 +844,16 @@ impl Engine {
                     .call((&scene,), Some(&strict))
                     .and_then(|t| t.extract::<String>())
                     .map_err(|e| {
-                        py_err(Error::Input(format!("scene {i}: not a JSON object: {e}")))
+                        // json.dumps(allow_nan=False) refuses NaN and infinities with a
+                        // message that does not say which: say it.
+                        let hint = if e.to_string().contains("Out of range float") {
+                            " (a number is NaN or infinite; JSON numbers must be finite)"
+                        } else {
+                            ""
+                        };
+                        py_err(Error::Input(format!(
+                            "scene {i}: not a JSON object: {e}{hint}"
+                        )))
                     })?,
             };
             lines.push(text);

@@ -1,7 +1,8 @@
 //! `planar-hold bench`: throughput (cases/s, µs per case) of each backend at batch sizes
 //! 256, 65,536 and N, the GPU's kernel-only share where the adapter has timestamps, the
 //! 256-case round-trip latency and the ratios between backends. A readable table on stdout,
-//! and with `--json` one machine-readable line last.
+//! and with `--json` one machine-readable line last. `--general` times the general engine
+//! instead (`bench_general`), `--spatial` the gate on spatial scenes (`bench_spatial`).
 
 use std::time::{Duration, Instant};
 
@@ -58,6 +59,16 @@ pub struct Args {
     /// kernel alone from timestamps), `--cases` cases per shape.
     #[arg(long, requires = "general")]
     general_search_only: bool,
+    /// Time the gate on spatial scenes instead (a cube on its corners, two feet, a
+    /// four-finger grasp, jittered, 8 needs each): scenes per second on the CPU (all cores,
+    /// one) and (where `--backend` has gpu) the GPU, and the cost of each stage; `--cases`
+    /// scales the scenes per family (1,000,000 by default: 1,000 a family).
+    #[arg(long, conflicts_with_all = ["input", "general"])]
+    spatial: bool,
+    /// With --spatial: also write the scenes timed to this file, as JSON Lines (the input
+    /// of scripts/spatial_peers.py).
+    #[arg(long, requires = "spatial", value_name = "PATH")]
+    spatial_out: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -329,6 +340,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     if args.general && args.general_search_only {
         return super::bench_general::run_search(args.cases, args.json);
+    }
+    if args.spatial {
+        let gpu = args.backend.contains(&Which::Gpu);
+        return super::bench_spatial::run(
+            args.cases.div_ceil(1000),
+            gpu,
+            args.json,
+            args.spatial_out.as_deref(),
+        );
     }
     if args.general {
         let gpu = args.backend.contains(&Which::Gpu);

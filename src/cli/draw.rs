@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use planar_hold::scene::{HoldReport, Scene};
+use planar_hold::scene::{Report, SceneLine};
 
 use super::{exit, BackendArg, Failure};
 
@@ -30,15 +30,22 @@ impl Pictures {
     pub fn write(
         &mut self,
         line: usize,
-        scene: &Scene,
-        report: &HoldReport,
+        scene: &SceneLine,
+        report: &Report,
     ) -> Result<(), Failure> {
-        let mut name = planar_hold::draw::file_name(Some(&report.id), line);
+        let mut name = planar_hold::draw::file_name(Some(report.id()), line);
         if self.used.contains(&name) {
             name = format!("{}-line-{line}.svg", name.trim_end_matches(".svg"));
         }
         let path = self.dir.join(&name);
-        std::fs::write(&path, planar_hold::draw::svg_text(scene, report))
+        let text = match (scene, report) {
+            (SceneLine::Planar(s), Report::Planar(r)) => planar_hold::draw::svg_text(s, r),
+            (SceneLine::Spatial(s), Report::Spatial(r)) => {
+                planar_hold::draw::spatial::svg_text(s, r)
+            }
+            _ => return Err(Failure::new("draw: a report of the other kind", exit::IO)),
+        };
+        std::fs::write(&path, text)
             .map_err(|e| Failure::new(format!("cannot write {}: {e}", show(&path)), exit::IO))?;
         self.used.insert(name);
         Ok(())

@@ -5,7 +5,7 @@ use std::io::{BufWriter, Write};
 
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
 use planar_hold::io::lines::{LineChunk, MAX_LINE};
-use planar_hold::scene::{hold_reports, parse_line, HoldReport, Scene};
+use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
 
 use super::draw::Pictures;
@@ -32,7 +32,7 @@ struct Scenes {
     numbers: Vec<u64>,
     /// For each line: the index of its scene in `scenes`, or its id and error.
     rows: Vec<Result<u32, (Option<Value>, String)>>,
-    scenes: Vec<Scene>,
+    scenes: Vec<SceneLine>,
 }
 
 /// The scenes of a chunk's lines, parsed on this thread.
@@ -81,7 +81,7 @@ struct Spare {
 /// `spare.text`, and the `--backend both` disagreements, (line, why).
 struct Judged {
     scenes: Scenes,
-    reports: Vec<HoldReport>,
+    reports: Vec<Report>,
     disagreements: Vec<(u64, String)>,
     spare: Spare,
 }
@@ -125,7 +125,7 @@ pub fn stream(
                 &reports,
                 &checked,
                 lines.filter_map(|(r, &n)| r.is_ok().then_some(n)),
-                HoldReport::disagreement,
+                Report::disagreement,
             );
         }
         spare.text.clear();
@@ -168,7 +168,7 @@ pub fn stream(
 }
 
 /// The chunk's output lines, appended to `text`: a report or `{"id", "line", "error"}`.
-fn format(batch: &Scenes, reports: &[HoldReport], text: &mut Vec<u8>) {
+fn format(batch: &Scenes, reports: &[Report], text: &mut Vec<u8>) {
     for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
         match row {
             Ok(i) => write_line(text, &reports[*i as usize]),

@@ -4,6 +4,7 @@
 mod bench;
 mod bench_general;
 mod bench_input;
+mod bench_spatial;
 mod demo;
 mod draw;
 mod eval;

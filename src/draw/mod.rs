@@ -11,6 +11,7 @@
 mod cone;
 mod frame;
 mod plane;
+pub mod spatial;
 mod style;
 
 use serde_json::Value;

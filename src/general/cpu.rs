@@ -102,6 +102,10 @@ pub struct Solver {
     next: Vec<Ray>,
     signs: Vec<f64>,
     facets: Vec<FoundFacet>,
+    /// The generators (as given) whose dual cone `rays` holds, complete; empty when none.
+    rays_of: Vec<f64>,
+    /// Their dimension.
+    rays_dim: usize,
     /// The case's generators column by column, then their unit vectors so
     /// ([`unit_columns`]).
     cols: Vec<f64>,
@@ -612,8 +616,14 @@ impl Solver {
     /// the least `n·need` are re-derived (see [`Solver::refine_near`]); without, all.
     fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32], need: Option<&Vector>) {
         let d = case.dim;
-        self.rays.clear();
         self.facets.clear();
+        // The same cone as the last one (a scene's needs, one after another): its rays stand.
+        if self.rays_dim == d && self.rays_of == case.generators {
+            self.refine_rays(case, need);
+            return;
+        }
+        self.rays_of.clear();
+        self.rays.clear();
         self.row_gens.clear();
         self.row_of.clear();
         self.row_of.resize(self.unit.len(), u32::MAX);
@@ -645,6 +655,13 @@ impl Solver {
                 break; // the dual is {0}: C is all of R^d
             }
         }
+        self.rays_of.extend_from_slice(case.generators);
+        self.rays_dim = d;
+        self.refine_rays(case, need);
+    }
+
+    /// The facets from the dual's rays: those that can attain the least `n·need`, or all.
+    fn refine_rays(&mut self, case: &GeneralCase<'_>, need: Option<&Vector>) {
         match need {
             Some(x) => self.refine_near(case, x),
             None => {

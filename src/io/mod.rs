@@ -5,8 +5,10 @@
 pub mod general;
 pub mod json;
 pub mod lines;
+#[cfg(feature = "parquet")]
 pub mod parquet;
 
+#[cfg(feature = "parquet")]
 use arrow_array::ArrayRef;
 
 use crate::general::{GeneralBatch, GeneralOutcome};
@@ -45,6 +47,7 @@ pub enum Ids {
     /// Each row's id as JSON text (JSON Lines input, or Parquet ids bound for JSON).
     Json(JsonIds),
     /// The `id` column of a Parquet input, passed through to a Parquet output as it is.
+    #[cfg(feature = "parquet")]
     Arrow(ArrayRef),
 }
 

@@ -33,9 +33,10 @@ use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowRowGro
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::metadata::PageIndexPolicy;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::ChunkReader;
 use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::ColumnPath;
 use serde_json::value::RawValue;
 
 use super::json::{candidate_name, f32_as_written, DEFAULT_NEED};
@@ -456,7 +457,14 @@ fn cases_of(
         None => None,
     };
     let mut numbers = Vec::new();
+    out.numbers.reserve(n);
+    out.rows.reserve(n);
+    out.cases.reserve(n);
     for i in 0..n {
+        if let Some(case) = plain_row(&gens, &inner, &floats, need.as_ref(), i) {
+            out.push(first + i as u64, Ok(case));
+            continue;
+        }
         match general_row(&gens, &inner, &floats, need.as_ref(), i, &mut numbers, out) {
             Ok(Some(index)) => out.push_general(first + i as u64, index),
             Ok(None) => {
@@ -582,6 +590,16 @@ impl<'a> Floats<'a> {
     }
 }
 
+impl Floats<'_> {
+    /// The three numbers from `a` in float32, or `None` when one is null or not finite there
+    /// (as [`triple`] takes them).
+    #[inline]
+    fn three_f32(&self, a: usize) -> Option<[f32; 3]> {
+        let narrow = self.three(a)?.map(|x| x as f32);
+        narrow.iter().all(|x| x.is_finite()).then_some(narrow)
+    }
+}
+
 /// Three numbers at `range`, finite in float32; errors name `what`.
 #[inline]
 fn triple(
@@ -672,6 +690,39 @@ fn general_row(
         .push(dim, numbers, need_slice)
         .map(Some)
         .map_err(|e| e.to_string())
+}
+
+/// Row `i` as a planar case when it is one in the plainest form (1 to 16 generators of three
+/// numbers each, finite in float32, no null; the need absent, null, or three such numbers):
+/// the case [`row_case`] gives, without the general test and the errors' bookkeeping; `None`
+/// for any other row, which the full path answers.
+#[inline]
+fn plain_row(
+    gens: &Nested,
+    inner: &Nested,
+    floats: &Floats,
+    need: Option<&(Nested, Floats)>,
+    i: usize,
+) -> Option<Case> {
+    let (a, b) = gens.range(i)?;
+    let count = b - a;
+    if count == 0 || count > MAX_GENERATORS || inner.nulls.is_some() {
+        return None;
+    }
+    let mut g = [[0f32; 3]; MAX_GENERATORS];
+    for (k, slot) in g[..count].iter_mut().enumerate() {
+        let (x, y) = inner.range(a + k)?;
+        if y - x != 3 {
+            return None;
+        }
+        *slot = floats.three_f32(x)?;
+    }
+    let need = match need.and_then(|(n, f)| n.range(i).map(|r| (r, f))) {
+        Some(((x, y), f)) if y - x == 3 => f.three_f32(x)?,
+        Some(_) => return None,
+        None => DEFAULT_NEED,
+    };
+    Case::new(&g[..count], need).ok()
 }
 
 fn row_case(
@@ -816,11 +867,21 @@ pub fn answers_file<W: Write + Send>(
 ) -> Result<(ParquetAnswers<W>, ParquetEncoder), String> {
     let schema = answer_schema(id);
     // No dictionaries: the float columns rarely repeat, and building them cost more than
-    // snappy needs to squeeze the repeated strings (verdicts, candidates).
-    let props = WriterProperties::builder()
+    // snappy needs to squeeze the repeated strings (verdicts, candidates). No statistics:
+    // every row group holds every verdict and a spread of margins, so min/max prune nothing,
+    // and computing them cost about 4 % of `eval`'s instructions (Parquet to Parquet). The
+    // witness weights and the certificates are stored uncompressed: snappy saved 1–7 % of
+    // their bytes and cost more time than that.
+    let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_dictionary_enabled(false)
-        .build();
+        .set_statistics_enabled(EnabledStatistics::None);
+    for column in [&["witness", "weights"][..], &["certificate"]] {
+        let mut path: Vec<String> = column.iter().map(|s| s.to_string()).collect();
+        path.extend(["list".to_string(), "item".to_string()]);
+        props = props.set_column_compression(ColumnPath::new(path), Compression::UNCOMPRESSED);
+    }
+    let props = props.build();
     let (writer, factory) = ArrowWriter::try_new(out, schema.clone(), Some(props))
         .and_then(ArrowWriter::into_serialized_writer)
         .map_err(|e| e.to_string())?;
@@ -899,14 +960,14 @@ pub fn answers_batch(
     let mut verdict = StringBuilder::with_capacity(n, n * 11);
     let mut margin = Float64Builder::with_capacity(n);
     let mut capped = BooleanBuilder::with_capacity(n);
-    let mut w_gens = ListBuilder::new(UInt32Builder::with_capacity(n * 3));
-    let mut w_weights = ListBuilder::new(Float64Builder::with_capacity(n * 3));
+    let mut w_gens = ListBuilder::with_capacity(UInt32Builder::with_capacity(n * 3), n);
+    let mut w_weights = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 3), n);
     let mut w_valid = Vec::with_capacity(n);
-    let mut certificate = ListBuilder::new(Float64Builder::with_capacity(n * 3));
+    let mut certificate = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 3), n);
     let mut binding = UInt32Builder::with_capacity(n);
     let mut candidate = StringBuilder::with_capacity(n, n * 12);
     let mut line = UInt64Builder::with_capacity(n);
-    let mut error = StringBuilder::new();
+    let mut error = StringBuilder::with_capacity(n, 0);
     for (r, row) in batch.rows.iter().enumerate() {
         let answered = row.as_ref().ok().map(|&i| RowCase::of(i));
         let general = match answered {

@@ -1,10 +1,12 @@
 //! Physical layer (SPEC §2, §3, §8, §9): contacts, bodies, needs, robust margin, the gate over an edit.
 //!
-//! One JSON Lines input line is a [`Scene`] (contacts) or an edit (contacts `before` and
-//! `after`, resolved into the kept contacts of SPEC §9). A scene turns into one cone test per
-//! corner of its mass × centre-of-mass box ([`Scene::cases`]); [`hold_reports`] runs the cone
-//! tests of many scenes in one call of [`Engine::evaluate`](crate::Engine::evaluate) and
-//! [`judge`]s each scene.
+//! One JSON Lines input line ([`parse_line`]) is a planar [`Scene`] (contacts, or an edit:
+//! contacts `before` and `after`, resolved into the kept contacts of SPEC §9) or, with
+//! `"dim": 3`, a [`SpatialScene`] (SPEC-SPATIAL §2–5: a 3-D body on point, edge and face
+//! contacts). A scene turns into one cone test per corner of its mass × centre-of-mass box;
+//! [`hold_reports`] runs the cone tests of many lines in one batch per engine and judges each
+//! line ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also carries the
+//! support region ([`region`]).
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
@@ -16,19 +18,36 @@
 //!   interval lower end first; an interval whose ends are equal (or that is absent) gives one value;
 //!   `need = (0, m/m0, −(m/m0)·x/ℓ)`.
 //!
-//! One file per subject: `types` (contacts, bodies, scenes, needs, generators), `parse`
-//! (one JSON line into a scene), `edit` (the kept contacts of an edit), `report` (the
-//! cone tests' outcomes judged into hold reports, the gate).
+//! One file per subject: `types` (planar contacts, bodies, scenes, needs, generators),
+//! `parse` (one planar JSON line into a scene), `edit` (the kept contacts of an edit),
+//! `report` (planar outcomes judged into hold reports), `spatial` (3-D contacts, pyramids,
+//! wrenches, needs), `spatial_parse`, `spatial_report` (the spatial verdict, `"coulomb"`'s
+//! bracket), `region` (the support region), `gate` (both kinds of line, batched).
 
 mod edit;
+mod gate;
 mod parse;
+pub mod region;
 mod report;
+pub mod spatial;
+mod spatial_parse;
+mod spatial_report;
 mod types;
 
 pub use edit::{overlap, resolve_edit};
-pub use parse::parse_line;
+pub use gate::{hold_reports, parse_line, planar_reports, Report, SceneLine};
+pub use parse::parse_planar;
+pub use region::{support_region, SupportRegion};
 pub use report::{
-    hold_reports, judge, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
+    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
+};
+pub use spatial::{
+    pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid, SpatialBody,
+    SpatialContact, SpatialScene, SpatialSource,
+};
+pub use spatial_parse::{parse_spatial, COPLANAR_TOLERANCE};
+pub use spatial_report::{
+    judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
 };
 pub use types::{
     edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,

@@ -5,9 +5,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::types::{EditSummary, GeneratorSource, Scene};
-use crate::general::{GeneralBatch, GeneralOutcome};
+use crate::general::GeneralOutcome;
 use crate::tables::Candidate;
-use crate::{Engine, Error, Outcome, Verdict, MARGIN_CAP};
+use crate::{Outcome, Verdict, MARGIN_CAP};
 
 /// A witness in physical terms: generator indices, weights (in nominal weights `m0·g`,
 /// float64-polished: [`Witness::polished`](crate::Witness::polished)) and where each
@@ -332,57 +332,6 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
         edit: scene.edit.clone(),
         needs: reports,
     }
-}
-
-/// The hold reports of many scenes: all their needs go through ONE `engine.evaluate` call
-/// (scenes of more than 16 generators, five body pairs or more, through one call of the
-/// general engine).
-pub fn hold_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldReport>, Error> {
-    let mut cases = Vec::new();
-    let mut counts = Vec::with_capacity(scenes.len());
-    let mut general = GeneralBatch::new();
-    for s in scenes {
-        if s.is_general() {
-            let g: Vec<f64> = s.generators_f64().concat();
-            let points = s.need_points();
-            for &(m, x) in &points {
-                general.push(3, &g, &s.body.need(m, x))?;
-            }
-            counts.push(points.len());
-            continue;
-        }
-        let c = s.cases()?;
-        counts.push(c.len());
-        cases.extend(c);
-    }
-    let mut general_outcomes = vec![GeneralOutcome::default(); general.len()];
-    if !general.is_empty() {
-        engine.evaluate_general_into(&general, &mut general_outcomes)?;
-    }
-    let mut at_general = 0;
-    let outcomes = engine.evaluate(&cases)?;
-    if outcomes.len() != cases.len() {
-        return Err(Error::Gpu(format!(
-            "{} outcomes for {} cases",
-            outcomes.len(),
-            cases.len()
-        )));
-    }
-    let mut at = 0;
-    Ok(scenes
-        .iter()
-        .zip(counts)
-        .map(|(s, n)| {
-            if s.is_general() {
-                let r = judge_general(s, &general_outcomes[at_general..at_general + n]);
-                at_general += n;
-                return r;
-            }
-            let r = judge(s, &outcomes[at..at + n]);
-            at += n;
-            r
-        })
-        .collect())
 }
 
 impl HoldReport {

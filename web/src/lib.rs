@@ -14,7 +14,7 @@ use std::rc::Rc;
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
 use planar_hold::io::lines::{LineReader, MAX_LINE};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
-use planar_hold::scene::{judge, parse_line, Friction, HoldReport, Scene};
+use planar_hold::scene::{judge, parse_planar, Friction, HoldReport, Scene};
 use planar_hold::{draw, Case, Outcome};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -109,7 +109,7 @@ fn parse_scenes(text: &str) -> Result<Parsed, JsValue> {
             } else {
                 match std::str::from_utf8(bytes) {
                     Err(e) => Err((None, format!("invalid input: not UTF-8: {e}"))),
-                    Ok(s) => parse_line(s).map_err(|e| (salvage_id(bytes), e.to_string())),
+                    Ok(s) => parse_planar(s).map_err(|e| (salvage_id(bytes), e.to_string())),
                 }
             };
             out.push((line.number, row));
@@ -170,7 +170,7 @@ pub async fn gate(text: String, cpu: bool) -> Result<String, JsValue> {
 /// need the picture explains (`[[x, z], [fx, fz]]`, nominal weights) and the scene as parsed.
 #[wasm_bindgen]
 pub async fn judge_scene(line: String, cpu: bool) -> Result<String, JsValue> {
-    let scene = parse_line(&line).map_err(js_err)?;
+    let scene = parse_planar(&line).map_err(js_err)?;
     let on = if cpu { On::Cpu } else { On::Gpu };
     let report = reports(on, &[&scene]).await?.remove(0);
     let story = draw::story(&scene, &report);
@@ -201,7 +201,7 @@ pub async fn sweep(
     mu_hi: f64,
     cpu: bool,
 ) -> Result<Vec<f32>, JsValue> {
-    let scene = parse_line(&line).map_err(js_err)?;
+    let scene = parse_planar(&line).map_err(js_err)?;
     let cases = sweep_cases(&scene, nx, nmu, [x_lo, x_hi], [mu_lo, mu_hi])?;
     let answers = outcomes(if cpu { On::Cpu } else { On::Gpu }, &cases).await?;
     Ok(answers
@@ -256,7 +256,7 @@ pub fn sweep_jsonl(
     mu_lo: f64,
     mu_hi: f64,
 ) -> Result<String, JsValue> {
-    let scene = parse_line(&line).map_err(js_err)?;
+    let scene = parse_planar(&line).map_err(js_err)?;
     let cases = sweep_cases(&scene, nx, nmu, [x_lo, x_hi], [mu_lo, mu_hi])?;
     let mut out = Vec::new();
     for c in &cases {

@@ -1,0 +1,253 @@
+//! The support region (SPEC-SPATIAL §5): the horizontal centre-of-mass offsets `δ` at which
+//! the contacts hold the body at the nominal mass. The need is affine in `δ`, so the region
+//! is `{δ : n_f·need(δ) ≥ 0 for every facet f}`, a convex polygon cut from the facets of the
+//! contacts' cone; it does not depend on the mass (the need scales with it).
+//!
+//! A cone that is not full-dimensional (one point contact, a pinch) holds only needs in its
+//! span S: the cone `C + S^⊥` (C with ± a basis of S's complement added) is full-dimensional
+//! with C's relative facets as its own, and `need(δ) ∈ S` is a few linear equations in `δ`:
+//! the region is then a segment or a point (or empty). Reported clipped to
+//! `|δ_x|, |δ_y| ≤ 4ℓ` ([`REGION_BOX`] half-sizes), vertices counter-clockwise.
+
+use serde::Serialize;
+
+use crate::general::cpu::{Solver, RANK_TOL};
+use crate::general::linalg::Basis;
+use crate::general::GeneralCase;
+
+/// The clip box's half-width, in half-sizes ℓ.
+pub const REGION_BOX: f64 = 4.0;
+
+/// How far outside a half-plane (relative to ℓ) a point may lie and count as on it: the
+/// facets are float64 planes, and a region of zero area (a segment) must not vanish.
+const SLACK: f64 = 1e-10;
+
+/// The support region's polygon and what it is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SupportRegion {
+    /// Vertices `[δ_x, δ_y]`, counter-clockwise, in the scene's length unit; none when empty.
+    pub vertices: Vec<[f64; 2]>,
+    /// "polygon", "segment", "point" or "empty".
+    pub shape: &'static str,
+    /// The region reaches the clip box (unbounded, or larger than the box), or lies
+    /// beyond it (then `vertices` is empty).
+    pub clipped: bool,
+}
+
+/// A half-plane `a·δ + b ≥ 0`, `|a| = 1` (so the value is a signed distance).
+#[derive(Clone, Copy, Debug)]
+struct HalfPlane {
+    a: [f64; 2],
+    b: f64,
+}
+
+impl HalfPlane {
+    fn value(&self, p: [f64; 2]) -> f64 {
+        self.a[0] * p[0] + self.a[1] * p[1] + self.b
+    }
+}
+
+/// The half-plane of `δ` where `n·need(δ) ≥ 0`, need = a·(e₂ + δ_y/ℓ e₃ − δ_x/ℓ e₄): `None`
+/// when `n` does not depend on δ; `Err(())` when it excludes every δ.
+fn half_plane(n: &[f64], half_size: f64) -> Result<Option<HalfPlane>, ()> {
+    let a = [-n[4], n[3]];
+    let len = a[0].hypot(a[1]);
+    if len <= 1e-12 {
+        return if n[2] < -1e-9 { Err(()) } else { Ok(None) };
+    }
+    Ok(Some(HalfPlane {
+        a: [a[0] / len, a[1] / len],
+        b: n[2] * half_size / len,
+    }))
+}
+
+/// The support region of the cone of `generators` (R⁶, the scene's main pyramid) for a body
+/// of half-size `half_size`.
+pub fn support_region(
+    solver: &mut Solver,
+    generators: &[[f64; 6]],
+    half_size: f64,
+) -> SupportRegion {
+    // In units of ℓ (u = δ/ℓ) whatever the scene's scale; scaled back at the end.
+    let l = 1.0;
+    let r = REGION_BOX;
+    let tol = SLACK;
+    let mut span = Basis::new(6);
+    for g in generators {
+        span.push(g, RANK_TOL);
+    }
+    let mut flat: Vec<f64> = generators.concat();
+    let mut equations = Vec::new();
+    while span.len() < 6 {
+        let q = span.complement();
+        span.push(&q, 0.0);
+        flat.extend_from_slice(&q);
+        flat.extend(q.iter().map(|v| -v));
+        equations.push(q);
+    }
+    let need = crate::general::default_need(6);
+    let Ok(case) = GeneralCase::new(6, &flat, need) else {
+        return SupportRegion::empty();
+    };
+    let mut planes = Vec::new();
+    for f in solver.facets(&case) {
+        match half_plane(&f.normal, 1.0) {
+            Err(()) => return SupportRegion::empty(),
+            Ok(Some(h)) => planes.push(h),
+            Ok(None) => {}
+        }
+    }
+    // need(δ) ∈ S: q·need(δ) = 0 for each q of S's complement, two-sided half-planes.
+    let mut lines = Vec::new();
+    for q in &equations {
+        match half_plane(q, 1.0) {
+            Err(()) => return SupportRegion::empty(),
+            Ok(None) if q[2].abs() > 1e-9 => return SupportRegion::empty(),
+            Ok(None) => {}
+            Ok(Some(h)) => lines.push(h),
+        }
+    }
+    // Exact half-planes first; a region of no area (a segment, a point) may not survive
+    // them in floating point, so then again with the slack.
+    let exact = cut(&lines, &planes, r, 0.0);
+    let mut region = SupportRegion::from_polygon(exact, l, r);
+    if region.shape != "polygon" {
+        region = SupportRegion::from_polygon(cut(&lines, &planes, r, tol), l, r);
+    }
+    if region.shape == "empty" {
+        // Empty in the box: empty everywhere, or only beyond the box (then say clipped).
+        let far = 1e6 * r;
+        let beyond = SupportRegion::from_polygon(cut(&lines, &planes, far, tol), l, far);
+        region.clipped = beyond.shape != "empty";
+    }
+    for v in &mut region.vertices {
+        *v = v.map(|c| c * half_size);
+    }
+    region
+}
+
+/// The clip box cut by the two sides of each line (a segment or a point), then by each
+/// half-plane, every one loosened by `tol`.
+fn cut(lines: &[HalfPlane], planes: &[HalfPlane], r: f64, tol: f64) -> Vec<[f64; 2]> {
+    let mut poly = vec![[-r, -r], [r, -r], [r, r], [-r, r]];
+    for h in lines {
+        poly = clip(&poly, h, tol);
+        let opposite = HalfPlane {
+            a: [-h.a[0], -h.a[1]],
+            b: -h.b,
+        };
+        poly = clip(&poly, &opposite, tol);
+    }
+    for h in planes {
+        poly = clip(&poly, h, tol);
+    }
+    poly
+}
+
+/// Sutherland–Hodgman: the part of the convex polygon `poly` where `h ≥ −tol`.
+fn clip(poly: &[[f64; 2]], h: &HalfPlane, tol: f64) -> Vec<[f64; 2]> {
+    let mut out = Vec::with_capacity(poly.len() + 1);
+    let n = poly.len();
+    for i in 0..n {
+        let p = poly[i];
+        let q = poly[(i + 1) % n];
+        let (vp, vq) = (h.value(p) + tol, h.value(q) + tol);
+        if vp >= 0.0 {
+            out.push(p);
+        }
+        if (vp >= 0.0) != (vq >= 0.0) {
+            let t = vp / (vp - vq);
+            out.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
+        }
+    }
+    out
+}
+
+impl SupportRegion {
+    fn empty() -> SupportRegion {
+        SupportRegion {
+            vertices: Vec::new(),
+            shape: "empty",
+            clipped: false,
+        }
+    }
+
+    /// Vertices merged within a millionth of the slack's scale, collinear ones dropped, the
+    /// shape named from the extent: a polygon thinner than the slack is a segment.
+    fn from_polygon(poly: Vec<[f64; 2]>, l: f64, r: f64) -> SupportRegion {
+        let close = 4.0 * SLACK * l;
+        let mut v: Vec<[f64; 2]> = Vec::with_capacity(poly.len());
+        for p in poly {
+            if v.last().is_none_or(|q| dist(*q, p) > close) {
+                v.push(p);
+            }
+        }
+        while v.len() > 1 && dist(v[0], v[v.len() - 1]) <= close {
+            v.pop();
+        }
+        if v.is_empty() {
+            return SupportRegion::empty();
+        }
+        let clipped = v
+            .iter()
+            .any(|p| p[0].abs() >= r * (1.0 - 1e-12) || p[1].abs() >= r * (1.0 - 1e-12));
+        // The farthest pair and the widest point off their line say what it is.
+        let (mut a, mut b, mut far) = (0, 0, 0.0);
+        for i in 0..v.len() {
+            for j in i + 1..v.len() {
+                let d = dist(v[i], v[j]);
+                if d > far {
+                    (a, b, far) = (i, j, d);
+                }
+            }
+        }
+        if far <= close {
+            let c = centroid(&v);
+            return SupportRegion {
+                vertices: vec![c],
+                shape: "point",
+                clipped,
+            };
+        }
+        let (pa, pb) = (v[a], v[b]);
+        let width = v
+            .iter()
+            .map(|&p| {
+                ((pb[0] - pa[0]) * (p[1] - pa[1]) - (pb[1] - pa[1]) * (p[0] - pa[0])).abs() / far
+            })
+            .fold(0.0, f64::max);
+        if width <= close {
+            return SupportRegion {
+                vertices: vec![pa, pb],
+                shape: "segment",
+                clipped,
+            };
+        }
+        // Counter-clockwise: Sutherland–Hodgman keeps the box's orientation; drop vertices
+        // on the line of their neighbours.
+        let mut out: Vec<[f64; 2]> = Vec::with_capacity(v.len());
+        let n = v.len();
+        for i in 0..n {
+            let (p, q, s) = (v[(i + n - 1) % n], v[i], v[(i + 1) % n]);
+            let c = (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0]);
+            if c.abs() > close * dist(p, s) {
+                out.push(q);
+            }
+        }
+        SupportRegion {
+            vertices: out,
+            shape: "polygon",
+            clipped,
+        }
+    }
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+fn centroid(v: &[[f64; 2]]) -> [f64; 2] {
+    let n = v.len() as f64;
+    let s = v.iter().fold([0.0, 0.0], |s, p| [s[0] + p[0], s[1] + p[1]]);
+    [s[0] / n, s[1] / n]
+}

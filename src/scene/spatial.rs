@@ -1,0 +1,433 @@
+//! Spatial scenes (SPEC-SPATIAL §2–§4): a 3-D body on point, edge and face contacts, its
+//! friction pyramids, the wrenches they give in R⁶ and the needs of its mass × centre-of-mass
+//! box. The one place of the pyramid's edges ([`pyramid_edges`]) and of the wrench of a force
+//! ([`wrench`]): the generators, the general engine's sample cases and the pictures use them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::types::Friction;
+
+/// Most pyramid edges a contact point may have (SPEC-SPATIAL §3), and how far `"coulomb"`
+/// refines.
+pub const MAX_PYRAMID: usize = 64;
+
+/// Fewest pyramid edges.
+pub const MIN_PYRAMID: usize = 3;
+
+/// Default pyramid edges.
+pub const DEFAULT_PYRAMID: usize = 4;
+
+/// How the Coulomb cone `|f_t| ≤ μ f_n` becomes a pyramid (SPEC-SPATIAL §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FrictionModel {
+    /// The pyramid inside the cone (`μ' = μ`): a witness proves the true cone holds.
+    Inner,
+    /// The pyramid around the cone (`μ' = μ / cos(π/k)`): a certificate proves it cannot.
+    Outer,
+    /// Both: held when the inner holds, not held when the outer is certified, else
+    /// uncertain (after refining k up to [`MAX_PYRAMID`]).
+    Coulomb,
+}
+
+impl FrictionModel {
+    /// The name the input and the answers use.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            FrictionModel::Inner => "inner",
+            FrictionModel::Outer => "outer",
+            FrictionModel::Coulomb => "coulomb",
+        }
+    }
+}
+
+/// Which pyramid the generators are built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pyramid {
+    /// Edges on the Coulomb cone: `μ' = μ`.
+    Inner,
+    /// Edges around it: `μ' = μ / cos(π/k)`.
+    Outer,
+}
+
+/// One contact (SPEC-SPATIAL §3): 1 point, 2 (an edge) or 3+ (a convex face), relative to
+/// the reference point, in the scene's length unit; the inward unit normal; friction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialContact {
+    /// Body pair id.
+    pub pair: u64,
+    /// Position in the input list.
+    pub source: usize,
+    /// Application points: the point, the edge's endpoints or the face's vertices.
+    pub points: Vec<[f64; 3]>,
+    /// Inward unit normal (normalised from the input).
+    pub normal: [f64; 3],
+    /// Friction coefficient; the generators use its lower end.
+    pub mu: Friction,
+}
+
+impl SpatialContact {
+    /// "point", "edge" or "face".
+    pub fn kind(&self) -> &'static str {
+        match self.points.len() {
+            1 => "point",
+            2 => "edge",
+            _ => "face",
+        }
+    }
+
+    /// "contact 2 (pair 1)".
+    pub fn label(&self) -> String {
+        format!("contact {} (pair {})", self.source, self.pair)
+    }
+
+    /// The pyramid's edge directions at this contact for `k` edges (SPEC-SPATIAL §3).
+    pub fn edges(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
+        let mu = self.mu.lower();
+        let mu = match pyramid {
+            Pyramid::Inner => mu,
+            Pyramid::Outer => mu / (std::f64::consts::PI / k as f64).cos(),
+        };
+        pyramid_edges(self.normal, mu, k)
+    }
+}
+
+/// SPEC-SPATIAL §3's tangent basis of a unit normal: `t₁ = normalize(a × n)`, `a` the
+/// coordinate axis of the smallest `|nᵢ|` (the first on ties), `t₂ = n × t₁`.
+pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let mut a = [0.0; 3];
+    let mut i = 0;
+    for j in 1..3 {
+        if n[j].abs() < n[i].abs() {
+            i = j;
+        }
+    }
+    a[i] = 1.0;
+    let t1 = cross(a, n);
+    let l = norm3(t1);
+    let t1 = t1.map(|v| v / l);
+    (t1, cross(n, t1))
+}
+
+/// The `k` edges `r_j = n + μ(cos θ_j t₁ + sin θ_j t₂)`, `θ_j = 2πj/k`, of the friction
+/// pyramid at a unit normal `n` (SPEC-SPATIAL §3).
+pub fn pyramid_edges(n: [f64; 3], mu: f64, k: usize) -> Vec<[f64; 3]> {
+    let (t1, t2) = tangent_basis(n);
+    (0..k)
+        .map(|j| {
+            let th = std::f64::consts::TAU * j as f64 / k as f64;
+            let (s, c) = th.sin_cos();
+            std::array::from_fn(|a| n[a] + mu * (c * t1[a] + s * t2[a]))
+        })
+        .collect()
+}
+
+/// The dimensionless wrench of force `f` at point `p` (SPEC-SPATIAL §2):
+/// `(f, ((p − c) × f)/ℓ)`, with `p` already relative to the reference point `c`.
+pub fn wrench(p: [f64; 3], f: [f64; 3], half_size: f64) -> [f64; 6] {
+    let t = cross(p, f);
+    [
+        f[0],
+        f[1],
+        f[2],
+        t[0] / half_size,
+        t[1] / half_size,
+        t[2] / half_size,
+    ]
+}
+
+/// The body: half-size ℓ (the moment unit), nominal mass and the box of masses and
+/// horizontal centre-of-mass offsets `(δ_x, δ_y)` to hold over (SPEC-SPATIAL §4).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialBody {
+    /// ℓ > 0.
+    pub half_size: f64,
+    /// `m0` > 0: forces are in units of `m0·g`.
+    pub mass_nominal: f64,
+    /// `[lo, hi]` in the nominal mass's units.
+    pub mass_range: [f64; 2],
+    /// `[[δx_lo, δx_hi], [δy_lo, δy_hi]]` in the scene's length unit.
+    pub com_offset: [[f64; 2]; 2],
+}
+
+impl SpatialBody {
+    /// The corners of the mass × δ_x × δ_y box as `(mass, [δ_x, δ_y])`, in need order: mass
+    /// outer, then δ_x, then δ_y, lower ends first; equal ends give one value.
+    pub fn corners(&self) -> Vec<(f64, [f64; 2])> {
+        let mut out = Vec::with_capacity(8);
+        for m in values(self.mass_range) {
+            for dx in values(self.com_offset[0]) {
+                for dy in values(self.com_offset[1]) {
+                    out.push((m, [dx, dy]));
+                }
+            }
+        }
+        out
+    }
+
+    /// What the contacts must supply for mass `m` with its centre of mass at `c + δ`
+    /// (SPEC-SPATIAL §2): `(0, 0, a, a·δ_y/ℓ, −a·δ_x/ℓ, 0)`, `a = m/m0`.
+    pub fn need(&self, mass: f64, offset: [f64; 2]) -> [f64; 6] {
+        let a = mass / self.mass_nominal;
+        let l = self.half_size;
+        [0.0, 0.0, a, a * offset[1] / l, -(a * offset[0]) / l, 0.0]
+    }
+}
+
+fn values(iv: [f64; 2]) -> Vec<f64> {
+    if iv[0] == iv[1] {
+        vec![iv[0]]
+    } else {
+        iv.to_vec()
+    }
+}
+
+/// A spatial scene (`"dim": 3`), validated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialScene {
+    /// The input's `id`, echoed as given.
+    pub id: Value,
+    /// Size, mass and centre-of-mass box.
+    pub body: SpatialBody,
+    /// Edges of each contact point's pyramid as given (refined by `"coulomb"`).
+    pub pyramid: usize,
+    /// How friction is linearised.
+    pub friction: FrictionModel,
+    /// Contacts in input order.
+    pub contacts: Vec<SpatialContact>,
+    /// Least robust margin the gate accepts.
+    pub margin_min: f64,
+}
+
+/// Where a spatial generator comes from: contact, application point, pyramid edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SpatialSource {
+    /// Index into `SpatialScene::contacts`.
+    pub contact: usize,
+    /// Index into that contact's points.
+    pub point: usize,
+    /// Pyramid edge `j` (θ_j = 2πj/k).
+    pub edge: usize,
+}
+
+impl SpatialScene {
+    /// Application points of all contacts, in generator order.
+    pub fn point_count(&self) -> usize {
+        self.contacts.iter().map(|c| c.points.len()).sum()
+    }
+
+    /// Generators with `k` edges a point: Σ points × k.
+    pub fn generator_count(&self, k: usize) -> usize {
+        self.point_count() * k
+    }
+
+    /// The generators in R⁶ for `k` edges a point, in SPEC-SPATIAL §3's order: contacts in
+    /// input order, then points, then edges j.
+    pub fn generators(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 6]> {
+        let mut out = Vec::with_capacity(self.generator_count(k));
+        for c in &self.contacts {
+            let edges = c.edges(k, pyramid);
+            for &p in &c.points {
+                out.extend(edges.iter().map(|&r| wrench(p, r, self.body.half_size)));
+            }
+        }
+        out
+    }
+
+    /// Which contact, point and edge generator `index` comes from, for `k` edges a point.
+    pub fn source(&self, index: usize, k: usize) -> Option<SpatialSource> {
+        let mut point = index / k;
+        for (ci, c) in self.contacts.iter().enumerate() {
+            if point < c.points.len() {
+                return Some(SpatialSource {
+                    contact: ci,
+                    point,
+                    edge: index % k,
+                });
+            }
+            point -= c.points.len();
+        }
+        None
+    }
+
+    /// "contact 1 (pair 3) point 2 edge 0" for generator `index`.
+    pub fn describe(&self, index: usize, k: usize) -> String {
+        match self.source(index, k) {
+            Some(s) => {
+                let c = &self.contacts[s.contact];
+                if c.points.len() == 1 {
+                    format!("{} edge {}", c.label(), s.edge)
+                } else {
+                    format!("{} point {} edge {}", c.label(), s.point, s.edge)
+                }
+            }
+            None => format!("generator {index} (not in this scene)"),
+        }
+    }
+
+    /// `(mass, δ)` of every need, in need order ([`SpatialBody::corners`]).
+    pub fn need_points(&self) -> Vec<(f64, [f64; 2])> {
+        self.body.corners()
+    }
+
+    /// The needs at the corners of the mass × centre-of-mass box.
+    pub fn needs(&self) -> Vec<[f64; 6]> {
+        self.need_points()
+            .into_iter()
+            .map(|(m, d)| self.body.need(m, d))
+            .collect()
+    }
+}
+
+/// A certificate read as the motion gravity would make (SPEC-SPATIAL §2): `y` with
+/// `y·w ≥ 0` for every contact wrench is a twist whose point `p` moves at
+/// `v(p) = y_f + (y_τ × p)/ℓ`, so that `y·w = v(p)·f` is the power of a force `f` at `p`:
+/// no contact resists it, and gravity does work along it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Motion {
+    /// A turn about the screw axis through `point` (the axis's point nearest the reference
+    /// point) along the unit `axis`, advancing `pitch` (length per radian) along it.
+    Turn {
+        /// Nearest point of the axis to the reference point, in the scene's length unit.
+        point: [f64; 3],
+        /// Unit direction of the angular velocity.
+        axis: [f64; 3],
+        /// Advance along the axis per radian of turn (0 for a pure tip).
+        pitch: f64,
+    },
+    /// A translation along the unit `direction` (no turn).
+    Slide {
+        /// Unit direction of the velocity.
+        direction: [f64; 3],
+    },
+}
+
+impl Motion {
+    /// The motion of certificate `y` of a body of half-size `half_size`: a slide when the
+    /// turning part is below 1e-9 of the whole.
+    pub fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
+        let v = [y[0], y[1], y[2]];
+        let w = [y[3] / half_size, y[4] / half_size, y[5] / half_size];
+        let (nv, nw) = (norm3(v), norm3([y[3], y[4], y[5]]));
+        if nw <= 1e-9 * (nv + nw) || nw == 0.0 {
+            let l = nv.max(f64::MIN_POSITIVE);
+            return Motion::Slide {
+                direction: v.map(|c| c / l),
+            };
+        }
+        let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+        let point = cross(w, v).map(|c| c / w2);
+        let pitch = (w[0] * v[0] + w[1] * v[1] + w[2] * v[2]) / w2;
+        let l = w2.sqrt();
+        Motion::Turn {
+            point,
+            axis: w.map(|c| c / l),
+            pitch,
+        }
+    }
+
+    /// "a turn about the axis through (0.1, 0, -0.5) along (0, -1, 0)", "a slide along (…)".
+    pub fn describe(&self) -> String {
+        let f = |v: [f64; 3]| {
+            let v = v.map(|c| if c.abs() < 5e-6 { 0.0 } else { c });
+            format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])
+        };
+        match *self {
+            Motion::Turn { point, axis, pitch } if pitch.abs() < 1e-9 => {
+                format!(
+                    "a turn about the axis through {} along {}",
+                    f(point),
+                    f(axis)
+                )
+            }
+            Motion::Turn { point, axis, pitch } => format!(
+                "a screw about the axis through {} along {}, pitch {:.4}",
+                f(point),
+                f(axis),
+                pitch
+            ),
+            Motion::Slide { direction } => format!("a slide along {}", f(direction)),
+        }
+    }
+}
+
+pub(crate) fn cross(u: [f64; 3], v: [f64; 3]) -> [f64; 3] {
+    [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+pub(crate) fn norm3(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tangent_basis_is_orthonormal_and_follows_the_spec() {
+        for n in [
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0],
+            [0.6, 0.0, 0.8],
+            [0.0, -1.0, 0.0],
+        ] {
+            let (t1, t2) = tangent_basis(n);
+            let d = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+            assert!(d(t1, n).abs() < 1e-15 && d(t2, n).abs() < 1e-15 && d(t1, t2).abs() < 1e-15);
+            assert!((norm3(t1) - 1.0).abs() < 1e-15 && (norm3(t2) - 1.0).abs() < 1e-15);
+        }
+        // n = z: a = x (first of the ties), t1 = x × z = (0, −1, 0), t2 = z × t1 = (1, 0, 0)
+        let (t1, t2) = tangent_basis([0.0, 0.0, 1.0]);
+        assert_eq!(t1, [0.0, -1.0, 0.0]);
+        assert_eq!(t2, [1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_tipping_certificate_turns_about_the_edge_and_a_sliding_one_slides() {
+        // The face x in [0.1, 0.5] under a body whose centre of mass is at x = 0: it tips
+        // about the face's edge x = 0.1, z = −0.5 (ℓ = 0.5).
+        let y = [
+            -0.7001400420140048,
+            0.0,
+            -0.14002800840280097,
+            0.0,
+            -0.7001400420140053,
+            0.0,
+        ];
+        match Motion::of_certificate(&y, 0.5) {
+            Motion::Turn { point, axis, pitch } => {
+                assert!((point[0] - 0.1).abs() < 1e-12 && (point[2] + 0.5).abs() < 1e-12);
+                assert!((axis[1].abs() - 1.0).abs() < 1e-12 && pitch.abs() < 1e-12);
+            }
+            m => panic!("{m:?}"),
+        }
+        let y = [0.9993887756197336, 0.0, -0.0349581916764813, 0.0, 0.0, 0.0];
+        assert!(matches!(
+            Motion::of_certificate(&y, 0.5),
+            Motion::Slide { .. }
+        ));
+    }
+
+    #[test]
+    fn the_outer_pyramid_circumscribes_the_cone() {
+        let c = SpatialContact {
+            pair: 0,
+            source: 0,
+            points: vec![[0.0; 3]],
+            normal: [0.0, 0.0, 1.0],
+            mu: Friction::Value(0.5),
+        };
+        for k in [3, 4, 8] {
+            let e = c.edges(k, Pyramid::Outer);
+            // the midpoint of two neighbouring edges lies on the Coulomb cone
+            let m: [f64; 3] = std::array::from_fn(|a| (e[0][a] + e[1][a]) / 2.0);
+            assert!((m[0].hypot(m[1]) - 0.5 * m[2]).abs() < 1e-12);
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! One `"dim": 3` JSON line into a validated [`SpatialScene`] (SPEC-SPATIAL §3–§4): fields,
+//! ranges, coplanar faces, one contact per body pair, at most 256 generators.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::spatial::{
+    norm3, FrictionModel, SpatialBody, SpatialContact, SpatialScene, DEFAULT_PYRAMID, MAX_PYRAMID,
+    MIN_PYRAMID,
+};
+use super::types::Friction;
+use crate::general::MAX_GENERAL_GENERATORS;
+use crate::io::json::one_line;
+use crate::Error;
+
+/// How far off their plane (relative to the face's size) a face's points may lie.
+pub const COPLANAR_TOLERANCE: f64 = 1e-9;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpatial {
+    id: Option<Value>,
+    dim: Value,
+    half_size: Option<Value>,
+    pyramid: Option<Value>,
+    friction: Option<Value>,
+    mass: Option<RawMass>,
+    com_offset: Option<Vec<Value>>,
+    contacts: Option<Vec<RawContact>>,
+    margin_min: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMass {
+    nominal: Option<f64>,
+    range: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawContact {
+    pair: Option<Value>,
+    points: Option<Vec<[f64; 3]>>,
+    normal: Option<[f64; 3]>,
+    mu: Option<Value>,
+}
+
+fn input(msg: impl Into<String>) -> Error {
+    Error::Input(msg.into())
+}
+
+/// Whether a line is spatial: it has a `dim` field (whose value [`parse_spatial`] checks),
+/// or names one and is not valid JSON (then the spatial parser says what is wrong).
+pub fn has_dim(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        dim: Option<serde::de::IgnoredAny>,
+    }
+    text.contains("\"dim\"") && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.dim.is_some())
+}
+
+/// Parses and validates one spatial scene line. The caller adds the line number to errors.
+pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
+    let raw: RawSpatial = serde_json::from_str(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => input(format!(
+            "invalid field in the spatial scene: {}",
+            one_line(&e)
+        )),
+        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
+    })?;
+    if raw.dim.as_u64() != Some(3) {
+        return Err(input(format!(
+            "dim must be 3 for a spatial scene (a planar scene has no dim), got {}",
+            raw.dim
+        )));
+    }
+    let id = match raw.id {
+        Some(v @ (Value::String(_) | Value::Number(_))) => v,
+        Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),
+        None => return Err(input("missing field `id`")),
+    };
+    let half_size = match raw.half_size {
+        None => return Err(input("missing field `half_size`")),
+        Some(v) => v
+            .as_f64()
+            .ok_or_else(|| input(format!("half_size must be a number, got {v}")))?,
+    };
+    if !half_size.is_finite() || half_size <= 0.0 {
+        return Err(input(format!(
+            "half_size must be positive and finite, got {half_size}"
+        )));
+    }
+    let pyramid = match raw.pyramid {
+        None => DEFAULT_PYRAMID,
+        Some(v) => match v.as_u64() {
+            Some(k) if (MIN_PYRAMID as u64..=MAX_PYRAMID as u64).contains(&k) => k as usize,
+            _ => {
+                return Err(input(format!(
+                    "pyramid must be an integer from {MIN_PYRAMID} to {MAX_PYRAMID} (edges of \
+                     each friction pyramid), got {v}"
+                )))
+            }
+        },
+    };
+    let friction = match raw.friction.as_ref().map(|v| (v, v.as_str())) {
+        None => FrictionModel::Inner,
+        Some((_, Some("inner"))) => FrictionModel::Inner,
+        Some((_, Some("outer"))) => FrictionModel::Outer,
+        Some((_, Some("coulomb"))) => FrictionModel::Coulomb,
+        Some((v, _)) => {
+            return Err(input(format!(
+                "friction must be \"inner\", \"outer\" or \"coulomb\", got {v}"
+            )))
+        }
+    };
+    let (mass_nominal, mass_range) = match raw.mass {
+        None => (1.0, [1.0, 1.0]),
+        Some(m) => {
+            let nominal = m
+                .nominal
+                .ok_or_else(|| input("mass: missing field `nominal`"))?;
+            if !nominal.is_finite() || nominal <= 0.0 {
+                return Err(input(format!(
+                    "mass.nominal must be positive and finite, got {nominal}"
+                )));
+            }
+            let range = m.range.unwrap_or([nominal, nominal]);
+            interval("mass.range", range)?;
+            if range[0] <= 0.0 {
+                return Err(input(format!(
+                    "mass.range [{}, {}] must be positive",
+                    range[0], range[1]
+                )));
+            }
+            (nominal, range)
+        }
+    };
+    let com_offset = match raw.com_offset {
+        None => [[0.0, 0.0], [0.0, 0.0]],
+        Some(v) => com_intervals(&v)?,
+    };
+    interval("com_offset[0] (δx)", com_offset[0])?;
+    interval("com_offset[1] (δy)", com_offset[1])?;
+    let margin_min = raw.margin_min.unwrap_or(0.0);
+    if !margin_min.is_finite() {
+        return Err(input(format!("margin_min {margin_min} is not finite")));
+    }
+    let raw_contacts = raw
+        .contacts
+        .ok_or_else(|| input("missing field `contacts`"))?;
+    let mut contacts = Vec::with_capacity(raw_contacts.len());
+    for (i, c) in raw_contacts.into_iter().enumerate() {
+        contacts.push(contact(i, c)?);
+    }
+    for (i, a) in contacts.iter().enumerate() {
+        if let Some(b) = contacts[..i].iter().find(|b| b.pair == a.pair) {
+            return Err(input(format!(
+                "contacts[{}] and contacts[{}] are both for body pair {} (at most one contact \
+                 per pair)",
+                b.source, a.source, a.pair
+            )));
+        }
+    }
+    let scene = SpatialScene {
+        id,
+        body: SpatialBody {
+            half_size,
+            mass_nominal,
+            mass_range,
+            com_offset,
+        },
+        pyramid,
+        friction,
+        contacts,
+        margin_min,
+    };
+    let points = scene.point_count();
+    let k = scene.generator_count(pyramid);
+    if k > MAX_GENERAL_GENERATORS {
+        return Err(input(format!(
+            "{points} points x {pyramid} pyramid edges = {k} generators, more than \
+             {MAX_GENERAL_GENERATORS} (too many)"
+        )));
+    }
+    // Every wrench and need must be finite in float64 (huge positions over a tiny half_size).
+    if let Some(i) = scene
+        .generators(pyramid, super::spatial::Pyramid::Outer)
+        .iter()
+        .position(|g| !g.iter().all(|v| v.is_finite()))
+    {
+        return Err(input(format!(
+            "generator {i} ({}) is not finite (positions too large for half_size?)",
+            scene.describe(i, pyramid)
+        )));
+    }
+    if !scene.needs().iter().flatten().all(|v| v.is_finite()) {
+        return Err(input(
+            "a need is not finite (mass range too large for the nominal mass, or com_offset \
+             for half_size?)",
+        ));
+    }
+    Ok(scene)
+}
+
+/// `com_offset`: two intervals `[[δx_lo, δx_hi], [δy_lo, δy_hi]]`.
+fn com_intervals(v: &[Value]) -> Result<[[f64; 2]; 2], Error> {
+    let bad = || {
+        input(format!(
+            "com_offset must be two intervals [[dx_lo, dx_hi], [dy_lo, dy_hi]] (δx, δy), got {}",
+            Value::Array(v.to_vec())
+        ))
+    };
+    if v.len() != 2 {
+        return Err(bad());
+    }
+    let mut out = [[0.0; 2]; 2];
+    for (o, iv) in out.iter_mut().zip(v) {
+        match iv.as_array().map(|a| a.as_slice()) {
+            Some([lo, hi]) => *o = [lo.as_f64().ok_or_else(bad)?, hi.as_f64().ok_or_else(bad)?],
+            _ => return Err(bad()),
+        }
+    }
+    Ok(out)
+}
+
+fn interval(what: &str, v: [f64; 2]) -> Result<(), Error> {
+    if !v.iter().all(|x| x.is_finite()) {
+        return Err(input(format!("{what} {v:?} is not finite")));
+    }
+    if v[0] > v[1] {
+        return Err(input(format!(
+            "{what} interval [{}, {}] is upside down (lo > hi)",
+            v[0], v[1]
+        )));
+    }
+    Ok(())
+}
+
+fn contact(index: usize, raw: RawContact) -> Result<SpatialContact, Error> {
+    let who = format!("contacts[{index}]");
+    let pair = match raw.pair {
+        None => return Err(input(format!("{who}: missing field `pair`"))),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            input(format!(
+                "{who}: pair must be a non-negative integer (body pair id), got {v}"
+            ))
+        })?,
+    };
+    let points = match raw.points {
+        None => {
+            return Err(input(format!(
+                "{who}: missing \"points\" (1 point, 2 for an edge, 3+ for a face)"
+            )))
+        }
+        Some(p) if p.is_empty() => {
+            return Err(input(format!(
+                "{who}: \"points\" is empty (1 point, 2 for an edge, 3+ for a face)"
+            )))
+        }
+        Some(p) => p,
+    };
+    if let Some(p) = points.iter().find(|p| !p.iter().all(|v| v.is_finite())) {
+        return Err(input(format!("{who}: point {p:?} is not finite")));
+    }
+    let n = raw
+        .normal
+        .ok_or_else(|| input(format!("{who}: missing field `normal`")))?;
+    if !n.iter().all(|v| v.is_finite()) {
+        return Err(input(format!("{who}.normal {n:?} is not finite")));
+    }
+    let len = norm3(n);
+    if len <= 1e-12 {
+        return Err(input(format!(
+            "{who}.normal is the zero vector (a contact needs a non-zero inward normal)"
+        )));
+    }
+    let normal = n.map(|v| v / len);
+    let mu = friction(
+        &who,
+        raw.mu
+            .ok_or_else(|| input(format!("{who}: missing field `mu`")))?,
+    )?;
+    if points.len() >= 4 {
+        coplanar(&who, &points)?;
+    }
+    Ok(SpatialContact {
+        pair,
+        source: index,
+        points,
+        normal,
+        mu,
+    })
+}
+
+fn friction(who: &str, v: Value) -> Result<Friction, Error> {
+    let bad = || {
+        input(format!(
+            "{who}.mu must be a number or an interval [lo, hi], got {v}"
+        ))
+    };
+    let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
+    let f = match &v {
+        Value::Number(_) => Friction::Value(num(&v).ok_or_else(bad)?),
+        Value::Array(a) if a.len() == 2 => {
+            Friction::Interval([num(&a[0]).ok_or_else(bad)?, num(&a[1]).ok_or_else(bad)?])
+        }
+        _ => return Err(bad()),
+    };
+    match f {
+        Friction::Value(m) if m < 0.0 => Err(input(format!(
+            "{who}.mu: negative friction coefficient {m}"
+        ))),
+        Friction::Interval([lo, hi]) if lo > hi => Err(input(format!(
+            "{who}.mu interval [{lo}, {hi}] is upside down (lo > hi)"
+        ))),
+        Friction::Interval([lo, hi]) if lo < 0.0 => Err(input(format!(
+            "{who}.mu interval [{lo}, {hi}]: negative friction coefficient"
+        ))),
+        f => Ok(f),
+    }
+}
+
+/// A face's points lie on one plane within [`COPLANAR_TOLERANCE`] of the face's size: the
+/// plane through the centroid with Newell's normal (robust for any convex polygon).
+fn coplanar(who: &str, points: &[[f64; 3]]) -> Result<(), Error> {
+    let n = points.len();
+    let c = points.iter().fold([0.0; 3], |s, p| {
+        [
+            s[0] + p[0] / n as f64,
+            s[1] + p[1] / n as f64,
+            s[2] + p[2] / n as f64,
+        ]
+    });
+    let mut size: f64 = 0.0;
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            size = size.max(norm3([a[0] - b[0], a[1] - b[1], a[2] - b[2]]));
+        }
+    }
+    if size == 0.0 {
+        return Ok(());
+    }
+    // Newell's normal, then the largest distance from the plane; with a degenerate
+    // (collinear) polygon, any plane through the line will do: the points are on it.
+    let mut nn = [0.0; 3];
+    for i in 0..n {
+        let (p, q) = (points[i], points[(i + 1) % n]);
+        nn[0] += (p[1] - q[1]) * (p[2] + q[2]);
+        nn[1] += (p[2] - q[2]) * (p[0] + q[0]);
+        nn[2] += (p[0] - q[0]) * (p[1] + q[1]);
+    }
+    let l = norm3(nn);
+    if l <= 1e-12 * size * size {
+        return Ok(());
+    }
+    let nn = nn.map(|v| v / l);
+    let off = points
+        .iter()
+        .map(|p| ((p[0] - c[0]) * nn[0] + (p[1] - c[1]) * nn[1] + (p[2] - c[2]) * nn[2]).abs())
+        .fold(0.0, f64::max);
+    if off > COPLANAR_TOLERANCE * size {
+        return Err(input(format!(
+            "{who}: the {n} points of the face are not coplanar (off their plane by {:.3e} of \
+             the face's size, more than {COPLANAR_TOLERANCE:e})",
+            off / size
+        )));
+    }
+    Ok(())
+}

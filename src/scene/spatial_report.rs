@@ -1,0 +1,458 @@
+//! A spatial scene's hold report (SPEC-SPATIAL §3–§5): the general engine's outcomes for its
+//! needs judged into held, robust margin, uncertain, the binding need and facet, a reason a
+//! person can act on, and the support region; `"coulomb"`'s bracket between the inner and
+//! the outer pyramid, refined by doubling k.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::region::SupportRegion;
+use super::report::WitnessReport;
+use super::spatial::{FrictionModel, Motion, Pyramid, SpatialScene, MAX_PYRAMID};
+use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
+use crate::{Error, Verdict};
+
+/// What binds a need: a plane of R⁶ through the origin with every generator on its side
+/// (inside: the facet attaining the margin; outside: the certificate's plane), and the
+/// generators, contacts and points on it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialBinding {
+    /// Unit inward normal `(force part, moment part)`.
+    pub normal: [f64; 6],
+    /// Generator indices on the plane, ascending.
+    pub generators: Vec<u32>,
+    /// Indices into the scene's contacts of those generators, ascending, each once.
+    pub contacts: Vec<usize>,
+    /// `[contact, point]` of those generators, each once.
+    pub points: Vec<[usize; 2]>,
+}
+
+/// One need's cone test in a spatial scene.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialNeedReport {
+    /// The mass of this corner of the mass × centre-of-mass box (nominal mass's units).
+    pub mass: f64,
+    /// `[δ_x, δ_y]` of this corner, in the scene's length unit.
+    pub com_offset: [f64; 2],
+    /// The wrench the contacts must supply (SPEC-SPATIAL §2).
+    pub need: [f64; 6],
+    /// "supported", "unsupported" or "uncertain".
+    pub verdict: &'static str,
+    /// Signed distance of the need to the boundary of the (inner) pyramids' cone, at most
+    /// 1000.
+    pub margin: f64,
+    /// The cone is all of R⁶.
+    pub capped: bool,
+    /// `"coulomb"` only: the outer pyramids' margin, an upper bound of the true cone's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin_upper: Option<f64>,
+    /// Forces along pyramid edges that hold, only when supported.
+    pub witness: Option<WitnessReport>,
+    /// Unit `y` with `y·wᵢ ≥ 0` for every generator (of the outer pyramids for
+    /// `"coulomb"`) and `y·need < 0`, only when unsupported: read as a twist, the motion
+    /// gravity would make.
+    pub certificate: Option<[f64; 6]>,
+    /// What binds this need; none when capped or the cone is flat.
+    pub binding: Option<SpatialBinding>,
+}
+
+/// The need that attains the robust margin.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialBindingNeed {
+    /// Index into `needs`.
+    pub index: usize,
+    /// Its mass.
+    pub mass: f64,
+    /// Its `[δ_x, δ_y]`.
+    pub com_offset: [f64; 2],
+}
+
+/// The gate's answer to a spatial scene.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpatialReport {
+    /// The input's `id`, echoed as given.
+    pub id: Value,
+    /// Always 3: a spatial scene's answer.
+    pub dim: u8,
+    /// Every need has a witness and the robust margin is at least `margin_min`.
+    pub held: bool,
+    /// Minimum of the needs' margins: force in `m0·g` and moment in `m0·g·ℓ`, in one
+    /// Euclidean norm.
+    pub robust_margin: f64,
+    /// Not held, and no need certified: within tolerance of the boundary, or (for
+    /// `"coulomb"`) between the inner and the outer pyramid at every k tried.
+    pub uncertain: bool,
+    /// The cone is all of R⁶ (every need's margin is the cap).
+    pub capped: bool,
+    /// "inner", "outer" or "coulomb", echoed.
+    pub friction: &'static str,
+    /// Edges of each pyramid the answer used (for `"coulomb"`, after refining).
+    pub pyramid: usize,
+    /// The scene's `margin_min`, echoed.
+    pub margin_min: f64,
+    /// Generators of the cone test at `pyramid` edges: Σ points × k.
+    pub n_generators: usize,
+    /// `"coulomb"` only: the least of the outer pyramids' margins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin_upper: Option<f64>,
+    /// `"coulomb"` only: undecided between the inner and the outer pyramid at `pyramid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coulomb_uncertain: Option<bool>,
+    /// The need whose margin is the robust margin (first on ties).
+    pub binding_need: SpatialBindingNeed,
+    /// What binds that need (when not held: the need the reason names).
+    pub binding: Option<SpatialBinding>,
+    /// Why not held, in words; `None` when held.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// SPEC-SPATIAL §5 at the nominal mass: `[δ_x, δ_y]` vertices, counter-clockwise,
+    /// clipped to `|δ| ≤ 4ℓ`.
+    pub support_region: Vec<[f64; 2]>,
+    /// "polygon", "segment", "point" or "empty".
+    pub support_region_shape: &'static str,
+    /// The region reaches the clip box (it is unbounded or larger).
+    pub support_region_clipped: bool,
+    /// One report per need, in need order ([`SpatialScene::need_points`]).
+    pub needs: Vec<SpatialNeedReport>,
+}
+
+/// The pyramids a scene's cone tests use, in the order their cases are pushed.
+pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
+    match friction {
+        FrictionModel::Inner => &[Pyramid::Inner],
+        FrictionModel::Outer => &[Pyramid::Outer],
+        FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
+    }
+}
+
+/// The pyramid the margins, witnesses and the support region come from.
+pub fn main_pyramid(friction: FrictionModel) -> Pyramid {
+    pyramids(friction)[0]
+}
+
+/// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need.
+/// Returns how many.
+pub fn push_cases(
+    batch: &mut GeneralBatch,
+    scene: &SpatialScene,
+    k: usize,
+) -> Result<usize, Error> {
+    let needs = scene.needs();
+    for &p in pyramids(scene.friction) {
+        let g: Vec<f64> = scene.generators(k, p).concat();
+        for n in &needs {
+            batch.push(6, &g, n)?;
+        }
+    }
+    Ok(needs.len() * pyramids(scene.friction).len())
+}
+
+/// For `"coulomb"`: the k to try next when some need is undecided at `k` (the inner not
+/// supported, the outer not certified), while k may double within 64 edges and 256
+/// generators.
+pub fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Option<usize> {
+    if scene.friction != FrictionModel::Coulomb {
+        return None;
+    }
+    let n = outcomes.len() / 2;
+    let (inner, outer) = outcomes.split_at(n);
+    let undecided = inner
+        .iter()
+        .zip(outer)
+        .any(|(i, o)| i.verdict != Verdict::Supported && o.verdict != Verdict::Unsupported);
+    let next = 2 * k;
+    (undecided
+        && next <= MAX_PYRAMID
+        && scene.generator_count(next) <= crate::general::MAX_GENERAL_GENERATORS)
+        .then_some(next)
+}
+
+fn binding_of(scene: &SpatialScene, k: usize, o: &GeneralOutcome) -> Option<SpatialBinding> {
+    let f = o.facet?;
+    let generators: Vec<u32> = f.generators.iter().collect();
+    let mut contacts = Vec::new();
+    let mut points = Vec::new();
+    for &g in &generators {
+        if let Some(s) = scene.source(g as usize, k) {
+            if !contacts.contains(&s.contact) {
+                contacts.push(s.contact);
+            }
+            if !points.contains(&[s.contact, s.point]) {
+                points.push([s.contact, s.point]);
+            }
+        }
+    }
+    contacts.sort_unstable();
+    points.sort_unstable();
+    Some(SpatialBinding {
+        normal: f.normal,
+        generators,
+        contacts,
+        points,
+    })
+}
+
+/// Judges a spatial scene from its outcomes at `k` edges (in [`push_cases`]'s order) and its
+/// support region.
+///
+/// # Panics
+///
+/// Panics if `outcomes` does not hold one outcome per need and pyramid: the gate pairs them.
+pub fn judge_spatial(
+    scene: &SpatialScene,
+    k: usize,
+    outcomes: &[GeneralOutcome],
+    region: SupportRegion,
+) -> SpatialReport {
+    let points = scene.need_points();
+    let needs = scene.needs();
+    let n = points.len();
+    assert_eq!(
+        outcomes.len(),
+        n * pyramids(scene.friction).len(),
+        "judge_spatial: outcomes do not match the needs"
+    );
+    let coulomb = scene.friction == FrictionModel::Coulomb;
+    let witness = |o: &GeneralOutcome| {
+        o.witness().map(|(indices, weights)| WitnessReport {
+            sources: indices
+                .iter()
+                .map(|&i| scene.describe(i as usize, k))
+                .collect(),
+            weights: weights.to_vec(),
+            generators: indices.to_vec(),
+        })
+    };
+    let reports: Vec<SpatialNeedReport> = (0..n)
+        .map(|i| {
+            let main = &outcomes[i];
+            let outer = coulomb.then(|| &outcomes[n + i]);
+            // Coulomb: held by the inner pyramid's witness, refused by the outer's certificate.
+            let (verdict, proof) = match outer {
+                None => (main.verdict, main),
+                Some(_) if main.verdict == Verdict::Supported => (Verdict::Supported, main),
+                Some(o) if o.verdict == Verdict::Unsupported => (Verdict::Unsupported, o),
+                Some(_) => (Verdict::Uncertain, main),
+            };
+            SpatialNeedReport {
+                mass: points[i].0,
+                com_offset: points[i].1,
+                need: needs[i],
+                verdict: verdict.as_str(),
+                margin: main.margin.min(GENERAL_MARGIN_CAP),
+                capped: main.capped,
+                margin_upper: outer.map(|o| o.margin.min(GENERAL_MARGIN_CAP)),
+                witness: if verdict == Verdict::Supported {
+                    witness(proof)
+                } else {
+                    None
+                },
+                certificate: if verdict == Verdict::Unsupported {
+                    proof.certificate
+                } else {
+                    None
+                },
+                binding: binding_of(scene, k, proof),
+            }
+        })
+        .collect();
+    conclude(scene, k, reports, region)
+}
+
+fn verdict_of(r: &SpatialNeedReport) -> Verdict {
+    match r.verdict {
+        "supported" => Verdict::Supported,
+        "unsupported" => Verdict::Unsupported,
+        _ => Verdict::Uncertain,
+    }
+}
+
+fn fmt6(v: &[f64; 6]) -> String {
+    let v = v.map(|x| x + 0.0);
+    format!(
+        "({:.5}, {:.5}, {:.5}, {:.5}, {:.5}, {:.5})",
+        v[0], v[1], v[2], v[3], v[4], v[5]
+    )
+}
+
+/// The scene's report from its needs' reports: the robust margin, held, uncertain, why.
+fn conclude(
+    scene: &SpatialScene,
+    k: usize,
+    reports: Vec<SpatialNeedReport>,
+    region: SupportRegion,
+) -> SpatialReport {
+    let mut bi = 0;
+    for (i, r) in reports.iter().enumerate() {
+        if r.margin < reports[bi].margin {
+            bi = i;
+        }
+    }
+    let robust = reports[bi].margin;
+    let verdicts: Vec<Verdict> = reports.iter().map(verdict_of).collect();
+    let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
+    let held = all_supported && robust >= scene.margin_min;
+    let any_unsupported = verdicts.contains(&Verdict::Unsupported);
+    let uncertain = !held && !any_unsupported && verdicts.contains(&Verdict::Uncertain);
+    let coulomb = scene.friction == FrictionModel::Coulomb;
+    let margin_upper = coulomb.then(|| {
+        reports
+            .iter()
+            .filter_map(|r| r.margin_upper)
+            .fold(f64::INFINITY, f64::min)
+    });
+    let coulomb_uncertain = coulomb.then(|| {
+        reports
+            .iter()
+            .any(|r| r.verdict == "uncertain" && r.margin < 0.0 && r.margin_upper > Some(0.0))
+    });
+    let worst = |kind: Verdict| {
+        (0..reports.len())
+            .filter(|&i| verdicts[i] == kind)
+            .min_by(|&a, &b| reports[a].margin.total_cmp(&reports[b].margin))
+    };
+    // The need the reason (and the binding) is about: certified, else uncertain, else the
+    // one short of margin_min (the binding need).
+    let focus = if held {
+        bi
+    } else {
+        worst(Verdict::Unsupported)
+            .or_else(|| worst(Verdict::Uncertain))
+            .unwrap_or(bi)
+    };
+    let name = |i: usize| {
+        let r = &reports[i];
+        format!(
+            "need {i} (mass {}, com_offset [{}, {}])",
+            r.mass, r.com_offset[0], r.com_offset[1]
+        )
+    };
+    let binds = |i: usize| match &reports[i].binding {
+        None => "no plane bounds the contacts' wrenches".to_string(),
+        Some(b) if b.contacts.is_empty() => {
+            "no contact pushes along the need (against gravity)".to_string()
+        }
+        Some(b) => format!(
+            "the contacts on the binding plane: {}",
+            b.contacts
+                .iter()
+                .map(|&c| {
+                    let on: Vec<String> = b
+                        .points
+                        .iter()
+                        .filter(|p| p[0] == c)
+                        .map(|p| p[1].to_string())
+                        .collect();
+                    let contact = &scene.contacts[c];
+                    if contact.points.len() == 1 {
+                        contact.label()
+                    } else {
+                        format!(
+                            "{} at {} {}",
+                            contact.label(),
+                            if on.len() == 1 { "point" } else { "points" },
+                            on.join(", ")
+                        )
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    };
+    let count = |kind: Verdict| verdicts.iter().filter(|&&v| v == kind).count();
+    let total = reports.len();
+    let reason = (!held).then(|| {
+        let r = &reports[focus];
+        let mut why = match verdicts[focus] {
+            Verdict::Unsupported => {
+                let y = r.certificate.unwrap_or_default();
+                let by = if coulomb {
+                    " by the outer pyramids"
+                } else {
+                    ""
+                };
+                format!(
+                    "{}: certified unsupported ({} of {total} needs){by}, certificate y = {} \
+                     (y·need < 0): gravity's motion, which no contact resists, is {}; margin \
+                     {:.5}; {}",
+                    name(focus),
+                    count(Verdict::Unsupported),
+                    fmt6(&y),
+                    Motion::of_certificate(&y, scene.body.half_size).describe(),
+                    r.margin,
+                    binds(focus)
+                )
+            }
+            Verdict::Uncertain if coulomb && r.margin < 0.0 => format!(
+                "{}: uncertain by linearisation ({} of {total} needs): the inner pyramids \
+                 (k = {k}) do not hold it (margin {:.5}) and the outer ones are not \
+                 certified (margin {:.5}); {}",
+                name(focus),
+                count(Verdict::Uncertain),
+                r.margin,
+                r.margin_upper.unwrap_or(0.0),
+                binds(focus)
+            ),
+            Verdict::Uncertain => format!(
+                "{}: uncertain ({} of {total} needs): within tolerance of the boundary of \
+                 the contacts' cone, neither a witness nor a certificate passes (margin \
+                 {:.3e}); {}",
+                name(focus),
+                count(Verdict::Uncertain),
+                r.margin,
+                binds(focus)
+            ),
+            Verdict::Supported => format!(
+                "robust margin {:.5} < margin_min {} at {} (every need supported, but not by \
+                 enough); {}",
+                robust,
+                scene.margin_min,
+                name(focus),
+                binds(focus)
+            ),
+        };
+        if scene.contacts.is_empty() {
+            why.push_str("; no contacts");
+        }
+        why
+    });
+    SpatialReport {
+        id: scene.id.clone(),
+        dim: 3,
+        held,
+        robust_margin: robust,
+        uncertain,
+        capped: reports.iter().all(|r| r.capped),
+        friction: scene.friction.as_str(),
+        pyramid: k,
+        margin_min: scene.margin_min,
+        n_generators: scene.generator_count(k),
+        margin_upper,
+        coulomb_uncertain,
+        binding_need: SpatialBindingNeed {
+            index: bi,
+            mass: reports[bi].mass,
+            com_offset: reports[bi].com_offset,
+        },
+        binding: reports[focus].binding.clone(),
+        reason,
+        support_region: region.vertices,
+        support_region_shape: region.shape,
+        support_region_clipped: region.clipped,
+        needs: reports,
+    }
+}
+
+impl SpatialReport {
+    /// How two reports on one line differ beyond tolerance, if they do: held (unless either
+    /// is uncertain) or the robust margin by more than 1e-6 relative. How `gate --backend
+    /// both` checks the GPU against the CPU.
+    pub fn disagreement(&self, other: &SpatialReport) -> Option<String> {
+        if self.held != other.held && !self.uncertain && !other.uncertain {
+            return Some(format!("held {} vs {}", self.held, other.held));
+        }
+        let (a, b) = (self.robust_margin, other.robust_margin);
+        ((a - b).abs() > 1e-6 * a.abs().max(b.abs()).max(1.0))
+            .then(|| format!("robust margin {a} vs {b}"))
+    }
+}

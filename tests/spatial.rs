@@ -1,0 +1,638 @@
+//! Spatial scenes (SPEC-SPATIAL §2–§5): the public scenes and invalid lines through the gate
+//! graded by the shared graders on every backend, and the invariants of the physics as
+//! property tests over random scenes: scaling lengths with ℓ, raising μ, adding a contact,
+//! a face as its vertices, quarter turns about the vertical, moving the contacts against the
+//! reference point, a planar scene written as a spatial one, and the support region.
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use planar_hold::sample::Rng;
+use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
+use planar_hold::{Backend, Engine};
+use serde_json::{json, Value};
+
+fn python() -> std::process::Command {
+    let exe = std::env::var("PLANAR_HOLD_PYTHON").unwrap_or_else(|_| "python3".into());
+    std::process::Command::new(exe)
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "planar-hold-spatial-{name}-{}.jsonl",
+        std::process::id()
+    ))
+}
+
+/// `gate` on the public spatial scenes with `backend`, graded by check_gate3d.py.
+fn grade_public(backend: &str) {
+    let shared = common::shared_dir();
+    let scenes = shared.join("cases/scenes3d_public.jsonl");
+    let out = temp(&format!("public-{backend}"));
+    let run = common::cli()
+        .arg("gate")
+        .arg(&scenes)
+        .args(["--backend", backend, "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "gate failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let grade = python()
+        .arg(shared.join("tools/check_gate3d.py"))
+        .arg(&scenes)
+        .arg(shared.join("cases/scenes3d_public.expected.jsonl"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&grade.stdout);
+    println!("{report}");
+    assert!(grade.status.success(), "grader failed:\n{report}");
+    // Every answer carries a support region, so the grader checked them all.
+    assert!(report.contains("region             0/69"), "{report}");
+}
+
+#[test]
+fn the_public_spatial_scenes_pass_the_grader_on_the_cpu() {
+    grade_public("cpu");
+}
+
+/// The same through the GPU's search and the host's float64 finish (CI: GL and Vulkan).
+#[test]
+fn the_public_spatial_scenes_pass_the_grader_on_the_gpu() {
+    if common::gpu_engine().is_some() {
+        grade_public("gpu");
+    }
+}
+
+#[test]
+fn the_public_invalid_spatial_lines_are_refused_by_line_with_the_problem() {
+    let shared = common::shared_dir();
+    let cmd = format!("{} gate --backend cpu", env!("CARGO_BIN_EXE_planar-hold"));
+    let grade = python()
+        .arg(shared.join("tools/check_gate3d.py"))
+        .args(["--invalid", &cmd, "--cases"])
+        .arg(shared.join("cases/scenes3d_public_invalid.jsonl"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&grade.stdout);
+    println!("{report}");
+    assert!(grade.status.success(), "grader failed:\n{report}");
+    assert!(report.contains("invalid3d: 13/13 ok"), "{report}");
+}
+
+#[test]
+fn planar_and_spatial_lines_mix_in_one_gate_file_and_bad_ones_are_answered_in_place() {
+    let shared = common::shared_dir();
+    let spatial = std::fs::read_to_string(shared.join("cases/scenes3d_public.jsonl")).unwrap();
+    let planar = std::fs::read_to_string(shared.join("cases/scenes_public.jsonl")).unwrap();
+    let bad = std::fs::read_to_string(shared.join("cases/scenes3d_public_invalid.jsonl")).unwrap();
+    let mut text = String::new();
+    let mut kinds = Vec::new();
+    for (a, (b, c)) in spatial
+        .lines()
+        .take(10)
+        .zip(planar.lines().take(10).zip(bad.lines()))
+    {
+        for (l, k) in [(a, "spatial"), (b, "planar"), (c, "bad")] {
+            text.push_str(l);
+            text.push('\n');
+            kinds.push(k);
+        }
+    }
+    let path = temp("mixed");
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let run = common::cli()
+        .args(["gate", "--backend", "cpu"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let out: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(out.len(), kinds.len(), "one answer a line");
+    for (i, (o, k)) in out.iter().zip(&kinds).enumerate() {
+        match *k {
+            "spatial" => assert_eq!(o["dim"], 3, "line {}: {o}", i + 1),
+            "planar" => assert!(o.get("dim").is_none() && o.get("held").is_some()),
+            _ => {
+                assert_eq!(o["line"], i + 1, "{o}");
+                assert!(o["error"].is_string(), "{o}");
+            }
+        }
+    }
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// ---------------------------------------------------------------- invariants
+
+fn reports(lines: &[Value]) -> Vec<SpatialReport> {
+    reports_on(&mut Engine::new(Backend::Cpu).unwrap(), lines)
+}
+
+fn reports_on(engine: &mut Engine, lines: &[Value]) -> Vec<SpatialReport> {
+    let scenes: Vec<SceneLine> = lines
+        .iter()
+        .map(|l| parse_line(&l.to_string()).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    hold_reports(engine, &scenes)
+        .unwrap()
+        .into_iter()
+        .map(|r| match r {
+            Report::Spatial(r) => r,
+            Report::Planar(_) => panic!("a spatial line answered as planar"),
+        })
+        .collect()
+}
+
+fn f(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
+    lo + (hi - lo) * rng.unit() as f64
+}
+
+/// A random scene on a box of half-size `l`: floor points, edges and faces, sometimes a wall
+/// contact, μ in [0.1, 1], k = 4, a mass and a centre-of-mass box.
+fn random_scene(rng: &mut Rng, id: usize) -> Value {
+    let l = f(rng, 0.3, 2.0);
+    let n = 1 + rng.below(4);
+    let mut contacts = Vec::new();
+    for pair in 0..n {
+        let kind = rng.below(4);
+        let wall = rng.below(5) == 0;
+        let c = [f(rng, -l, l), f(rng, -l, l)];
+        let h = f(rng, 0.05, 0.5) * l;
+        let flat: Vec<[f64; 2]> = match kind {
+            0 => vec![c],
+            1 => vec![[c[0] - h, c[1]], [c[0] + h, c[1] + 0.3 * h]],
+            _ => vec![
+                [c[0] - h, c[1] - h],
+                [c[0] + h, c[1] - h],
+                [c[0] + h, c[1] + h],
+                [c[0] - h, c[1] + h],
+            ],
+        };
+        let (points, normal): (Vec<[f64; 3]>, [f64; 3]) = if wall {
+            let side = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            (
+                flat.iter().map(|p| [side * l, p[0], p[1] * 0.5]).collect(),
+                [-side, 0.0, 0.0],
+            )
+        } else {
+            (
+                flat.iter().map(|p| [p[0], p[1], -l]).collect(),
+                [0.0, 0.0, 1.0],
+            )
+        };
+        contacts.push(json!({"pair": pair, "points": points, "normal": normal,
+                             "mu": (f(rng, 0.1, 1.0) * 1000.0).round() / 1000.0}));
+    }
+    let dx = f(rng, -0.5, 0.5) * l;
+    let dy = f(rng, -0.5, 0.5) * l;
+    let w = 0.02 * l;
+    json!({"id": id, "dim": 3, "half_size": l, "pyramid": 4,
+           "mass": {"nominal": 1.0, "range": [0.9, 1.1]},
+           "com_offset": [[dx - w, dx + w], [dy - w, dy + w]],
+           "contacts": contacts})
+}
+
+fn scenes(seed: u64, n: usize) -> Vec<Value> {
+    let mut rng = Rng::new(seed);
+    (0..n).map(|i| random_scene(&mut rng, i)).collect()
+}
+
+/// Clear of the boundary: the verdicts of an invariant must be the same.
+fn far(r: &SpatialReport) -> bool {
+    !r.uncertain && r.needs.iter().all(|n| n.margin.abs() > 1e-6)
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0)
+}
+
+fn map_points(scene: &Value, f: impl Fn([f64; 3]) -> [f64; 3]) -> Value {
+    let mut s = scene.clone();
+    for c in s["contacts"].as_array_mut().unwrap() {
+        let pts: Vec<[f64; 3]> = serde_json::from_value(c["points"].clone()).unwrap();
+        c["points"] = json!(pts.into_iter().map(&f).collect::<Vec<_>>());
+    }
+    s
+}
+
+/// Hausdorff distance of two convex polygons' vertex sets, as sets of points (enough for
+/// the same polygon up to vertex order and rounding).
+fn same_polygon(a: &[[f64; 2]], b: &[[f64; 2]], tol: f64) -> bool {
+    let d = |p: &[f64; 2], q: &[[f64; 2]]| {
+        q.iter()
+            .map(|r| (p[0] - r[0]).hypot(p[1] - r[1]))
+            .fold(f64::INFINITY, f64::min)
+    };
+    a.len() == b.len() && a.iter().all(|p| d(p, b) <= tol) && b.iter().all(|p| d(p, a) <= tol)
+}
+
+#[test]
+fn scaling_every_length_with_the_half_size_changes_nothing_but_the_region_scale() {
+    let base = scenes(11, 120);
+    let a = reports(&base);
+    for s in [1e-3, 7.25, 1e3] {
+        let scaled: Vec<Value> = base
+            .iter()
+            .map(|v| {
+                let mut v = map_points(v, |p| p.map(|x| x * s));
+                v["half_size"] = json!(v["half_size"].as_f64().unwrap() * s);
+                let com: [[f64; 2]; 2] = serde_json::from_value(v["com_offset"].clone()).unwrap();
+                v["com_offset"] = json!(com.map(|iv| iv.map(|x| x * s)));
+                v
+            })
+            .collect();
+        let b = reports(&scaled);
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            if far(x) {
+                assert_eq!(x.held, y.held, "scene {i} scaled by {s}");
+            }
+            assert!(
+                close(x.robust_margin, y.robust_margin, 1e-7),
+                "scene {i} scaled by {s}: {} vs {}",
+                x.robust_margin,
+                y.robust_margin
+            );
+            let l = base[i]["half_size"].as_f64().unwrap() * s;
+            let scaled: Vec<[f64; 2]> = x.support_region.iter().map(|p| p.map(|c| c * s)).collect();
+            assert!(
+                same_polygon(&scaled, &y.support_region, 1e-6 * l),
+                "scene {i} region scaled by {s}: {:?} vs {:?}",
+                scaled,
+                y.support_region
+            );
+        }
+    }
+}
+
+#[test]
+fn raising_mu_or_adding_a_contact_never_unholds_nor_lowers_the_margin() {
+    let base = scenes(12, 150);
+    let a = reports(&base);
+    let raised: Vec<Value> = base
+        .iter()
+        .map(|v| {
+            let mut v = v.clone();
+            for c in v["contacts"].as_array_mut().unwrap() {
+                c["mu"] = json!(c["mu"].as_f64().unwrap() * 1.5 + 0.1);
+            }
+            v
+        })
+        .collect();
+    let added: Vec<Value> = base
+        .iter()
+        .map(|v| {
+            let mut v = v.clone();
+            let l = v["half_size"].as_f64().unwrap();
+            v["contacts"].as_array_mut().unwrap().push(json!({
+                "pair": 99, "points": [[0.3 * l, -0.2 * l, -l]], "normal": [0, 0, 1], "mu": 0.4}));
+            v
+        })
+        .collect();
+    for (what, grown) in [("raised mu", raised), ("added a contact", added)] {
+        let b = reports(&grown);
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            if x.held && far(x) {
+                assert!(y.held, "scene {i}, {what}: held before, not after");
+            }
+            assert!(
+                y.robust_margin >= x.robust_margin - 1e-9 * x.robust_margin.abs().max(1.0),
+                "scene {i}, {what}: margin {} fell to {}",
+                x.robust_margin,
+                y.robust_margin
+            );
+        }
+    }
+}
+
+#[test]
+fn a_face_and_its_vertices_as_point_contacts_give_the_same_answers() {
+    let base = scenes(13, 150);
+    let split: Vec<Value> = base
+        .iter()
+        .map(|v| {
+            let mut v = v.clone();
+            let mut contacts = Vec::new();
+            for c in v["contacts"].as_array().unwrap() {
+                for p in c["points"].as_array().unwrap() {
+                    contacts.push(json!({"pair": contacts.len(), "points": [p],
+                                         "normal": c["normal"], "mu": c["mu"]}));
+                }
+            }
+            v["contacts"] = json!(contacts);
+            v
+        })
+        .collect();
+    let (a, b) = (reports(&base), reports(&split));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x.held, y.held, "scene {i}");
+        assert_eq!(x.uncertain, y.uncertain, "scene {i}");
+        assert!(close(x.robust_margin, y.robust_margin, 1e-12), "scene {i}");
+        for (n, m) in x.needs.iter().zip(&y.needs) {
+            assert_eq!(n.verdict, m.verdict, "scene {i}");
+            assert_eq!(
+                n.witness.as_ref().map(|w| &w.generators),
+                m.witness.as_ref().map(|w| &w.generators)
+            );
+        }
+        assert_eq!(x.support_region, y.support_region, "scene {i}");
+    }
+}
+
+/// A quarter turn about the vertical maps an axis-aligned normal's pyramid of 4 edges onto
+/// itself (SPEC-SPATIAL §3's basis is tied to the coordinate axes: it turns with the scene
+/// by a multiple of 90° in the tangent plane, which k = 4 does not see). Any other angle
+/// turns the pyramids against the scene, and the inner pyramids' answers change with it.
+#[test]
+fn a_quarter_turn_about_the_vertical_changes_no_verdict_no_margin_and_turns_the_region() {
+    let base = scenes(14, 150);
+    let turned: Vec<Value> = base
+        .iter()
+        .map(|v| {
+            let mut v = map_points(v, |p| [-p[1], p[0], p[2]]);
+            for c in v["contacts"].as_array_mut().unwrap() {
+                let n: [f64; 3] = serde_json::from_value(c["normal"].clone()).unwrap();
+                c["normal"] = json!([-n[1], n[0], n[2]]);
+            }
+            let com: [[f64; 2]; 2] = serde_json::from_value(v["com_offset"].clone()).unwrap();
+            v["com_offset"] = json!([[-com[1][1], -com[1][0]], com[0]]);
+            v
+        })
+        .collect();
+    let (a, b) = (reports(&base), reports(&turned));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if far(x) {
+            assert_eq!(x.held, y.held, "scene {i}");
+        }
+        assert!(
+            close(x.robust_margin, y.robust_margin, 1e-9),
+            "scene {i}: {} vs {}",
+            x.robust_margin,
+            y.robust_margin
+        );
+        let l = base[i]["half_size"].as_f64().unwrap();
+        let turned: Vec<[f64; 2]> = x.support_region.iter().map(|p| [-p[1], p[0]]).collect();
+        assert!(
+            same_polygon(&turned, &y.support_region, 1e-6 * l),
+            "scene {i}: {:?} vs {:?}",
+            turned,
+            y.support_region
+        );
+    }
+}
+
+/// Moving every contact by t and the centre-of-mass box by t's horizontal part: the body
+/// and its forces are the same, so are the verdicts. The moments are taken about the
+/// reference point, which stays: the move shears R⁶ ((f, τ) → (f, τ + t×f/ℓ)), a linear map
+/// of the cone and the need together, so the verdict cannot change but the margin (a
+/// Euclidean distance in R⁶) may; it is the same when the reference point moves along
+/// (nothing relative to it changes). The region moves by t.
+#[test]
+fn moving_the_contacts_and_the_centre_of_mass_together_changes_no_verdict() {
+    let base = scenes(15, 150);
+    let mut rng = Rng::new(99);
+    let moves: Vec<[f64; 3]> = (0..base.len())
+        .map(|_| {
+            [
+                f(&mut rng, -0.5, 0.5),
+                f(&mut rng, -0.5, 0.5),
+                f(&mut rng, -0.5, 0.5),
+            ]
+        })
+        .collect();
+    let moved: Vec<Value> = base
+        .iter()
+        .zip(&moves)
+        .map(|(v, t)| {
+            let l = v["half_size"].as_f64().unwrap();
+            let t = t.map(|x| x * l);
+            let mut v = map_points(v, |p| [p[0] + t[0], p[1] + t[1], p[2] + t[2]]);
+            let com: [[f64; 2]; 2] = serde_json::from_value(v["com_offset"].clone()).unwrap();
+            v["com_offset"] = json!([com[0].map(|x| x + t[0]), com[1].map(|x| x + t[1])]);
+            v
+        })
+        .collect();
+    let (a, b) = (reports(&base), reports(&moved));
+    let mut compared = 0;
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if far(x) && far(y) {
+            assert_eq!(x.held, y.held, "scene {i}");
+            compared += 1;
+        }
+        let l = base[i]["half_size"].as_f64().unwrap();
+        let t = moves[i].map(|c| c * l);
+        let inside = |p: &[f64; 2]| p[0].abs() < 3.0 * l && p[1].abs() < 3.0 * l;
+        if !x.support_region_clipped && !y.support_region_clipped {
+            let shifted: Vec<[f64; 2]> = x
+                .support_region
+                .iter()
+                .map(|p| [p[0] + t[0], p[1] + t[1]])
+                .collect();
+            if shifted.iter().all(inside) {
+                assert!(
+                    same_polygon(&shifted, &y.support_region, 1e-6 * l),
+                    "scene {i}: {:?} vs {:?}",
+                    shifted,
+                    y.support_region
+                );
+            }
+        }
+    }
+    assert!(
+        compared > 100,
+        "only {compared} scenes clear of the boundary"
+    );
+}
+
+#[test]
+fn a_planar_scene_written_as_a_spatial_one_gives_the_planar_verdict() {
+    // Planar contacts in the x–z plane; point contacts extruded along y into edges, a
+    // segment into a face: the pyramid's t₁ is the planar tangent (SPEC-SPATIAL §3, n with
+    // n_y = 0), its other edges push along ±y, which the planar cone cannot use and need not.
+    let mut rng = Rng::new(16);
+    let mut planar = Vec::new();
+    let mut spatial = Vec::new();
+    for i in 0..200 {
+        let l = 1.0;
+        let mut pc = Vec::new();
+        let mut sc = Vec::new();
+        for pair in 0..1 + rng.below(3) {
+            let wall = rng.below(4) == 0;
+            let (p0, p1, n) = if wall {
+                let side = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+                let z = f(&mut rng, -1.0, 1.0);
+                let z1 = (z + f(&mut rng, 0.0, 0.6)).min(1.0);
+                ([side, z], [side, z1], [-side, 0.0])
+            } else {
+                let x = f(&mut rng, -1.0, 1.0);
+                let x1 = if rng.below(2) == 0 {
+                    x
+                } else {
+                    (x + f(&mut rng, 0.0, 0.8)).min(1.0)
+                };
+                ([x, -1.0], [x1, -1.0], [0.0, 1.0])
+            };
+            let mu = (f(&mut rng, 0.05, 1.0) * 1000.0).round() / 1000.0;
+            pc.push(json!({"pair": pair, "p0": p0, "p1": p1, "normal": n, "mu": mu}));
+            let e = 0.25;
+            let points = if p0 == p1 {
+                json!([[p0[0], -e, p0[1]], [p0[0], e, p0[1]]])
+            } else {
+                json!([
+                    [p0[0], -e, p0[1]],
+                    [p1[0], -e, p1[1]],
+                    [p1[0], e, p1[1]],
+                    [p0[0], e, p0[1]]
+                ])
+            };
+            sc.push(json!({"pair": pair, "points": points, "normal": [n[0], 0.0, n[1]], "mu": mu}));
+        }
+        let x = f(&mut rng, -0.8, 0.8);
+        planar.push(json!({"id": i, "half_size": l, "com_offset_x": [x, x], "contacts": pc}));
+        spatial.push(json!({"id": i, "dim": 3, "half_size": l, "pyramid": 4,
+                            "com_offset": [[x, x], [0.0, 0.0]], "contacts": sc}));
+    }
+    let mut engine = Engine::new(Backend::Cpu).unwrap();
+    let lines: Vec<SceneLine> = planar
+        .iter()
+        .map(|l| parse_line(&l.to_string()).unwrap())
+        .collect();
+    let p = hold_reports(&mut engine, &lines).unwrap();
+    let s = reports(&spatial);
+    let mut compared = 0;
+    for (i, (a, b)) in p.iter().zip(&s).enumerate() {
+        if a.uncertain()
+            || b.uncertain
+            || a.robust_margin().abs() < 1e-4
+            || b.robust_margin.abs() < 1e-6
+        {
+            continue;
+        }
+        compared += 1;
+        assert_eq!(
+            a.held(),
+            b.held,
+            "scene {i}: planar {:?} spatial {:?}",
+            a.reason(),
+            b.reason
+        );
+    }
+    assert!(compared > 150, "only {compared} compared");
+}
+
+#[test]
+fn a_cube_on_its_four_bottom_corners_has_its_base_as_support_region_whatever_mu() {
+    for mu in [0.0, 0.05, 0.5, 3.0] {
+        for k in [3, 4, 8] {
+            let l = 0.7;
+            let c = |x: f64, y: f64| json!({"points": [[x * l, y * l, -l]], "normal": [0, 0, 1], "mu": mu});
+            let mut contacts = vec![c(-1.0, -1.0), c(1.0, -1.0), c(1.0, 1.0), c(-1.0, 1.0)];
+            for (i, ct) in contacts.iter_mut().enumerate() {
+                ct["pair"] = json!(i);
+            }
+            let scene =
+                json!({"id": "cube", "dim": 3, "half_size": l, "pyramid": k, "contacts": contacts});
+            let r = &reports(&[scene])[0];
+            assert!(r.held, "mu {mu} k {k}");
+            assert_eq!(r.support_region_shape, "polygon");
+            let square = [[-l, -l], [l, -l], [l, l], [-l, l]];
+            assert!(
+                same_polygon(&square, &r.support_region, 1e-9),
+                "mu {mu} k {k}: {:?}",
+                r.support_region
+            );
+        }
+    }
+}
+
+#[test]
+fn one_point_contact_holds_only_above_it_and_its_region_is_that_point() {
+    let scene = json!({"id": 1, "dim": 3, "half_size": 1.0, "contacts": [
+        {"pair": 0, "points": [[0.25, -0.5, -1.0]], "normal": [0, 0, 1], "mu": 0.3}]});
+    let r = &reports(&[scene])[0];
+    assert_eq!(r.support_region_shape, "point");
+    let p = r.support_region[0];
+    assert!(
+        (p[0] - 0.25).abs() < 1e-9 && (p[1] + 0.5).abs() < 1e-9,
+        "{p:?}"
+    );
+    // Two points: the segment between them.
+    let scene = json!({"id": 2, "dim": 3, "half_size": 1.0, "contacts": [
+        {"pair": 0, "points": [[-0.5, 0.0, -1.0], [0.5, 0.5, -1.0]], "normal": [0, 0, 1], "mu": 0.3}]});
+    let r = &reports(&[scene])[0];
+    assert_eq!(r.support_region_shape, "segment", "{:?}", r.support_region);
+    assert!(
+        same_polygon(&[[-0.5, 0.0], [0.5, 0.5]], &r.support_region, 1e-8),
+        "{:?}",
+        r.support_region
+    );
+}
+
+#[test]
+fn coulomb_brackets_the_true_cone_between_the_inner_and_outer_pyramids() {
+    let base = scenes(17, 120);
+    let with = |fr: &str| -> Vec<SpatialReport> {
+        let v: Vec<Value> = base
+            .iter()
+            .map(|s| {
+                let mut s = s.clone();
+                s["friction"] = json!(fr);
+                s
+            })
+            .collect();
+        reports(&v)
+    };
+    let (inner, outer, coulomb) = (with("inner"), with("outer"), with("coulomb"));
+    for (i, ((a, b), c)) in inner.iter().zip(&outer).zip(&coulomb).enumerate() {
+        assert!(a.robust_margin <= b.robust_margin + 1e-9, "scene {i}");
+        let upper = c.margin_upper.expect("coulomb reports margin_upper");
+        assert!(c.robust_margin <= upper + 1e-9, "scene {i}");
+        if a.held {
+            assert!(c.held, "scene {i}: inner holds, coulomb must");
+            assert_eq!(c.pyramid, 4, "scene {i}: decided at k = 4");
+        }
+        if !b.held && !b.uncertain && b.robust_margin < -1e-6 {
+            assert!(
+                !c.held && !c.uncertain,
+                "scene {i}: outer certified, coulomb must be"
+            );
+        }
+        if c.uncertain {
+            assert!(
+                c.pyramid == 64 || c.n_generators * 2 > 256,
+                "scene {i}: refined to the end"
+            );
+        }
+    }
+}
+
+/// The GPU's answers to every public spatial scene equal the CPU's (verdicts exactly away
+/// from the boundary, margins within 1e-6).
+#[test]
+fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
+    let Some(mut gpu) = common::gpu_engine() else {
+        return;
+    };
+    let text =
+        std::fs::read_to_string(common::shared_dir().join("cases/scenes3d_public.jsonl")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let on_gpu = reports_on(&mut gpu, &lines);
+    let on_cpu = reports(&lines);
+    for (a, b) in on_gpu.iter().zip(&on_cpu) {
+        assert_eq!(a.disagreement(b), None, "{}", a.id);
+    }
+}
