@@ -313,6 +313,30 @@ impl Solver {
             .collect()
     }
 
+    /// The extreme rays of the dual cone `{y : y·wᵢ ≥ 0}` of a full-dimensional case, unit
+    /// and not yet re-derived (within rounding of the facets' normals); none when C is not
+    /// full-dimensional or is all of R^d. For callers that need only some facets (the
+    /// support region): [`Solver::refine_ray`] makes a checked facet of one, on the same
+    /// case, before this solver takes another.
+    pub fn dual_rays(&mut self, case: &GeneralCase<'_>) -> Vec<Vector> {
+        self.prepare(case);
+        let (rank, basis) = self.pivoted_basis(case.dim);
+        if rank < case.dim {
+            return Vec::new();
+        }
+        self.dual_cone(case, &basis[..case.dim]);
+        self.rays.iter().map(|r| r.v).collect()
+    }
+
+    /// Ray `v` of [`Solver::dual_rays`] re-derived from the generators on it and checked
+    /// ([`check`]): the facet, or none when it does not pass.
+    pub fn refine_ray(&self, case: &GeneralCase<'_>, v: &Vector) -> Option<Facet> {
+        self.refine(case, v).map(|f| Facet {
+            normal: f.normal,
+            generators: f.on,
+        })
+    }
+
     /// Unit generators and their lengths; one index per direction in `distinct` (the
     /// lowest index of those within [`SAME_DIRECTION`] of it), found by sorting on the
     /// first coordinate: O(K log K), not O(K²).
@@ -615,11 +639,17 @@ impl Solver {
     /// generators on them and checked. With `need` (unit), only the rays that can attain
     /// the least `n·need` are re-derived (see [`Solver::refine_near`]); without, all.
     fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32], need: Option<&Vector>) {
-        let d = case.dim;
         self.facets.clear();
+        self.dual_cone(case, basis);
+        self.refine_rays(case, need);
+    }
+
+    /// The extreme rays of the dual cone into `self.rays`, by double description (kept
+    /// from the last call when the generators are the same).
+    fn dual_cone(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
+        let d = case.dim;
         // The same cone as the last one (a scene's needs, one after another): its rays stand.
         if self.rays_dim == d && self.rays_of == case.generators {
-            self.refine_rays(case, need);
             return;
         }
         self.rays_of.clear();
@@ -657,7 +687,6 @@ impl Solver {
         }
         self.rays_of.extend_from_slice(case.generators);
         self.rays_dim = d;
-        self.refine_rays(case, need);
     }
 
     /// The facets from the dual's rays: those that can attain the least `n·need`, or all.

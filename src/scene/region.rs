@@ -89,14 +89,6 @@ pub fn support_region(
     let Ok(case) = GeneralCase::new(6, &flat, need) else {
         return SupportRegion::empty();
     };
-    let mut planes = Vec::new();
-    for f in solver.facets(&case) {
-        match half_plane(&f.normal, 1.0) {
-            Err(()) => return SupportRegion::empty(),
-            Ok(Some(h)) => planes.push(h),
-            Ok(None) => {}
-        }
-    }
     // need(δ) ∈ S: q·need(δ) = 0 for each q of S's complement, two-sided half-planes.
     let mut lines = Vec::new();
     for q in &equations {
@@ -107,21 +99,77 @@ pub fn support_region(
             Ok(Some(h)) => lines.push(h),
         }
     }
-    // Exact half-planes first; a region of no area (a segment, a point) may not survive
-    // them in floating point, so then again with the slack.
-    let exact = cut(&lines, &planes, r, 0.0);
-    let mut region = SupportRegion::from_polygon(exact, l, r);
-    if region.shape != "polygon" {
-        region = SupportRegion::from_polygon(cut(&lines, &planes, r, tol), l, r);
-    }
-    if region.shape == "empty" {
-        // Empty in the box: empty everywhere, or only beyond the box (then say clipped).
-        let far = 1e6 * r;
-        let beyond = SupportRegion::from_polygon(cut(&lines, &planes, far, tol), l, far);
-        region.clipped = beyond.shape != "empty";
+    // The facets lazily: the dual cone's rays are within rounding of the facets' normals,
+    // so the polygon they cut is the region's to ~1e-12; only the rays whose line comes
+    // within NEAR of it can shape it, and only those are re-derived and checked as facets
+    // (the rest cannot move by that much). Repeated until no unchecked ray comes near.
+    const NEAR: f64 = 1e-6;
+    let rays = solver.dual_rays(&case);
+    // Per ray: None while unchecked; Some(None) when it is no facet or does not depend on
+    // δ; Some(Some(h)) a checked facet's half-plane.
+    let mut checked: Vec<Option<Option<HalfPlane>>> = vec![None; rays.len()];
+    let mut region;
+    loop {
+        let mut planes = Vec::with_capacity(rays.len());
+        for (v, c) in rays.iter().zip(&checked) {
+            match c {
+                Some(Some(h)) => planes.push(*h),
+                Some(None) => {}
+                None => match half_plane(v, 1.0) {
+                    Ok(Some(h)) => planes.push(h),
+                    Ok(None) | Err(()) => {}
+                },
+            }
+        }
+        region = polygon(&lines, &planes, r, tol, l);
+        let mut more = false;
+        for (i, v) in rays.iter().enumerate() {
+            if checked[i].is_some() {
+                continue;
+            }
+            let near = match half_plane(v, 1.0) {
+                Err(()) => true,
+                Ok(None) => false,
+                Ok(Some(h)) => {
+                    region.vertices.is_empty()
+                        || region.vertices.iter().any(|&p| h.value(p) <= NEAR)
+                }
+            };
+            if !near {
+                continue;
+            }
+            more = true;
+            checked[i] = Some(match solver.refine_ray(&case, v) {
+                None => None,
+                Some(f) => match half_plane(&f.normal, 1.0) {
+                    Err(()) => return SupportRegion::empty(),
+                    Ok(h) => h,
+                },
+            });
+        }
+        if !more {
+            break;
+        }
     }
     for v in &mut region.vertices {
         *v = v.map(|c| c * half_size);
+    }
+    region
+}
+
+/// The region the half-planes cut, in units of ℓ: exact first; a region of no area (a
+/// segment, a point) may not survive exact cuts in floating point, so then with the slack;
+/// when empty in the box, whether it lies beyond it (then clipped).
+fn polygon(lines: &[HalfPlane], planes: &[HalfPlane], r: f64, tol: f64, l: f64) -> SupportRegion {
+    let exact = cut(lines, planes, r, 0.0);
+    let mut region = SupportRegion::from_polygon(exact, l, r);
+    if region.shape != "polygon" {
+        region = SupportRegion::from_polygon(cut(lines, planes, r, tol), l, r);
+    }
+    if region.shape == "empty" {
+        let far = 1e6 * r;
+        let beyond = SupportRegion::from_polygon(cut(lines, planes, far, tol), l, far);
+        region.clipped = beyond.shape != "empty";
     }
     region
 }
