@@ -115,10 +115,11 @@ pub fn support_region(
             match c {
                 Some(Some(h)) => planes.push(*h),
                 Some(None) => {}
-                None => match half_plane(v, 1.0) {
-                    Ok(Some(h)) => planes.push(h),
-                    Ok(None) | Err(()) => {}
-                },
+                None => {
+                    if let Ok(Some(h)) = half_plane(v, 1.0) {
+                        planes.push(h);
+                    }
+                }
             }
         }
         region = polygon(&lines, &planes, r, tol, l);
