@@ -41,6 +41,9 @@ pub const RANK_TOL: f64 = 1e-8;
 /// A generator lies on a plane when `|n·w| ≤ ON_TOL·|w|`.
 pub const ON_TOL: f64 = 1e-10;
 
+/// [`most_against`]'s mask for a position left out.
+const OUT: f64 = f64::NEG_INFINITY;
+
 /// Two unit generators closer than this are one direction: the facet search takes one.
 const SAME_DIRECTION: f64 = 1e-9;
 
@@ -106,8 +109,8 @@ pub struct Solver {
     rays_of: Vec<f64>,
     /// Their dimension.
     rays_dim: usize,
-    /// The case's generators column by column, then their unit vectors so
-    /// ([`unit_columns`]).
+    /// The case's unit generators column by column ([`unit_columns`]): coordinate `a` of
+    /// generator `i` at `cols[a * cols_stride + i]`, the tail zero.
     cols: Vec<f64>,
     /// Nonzero generators keyed by their first unit coordinate (total order), for `prepare`.
     keyed: Vec<u64>,
@@ -115,13 +118,20 @@ pub struct Solver {
     twin: Vec<bool>,
     /// Per generator, its position in `distinct` (`u32::MAX`: not distinct).
     pos_of: Vec<u32>,
-    /// The distinct unit generators column by column: coordinate `a` of position `t` at
-    /// `soa[a * stride + t]`, `stride` a multiple of 4 (the tail zero).
+    /// Where [`Solver::dedup`] found generators of one direction, the distinct ones column
+    /// by column: coordinate `a` of position `t` at `soa[a * stride + t]`, `stride` a
+    /// multiple of 4 (the tail zero). Else `cols` holds them ([`Solver::positions`]).
     soa: Vec<f64>,
     stride: usize,
-    /// NNLS scratch: the gradient, positions passive or banned, the banned ones.
+    /// `cols`' stride: K rounded up to a multiple of 4.
+    cols_stride: usize,
+    /// Whether [`Solver::dedup`] ran on this case, and found generators of one direction.
+    deduped: bool,
+    twins: bool,
+    /// Scratch: `y·u` over the generators. NNLS scratch: per position, −∞ where passive or
+    /// banned, else 0 ([`most_against`]'s mask); the banned positions.
     grad: Vec<f64>,
-    excluded: Vec<bool>,
+    excluded: Vec<f64>,
     banned: Vec<u32>,
     /// Whether the CPU runs AVX2 ([`crate::cpu::Simd::chosen`]).
     simd: bool,
@@ -235,12 +245,17 @@ impl Solver {
                 if nn.dist > 0.0 && check::certificate_normed(case, |i| norms[i], &y) {
                     out.verdict = Verdict::Unsupported;
                     out.certificate = Some(y);
+                    // The generators on the certificate's plane: y·u over the columns.
                     let mut on = GenSet::default();
+                    let mut yu = std::mem::take(&mut self.grad);
+                    yu.resize(self.cols_stride, 0.0);
+                    gradient(self.simd, d, &self.cols, self.cols_stride, &y, &mut yu);
                     for i in 0..k {
-                        if self.norms[i] > 0.0 && dot(&y[..d], &self.unit[i][..d]).abs() <= ON_TOL {
+                        if self.norms[i] > 0.0 && yu[i].abs() <= ON_TOL {
                             on.insert(i);
                         }
                     }
+                    self.grad = yu;
                     out.facet = Some(Facet {
                         normal: y,
                         generators: on,
@@ -254,6 +269,7 @@ impl Solver {
         if self.no_inside_margin {
             return out; // margin 0 and no facet, as asked
         }
+        self.dedup(d);
         let (rank_basis, basis_idx) = self.pivoted_basis(d);
         if rank_basis < d {
             out.margin = 0.0; // flat: the need lies in C, which has no interior
@@ -299,6 +315,7 @@ impl Solver {
     /// only at what it needs.
     pub fn facets(&mut self, case: &GeneralCase<'_>) -> Vec<Facet> {
         self.prepare(case);
+        self.dedup(case.dim);
         let (rank, basis) = self.pivoted_basis(case.dim);
         if rank < case.dim {
             return Vec::new();
@@ -320,6 +337,7 @@ impl Solver {
     /// case, before this solver takes another.
     pub fn dual_rays(&mut self, case: &GeneralCase<'_>) -> Vec<Vector> {
         self.prepare(case);
+        self.dedup(case.dim);
         let (rank, basis) = self.pivoted_basis(case.dim);
         if rank < case.dim {
             return Vec::new();
@@ -337,26 +355,69 @@ impl Solver {
         })
     }
 
-    /// Unit generators and their lengths; one index per direction in `distinct` (the
-    /// lowest index of those within [`SAME_DIRECTION`] of it), found by sorting on the
-    /// first coordinate: O(K log K), not O(K²).
+    /// Unit generators, column by column in `cols`, and their lengths; every generator its
+    /// own position (`distinct` = all, `pos_of` = identity) until [`Solver::dedup`]. All the
+    /// NNLS needs: the facet search calls `dedup` first.
     fn prepare(&mut self, case: &GeneralCase<'_>) {
         let d = case.dim;
         let k = case.len();
         // Lengths and unit generators, column by column ([`unit_columns`]: `linalg::norm`'s
-        // operations lane by lane, so the same bits), then back to one array a generator.
+        // operations lane by lane, so the same bits).
         let kp = k.div_ceil(4) * 4;
-        self.cols.clear();
-        for a in 0..d {
-            self.cols.extend((0..k).map(|i| case.generators[i * d + a]));
-            self.cols.extend(std::iter::repeat_n(0.0, kp - k));
-        }
-        self.norms.clear();
+        self.cols_stride = kp;
+        self.cols.resize(d * kp, 0.0);
         self.norms.resize(kp, 0.0);
-        unit_columns(self.simd, d, kp, &mut self.cols, &mut self.norms);
+        unit_columns(
+            self.simd,
+            d,
+            case.generators,
+            kp,
+            &mut self.cols,
+            &mut self.norms,
+        );
         self.norms.truncate(k);
+        self.distinct.clear();
+        self.distinct.extend(0..k as u32);
+        self.pos_of.clear();
+        self.pos_of.extend(0..k as u32);
+        self.twins = false;
+        self.deduped = false;
         self.unit.clear();
+    }
+
+    /// Unit generator `i`, from the columns.
+    #[inline]
+    fn unit_of(&self, i: u32, d: usize) -> Vector {
+        let mut u = [0.0; MAX_DIM];
+        for (a, ua) in u[..d].iter_mut().enumerate() {
+            *ua = self.cols[a * self.cols_stride + i as usize];
+        }
+        u
+    }
+
+    /// The distinct generators column by column (coordinate `a` of position `t` at
+    /// `[a * stride + t]`) and the stride: `cols` itself until [`Solver::dedup`] finds twins.
+    #[inline]
+    fn positions(&self) -> (&[f64], usize) {
+        if self.twins {
+            (&self.soa, self.stride)
+        } else {
+            (&self.cols, self.cols_stride)
+        }
+    }
+
+    /// For the facet search: the unit generators one array each (`unit`), and one index per
+    /// direction in `distinct` (the lowest index of those within [`SAME_DIRECTION`] of it),
+    /// found by sorting on the first coordinate: O(K log K), not O(K²). Once a case.
+    fn dedup(&mut self, d: usize) {
+        if self.deduped {
+            return;
+        }
+        self.deduped = true;
+        let k = self.norms.len();
+        let kp = self.cols_stride;
         let cols = &self.cols;
+        self.unit.clear();
         self.unit.extend((0..k).map(|i| {
             let mut u = [0.0; MAX_DIM];
             for (a, ua) in u[..d].iter_mut().enumerate() {
@@ -407,23 +468,21 @@ impl Solver {
         self.distinct
             .extend((0..k as u32).filter(|&i| !self.twin[i as usize]));
         let nd = self.distinct.len();
+        self.twins = nd < k;
+        if !self.twins {
+            return; // every generator distinct: positions stay the indices
+        }
         self.pos_of.clear();
         self.pos_of.resize(k, u32::MAX);
         for (t, &i) in self.distinct.iter().enumerate() {
             self.pos_of[i as usize] = t as u32;
         }
-        if nd == k {
-            // Every generator distinct: the columns are the NNLS's already.
-            self.stride = kp;
-            std::mem::swap(&mut self.soa, &mut self.cols);
-        } else {
-            self.stride = nd.div_ceil(4) * 4;
-            self.soa.clear();
-            self.soa.resize(d * self.stride, 0.0);
-            for (t, &i) in self.distinct.iter().enumerate() {
-                for a in 0..d {
-                    self.soa[a * self.stride + t] = self.unit[i as usize][a];
-                }
+        self.stride = nd.div_ceil(4) * 4;
+        self.soa.clear();
+        self.soa.resize(d * self.stride, 0.0);
+        for (t, &i) in self.distinct.iter().enumerate() {
+            for a in 0..d {
+                self.soa[a * self.stride + t] = self.unit[i as usize][a];
             }
         }
     }
@@ -484,26 +543,27 @@ impl Solver {
         let mut weights = [0.0; MAX_DIM];
         let mut len = 0usize;
         let mut residual = *x;
-        let k = self.unit.len();
+        let k = self.norms.len();
         let nd = self.distinct.len();
         self.excluded.clear();
-        self.excluded.resize(nd, false);
+        self.excluded.resize(self.positions().1, 0.0);
         if !hint.is_empty()
             && hint.len() <= d
             && hint
                 .iter()
                 .all(|&h| (h as usize) < k && self.norms[h as usize] > 0.0)
         {
-            let cols: [&[f64]; MAX_DIM] =
-                std::array::from_fn(|a| &self.unit[hint[a.min(hint.len() - 1)] as usize][..]);
+            let us: [Vector; MAX_DIM] =
+                std::array::from_fn(|a| self.unit_of(hint[a.min(hint.len() - 1)], d));
+            let cols: [&[f64]; MAX_DIM] = std::array::from_fn(|a| &us[a][..]);
             if let Some(z) = least_squares(d, &cols[..hint.len()], x, RANK_TOL) {
                 if z[..hint.len()].iter().all(|&v| v > 0.0) {
                     len = hint.len();
                     passive[..len].copy_from_slice(hint);
                     weights = z;
                     for a in 0..len {
-                        let u = &self.unit[passive[a] as usize];
-                        for (r, ua) in residual[..d].iter_mut().zip(u) {
+                        let u = self.unit_of(passive[a], d);
+                        for (r, ua) in residual[..d].iter_mut().zip(&u) {
                             *r -= weights[a] * ua;
                         }
                     }
@@ -514,19 +574,16 @@ impl Solver {
         // banned positions, so that a reset clears only them.
         let mut banned: Vec<u32> = std::mem::take(&mut self.banned);
         banned.clear();
-        let exclude_passive = |excl: &mut [bool], passive: &[u32], on: bool| {
+        let exclude_passive = |excl: &mut [f64], passive: &[u32], on: bool| {
             for &p in passive {
                 let t = self.pos_of[p as usize];
                 if t != u32::MAX {
-                    excl[t as usize] = on;
+                    excl[t as usize] = if on { OUT } else { 0.0 };
                 }
             }
         };
         let mut excl = std::mem::take(&mut self.excluded);
         exclude_passive(&mut excl, &passive[..len], true);
-        let mut grad = std::mem::take(&mut self.grad);
-        grad.clear();
-        grad.resize(self.stride, 0.0);
         let max_iter = 3 * nd + 30;
         for _ in 0..max_iter {
             if len == d {
@@ -536,33 +593,31 @@ impl Solver {
             }
             let dist = norm(&residual[..d]);
             // The generator most against the residual, among those not passive.
-            gradient(self.simd, d, &self.soa, self.stride, &residual, &mut grad);
-            let mut best = (f64::max(1e-12 * dist, 1e-17), None);
-            for (t, (&g, &e)) in grad[..nd].iter().zip(&excl).enumerate() {
-                if g > best.0 && !e {
-                    best = (g, Some(t));
-                }
-            }
-            let Some(tj) = best.1 else { break };
+            let (soa, stride) = self.positions();
+            let floor = f64::max(1e-12 * dist, 1e-17);
+            let Some(tj) = most_against(self.simd, d, soa, stride, &residual, &excl, floor) else {
+                break;
+            };
             let j = self.distinct[tj];
             passive[len] = j;
             weights[len] = 0.0;
             len += 1;
             let mut first = true;
             loop {
-                let cols: [&[f64]; MAX_DIM] =
-                    std::array::from_fn(|a| &self.unit[passive[a.min(len - 1)] as usize][..]);
+                let us: [Vector; MAX_DIM] =
+                    std::array::from_fn(|a| self.unit_of(passive[a.min(len - 1)], d));
+                let cols: [&[f64]; MAX_DIM] = std::array::from_fn(|a| &us[a][..]);
                 let Some(z) = least_squares(d, &cols[..len], x, RANK_TOL) else {
                     // The new column is dependent on the passive set: leave it out.
                     len -= 1;
-                    excl[tj] = true;
+                    excl[tj] = OUT;
                     banned.push(tj as u32);
                     break;
                 };
                 if z[..len].iter().all(|&v| v > 0.0) {
                     weights = z;
                     for &t in &banned {
-                        excl[t as usize] = false;
+                        excl[t as usize] = 0.0;
                     }
                     banned.clear();
                     exclude_passive(&mut excl, &passive[..len], true);
@@ -571,7 +626,7 @@ impl Solver {
                 if first && z[len - 1] <= 0.0 {
                     // Rounding: the column's gradient said it helps, its weight says not.
                     len -= 1;
-                    excl[tj] = true;
+                    excl[tj] = OUT;
                     banned.push(tj as u32);
                     break;
                 }
@@ -608,7 +663,7 @@ impl Solver {
                 len = kept;
                 exclude_passive(&mut excl, &passive[..len], true);
                 for &t in &banned {
-                    excl[t as usize] = true;
+                    excl[t as usize] = OUT;
                 }
                 if len == 0 {
                     break;
@@ -616,14 +671,13 @@ impl Solver {
             }
             residual = *x;
             for a in 0..len {
-                let u = &self.unit[passive[a] as usize];
-                for (r, ua) in residual[..d].iter_mut().zip(u) {
+                let u = self.unit_of(passive[a], d);
+                for (r, ua) in residual[..d].iter_mut().zip(&u) {
                     *r -= weights[a] * ua;
                 }
             }
         }
         self.excluded = excl;
-        self.grad = grad;
         self.banned = banned;
         Nnls {
             passive,
@@ -1046,68 +1100,258 @@ impl Solver {
     }
 }
 
-/// Lengths and unit vectors of `n` vectors held column by column in `cols` (coordinate `a`
-/// of vector `t` at `cols[a·n + t]`): `norms[t]` is `linalg::norm` of vector t, computed by
-/// the same operations in the same order (largest magnitude, sum of squares scaled by it,
-/// its square root times it), and `cols` becomes the unit vectors (zero for a zero vector).
+/// Lengths and unit vectors of the `k` vectors of `gens` (vector `t` at `gens[t·d..]`),
+/// laid out column by column in `cols` (coordinate `a` of vector `t` at `cols[a·kp + t]`,
+/// `kp` ≥ `k` a multiple of 4, the tail zero): `norms[t]` is `linalg::norm` of vector t,
+/// computed by the same operations in the same order (largest magnitude, sum of squares
+/// scaled by it, its square root times it), and the unit vector zero for a zero vector.
 #[inline]
-fn unit_columns(simd: bool, d: usize, n: usize, cols: &mut [f64], norms: &mut [f64]) {
+fn unit_columns(
+    simd: bool,
+    d: usize,
+    gens: &[f64],
+    kp: usize,
+    cols: &mut [f64],
+    norms: &mut [f64],
+) {
     #[cfg(target_arch = "x86_64")]
     if simd {
         // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
         unsafe {
             return match d {
-                3 => unit_columns_avx2::<3>(n, cols, norms),
-                _ => unit_columns_avx2::<6>(n, cols, norms),
+                3 => unit_columns_avx2::<3>(gens, kp, cols, norms),
+                _ => unit_columns_avx2::<6>(gens, kp, cols, norms),
             };
         }
     }
     let _ = simd;
     match d {
-        3 => unit_columns_body::<3>(n, cols, norms),
-        _ => unit_columns_body::<6>(n, cols, norms),
+        3 => unit_columns_body::<3>(gens, kp, cols, norms),
+        _ => unit_columns_body::<6>(gens, kp, cols, norms),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn unit_columns_avx2<const D: usize>(n: usize, cols: &mut [f64], norms: &mut [f64]) {
-    unit_columns_body::<D>(n, cols, norms);
+unsafe fn unit_columns_avx2<const D: usize>(
+    gens: &[f64],
+    kp: usize,
+    cols: &mut [f64],
+    norms: &mut [f64],
+) {
+    use std::arch::x86_64::*;
+    let k = gens.len() / D;
+    assert!(cols.len() >= D * kp && norms.len() >= kp && kp % 4 == 0 && k <= kp);
+    let zero = _mm256_setzero_pd();
+    let one = _mm256_set1_pd(1.0);
+    let sign = _mm256_set1_pd(-0.0);
+    for t0 in (0..kp).step_by(4) {
+        // Four vectors a block, lane by lane (zero past the end).
+        let mut x = [[0.0f64; 4]; D];
+        for l in 0..4 {
+            if t0 + l < k {
+                let g = &gens[(t0 + l) * D..(t0 + l + 1) * D];
+                for a in 0..D {
+                    x[a][l] = g[a];
+                }
+            }
+        }
+        // The operations of `unit_columns_body`, four lanes at once. SAFETY: AVX2 is
+        // enabled here; the loads and stores stay within the arrays and the bounds asserted.
+        let xs: [__m256d; D] = std::array::from_fn(|a| _mm256_loadu_pd(x[a].as_ptr()));
+        let mut m = zero;
+        for &xa in &xs {
+            m = _mm256_max_pd(m, _mm256_andnot_pd(sign, xa));
+        }
+        let pos = _mm256_cmp_pd::<_CMP_GT_OQ>(m, zero);
+        let safe = _mm256_blendv_pd(one, m, pos);
+        let mut sum = zero;
+        for &xa in &xs {
+            let q = _mm256_div_pd(xa, safe);
+            sum = _mm256_add_pd(sum, _mm256_mul_pd(q, q));
+        }
+        let len = _mm256_blendv_pd(zero, _mm256_mul_pd(m, _mm256_sqrt_pd(sum)), pos);
+        _mm256_storeu_pd(norms.as_mut_ptr().add(t0), len);
+        let some = _mm256_cmp_pd::<_CMP_GT_OQ>(len, zero);
+        let safe_len = _mm256_blendv_pd(one, len, some);
+        for (a, &xa) in xs.iter().enumerate() {
+            let u = _mm256_blendv_pd(zero, _mm256_div_pd(xa, safe_len), some);
+            _mm256_storeu_pd(cols.as_mut_ptr().add(a * kp + t0), u);
+        }
+    }
 }
 
 #[inline(always)]
-fn unit_columns_body<const D: usize>(n: usize, cols: &mut [f64], norms: &mut [f64]) {
-    let norms = &mut norms[..n];
-    let cols = &mut cols[..D * n];
-    // m: the largest magnitude, folded from 0 in coordinate order (as `norm`).
-    for (t, m) in norms.iter_mut().enumerate() {
-        let mut acc = 0.0f64;
-        for a in 0..D {
-            acc = acc.max(cols[a * n + t].abs());
-        }
-        *m = acc;
-    }
-    // The sum of (v/m)² in coordinate order, then m·sqrt of it; 0 where m is 0.
-    let mut sums = [0.0f64; 4];
-    for t0 in (0..n).step_by(4) {
-        for (l, sum) in sums.iter_mut().enumerate() {
-            let t = t0 + l;
-            let m = norms[t];
-            let safe = if m > 0.0 { m } else { 1.0 };
-            let mut s = 0.0f64;
-            for a in 0..D {
-                let q = cols[a * n + t] / safe;
-                s += q * q;
+fn unit_columns_body<const D: usize>(gens: &[f64], kp: usize, cols: &mut [f64], norms: &mut [f64]) {
+    let k = gens.len() / D;
+    let cols = &mut cols[..D * kp];
+    let norms = &mut norms[..kp];
+    for t0 in (0..kp).step_by(4) {
+        // Four vectors a block, lane by lane (zero past the end).
+        let mut x = [[0.0f64; 4]; D];
+        for l in 0..4 {
+            if t0 + l < k {
+                let g = &gens[(t0 + l) * D..(t0 + l + 1) * D];
+                for a in 0..D {
+                    x[a][l] = g[a];
+                }
             }
-            *sum = if m > 0.0 { m * s.sqrt() } else { 0.0 };
         }
-        norms[t0..t0 + 4].copy_from_slice(&sums);
-    }
-    for a in 0..D {
-        for (x, &len) in cols[a * n..(a + 1) * n].iter_mut().zip(norms.iter()) {
-            *x = if len > 0.0 { *x / len } else { 0.0 };
+        // m: the largest magnitude, folded from 0 in coordinate order (as `norm`).
+        let mut m = [0.0f64; 4];
+        for xa in &x {
+            for l in 0..4 {
+                m[l] = m[l].max(xa[l].abs());
+            }
+        }
+        // The sum of (v/m)² in coordinate order, then m·sqrt of it; 0 where m is 0.
+        let safe = m.map(|m| if m > 0.0 { m } else { 1.0 });
+        let mut sum = [0.0f64; 4];
+        for xa in &x {
+            for l in 0..4 {
+                let q = xa[l] / safe[l];
+                sum[l] += q * q;
+            }
+        }
+        let mut len = [0.0f64; 4];
+        for l in 0..4 {
+            len[l] = if m[l] > 0.0 {
+                m[l] * sum[l].sqrt()
+            } else {
+                0.0
+            };
+        }
+        norms[t0..t0 + 4].copy_from_slice(&len);
+        for (a, xa) in x.iter().enumerate() {
+            for l in 0..4 {
+                cols[a * kp + t0 + l] = if len[l] > 0.0 { xa[l] / len[l] } else { 0.0 };
+            }
         }
     }
+}
+
+/// The position `t < stride` with the largest `Σ_a soa[a·stride + t]·r[a] + mask[t]`
+/// (summed in coordinate order, as [`dot`]), if that is above `floor`; the first such
+/// position on ties. `mask[t]` is 0 or −∞ (a position left out). The NNLS's choice of the
+/// generator most against the residual, without storing the gradient.
+#[inline]
+fn most_against(
+    simd: bool,
+    d: usize,
+    soa: &[f64],
+    stride: usize,
+    r: &Vector,
+    mask: &[f64],
+    floor: f64,
+) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
+        unsafe {
+            return match d {
+                3 => most_against_avx2::<3>(soa, stride, r, mask, floor),
+                _ => most_against_avx2::<6>(soa, stride, r, mask, floor),
+            };
+        }
+    }
+    let _ = simd;
+    match d {
+        3 => most_against_body::<3>(soa, stride, r, mask, floor),
+        _ => most_against_body::<6>(soa, stride, r, mask, floor),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn most_against_avx2<const D: usize>(
+    soa: &[f64],
+    stride: usize,
+    r: &Vector,
+    mask: &[f64],
+    floor: f64,
+) -> Option<usize> {
+    use std::arch::x86_64::*;
+    assert!(soa.len() >= D * stride && mask.len() >= stride && stride % 4 == 0);
+    // The operations of `most_against_body`, four lanes at once. SAFETY: AVX2 is enabled
+    // here; every load is within the bounds asserted.
+    let rs: [__m256d; D] = std::array::from_fn(|a| _mm256_set1_pd(r[a]));
+    let mut best = _mm256_set1_pd(floor);
+    let mut at = _mm256_set1_pd(-1.0);
+    let mut pos = _mm256_setr_pd(0.0, 1.0, 2.0, 3.0);
+    let four = _mm256_set1_pd(4.0);
+    let p = soa.as_ptr();
+    for t0 in (0..stride).step_by(4) {
+        let mut g = _mm256_mul_pd(_mm256_loadu_pd(p.add(t0)), rs[0]);
+        for (a, &ra) in rs.iter().enumerate().skip(1) {
+            g = _mm256_add_pd(
+                g,
+                _mm256_mul_pd(_mm256_loadu_pd(p.add(a * stride + t0)), ra),
+            );
+        }
+        let v = _mm256_add_pd(g, _mm256_loadu_pd(mask.as_ptr().add(t0)));
+        let take = _mm256_cmp_pd::<_CMP_GT_OQ>(v, best);
+        best = _mm256_blendv_pd(best, v, take);
+        at = _mm256_blendv_pd(at, pos, take);
+        pos = _mm256_add_pd(pos, four);
+    }
+    let mut bests = [0.0; 4];
+    let mut ats = [0.0; 4];
+    _mm256_storeu_pd(bests.as_mut_ptr(), best);
+    _mm256_storeu_pd(ats.as_mut_ptr(), at);
+    first_best(
+        bests,
+        ats.map(|t| if t < 0.0 { u64::MAX } else { t as u64 }),
+    )
+}
+
+/// Of four lanes' best values and their first positions (`u64::MAX`: none), the largest
+/// value's position, the lowest on ties: the first best of the whole sequence.
+#[inline(always)]
+fn first_best(best: [f64; 4], at: [u64; 4]) -> Option<usize> {
+    let mut pick: Option<(f64, u64)> = None;
+    for l in 0..4 {
+        if at[l] == u64::MAX {
+            continue;
+        }
+        pick = match pick {
+            Some((b, t)) if b > best[l] || (b == best[l] && t < at[l]) => Some((b, t)),
+            _ => Some((best[l], at[l])),
+        };
+    }
+    pick.map(|(_, t)| t as usize)
+}
+
+#[inline(always)]
+fn most_against_body<const D: usize>(
+    soa: &[f64],
+    stride: usize,
+    r: &Vector,
+    mask: &[f64],
+    floor: f64,
+) -> Option<usize> {
+    let soa = &soa[..D * stride];
+    let mask = &mask[..stride];
+    // Per lane, its best value and the first position holding it.
+    let mut best = [floor; 4];
+    let mut at = [u64::MAX; 4];
+    for t0 in (0..stride).step_by(4) {
+        let mut g = [0.0f64; 4];
+        for l in 0..4 {
+            g[l] = soa[t0 + l] * r[0];
+        }
+        for a in 1..D {
+            for l in 0..4 {
+                g[l] += soa[a * stride + t0 + l] * r[a];
+            }
+        }
+        for l in 0..4 {
+            let v = g[l] + mask[t0 + l];
+            let take = v > best[l];
+            best[l] = if take { v } else { best[l] };
+            at[l] = if take { (t0 + l) as u64 } else { at[l] };
+        }
+    }
+    first_best(best, at)
 }
 
 /// `grad[t] = Σ_a soa[a·stride + t]·r[a]` for every position `t < stride`, summed in
