@@ -27,7 +27,7 @@
 
 use rayon::prelude::*;
 
-use super::linalg::{dot, least_squares, norm, pivoted, Basis, Vector};
+use super::linalg::{dot, norm, pivoted, Basis, Qr, Vector};
 use super::{
     check, Facet, GenSet, GeneralBatch, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP,
     MAX_DIM,
@@ -545,6 +545,7 @@ impl Solver {
         let mut residual = *x;
         let k = self.norms.len();
         let nd = self.distinct.len();
+        let mut qr = Qr::new(d, x);
         self.excluded.clear();
         self.excluded.resize(self.positions().1, 0.0);
         if !hint.is_empty()
@@ -553,10 +554,7 @@ impl Solver {
                 .iter()
                 .all(|&h| (h as usize) < k && self.norms[h as usize] > 0.0)
         {
-            let us: [Vector; MAX_DIM] =
-                std::array::from_fn(|a| self.unit_of(hint[a.min(hint.len() - 1)], d));
-            let cols: [&[f64]; MAX_DIM] = std::array::from_fn(|a| &us[a][..]);
-            if let Some(z) = least_squares(d, &cols[..hint.len()], x, RANK_TOL) {
+            if let Some(z) = qr.least_squares(hint, |i| self.unit_of(i, d), RANK_TOL) {
                 if z[..hint.len()].iter().all(|&v| v > 0.0) {
                     len = hint.len();
                     passive[..len].copy_from_slice(hint);
@@ -604,10 +602,8 @@ impl Solver {
             len += 1;
             let mut first = true;
             loop {
-                let us: [Vector; MAX_DIM] =
-                    std::array::from_fn(|a| self.unit_of(passive[a.min(len - 1)], d));
-                let cols: [&[f64]; MAX_DIM] = std::array::from_fn(|a| &us[a][..]);
-                let Some(z) = least_squares(d, &cols[..len], x, RANK_TOL) else {
+                let Some(z) = qr.least_squares(&passive[..len], |i| self.unit_of(i, d), RANK_TOL)
+                else {
                     // The new column is dependent on the passive set: leave it out.
                     len -= 1;
                     excl[tj] = OUT;

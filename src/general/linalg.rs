@@ -124,46 +124,109 @@ impl Basis {
     }
 }
 
-/// Least squares on at most d columns: `z` minimising `|Σ z_k·cols[k] − b|`, by QR
-/// (modified Gram–Schmidt twice, back substitution). `None` when the columns are dependent
-/// beyond `tol`.
-pub fn least_squares(d: usize, cols: &[&[f64]], b: &[f64], tol: f64) -> Option<Vector> {
-    let p = cols.len();
-    debug_assert!(p <= d);
-    let mut q = [[0.0; MAX_DIM]; MAX_DIM];
-    let mut r = [[0.0; MAX_DIM]; MAX_DIM];
-    for k in 0..p {
-        let mut v = [0.0; MAX_DIM];
-        v[..d].copy_from_slice(&cols[k][..d]);
-        let nv = norm(&v[..d]);
-        if nv == 0.0 {
-            return None;
+/// Least squares on at most d columns of length about 1 (unit generators), towards a fixed
+/// `b`, by QR (modified Gram–Schmidt twice, back substitution), kept from call to call: a
+/// call on columns that begin with the last call's reuses their factors and only
+/// orthogonalises the rest (an active-set step adds one column, or drops some and keeps
+/// the ones before them). The same operations as a QR from scratch, so the same bits.
+/// Lengths are plain square roots of sums of squares: on unit columns nothing left above
+/// `tol` can underflow or overflow.
+#[derive(Clone, Copy, Debug)]
+pub struct Qr {
+    d: usize,
+    /// The columns factored, by the caller's index, and how many.
+    cols: [u32; MAX_DIM],
+    p: usize,
+    q: [Vector; MAX_DIM],
+    r: [Vector; MAX_DIM],
+    /// `q_k·b`.
+    qb: Vector,
+    b: Vector,
+}
+
+impl Qr {
+    /// No columns yet, towards `b` in R^d.
+    pub fn new(d: usize, b: &Vector) -> Qr {
+        Qr {
+            d,
+            cols: [0; MAX_DIM],
+            p: 0,
+            q: [[0.0; MAX_DIM]; MAX_DIM],
+            r: [[0.0; MAX_DIM]; MAX_DIM],
+            qb: [0.0; MAX_DIM],
+            b: *b,
         }
+    }
+
+    /// `z` minimising `|Σ z_k·col(cols[k]) − b|`; `None` when the columns are dependent
+    /// beyond `tol` (relative).
+    pub fn least_squares(
+        &mut self,
+        cols: &[u32],
+        col: impl Fn(u32) -> Vector,
+        tol: f64,
+    ) -> Option<Vector> {
+        debug_assert!(cols.len() <= self.d);
+        let same = self.cols[..self.p]
+            .iter()
+            .zip(cols)
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.p = same;
+        for &c in &cols[same..] {
+            if !self.push(c, &col(c), tol) {
+                return None;
+            }
+        }
+        let (d, p) = (self.d, self.p);
+        let mut z = [0.0; MAX_DIM];
+        for k in (0..p).rev() {
+            let mut s = self.qb[k];
+            for j in k + 1..p {
+                s -= self.r[k][j] * z[j];
+            }
+            z[k] = s / self.r[k][k];
+        }
+        debug_assert!(p <= d);
+        Some(z)
+    }
+
+    /// Appends column `v` (index `c`): false, and nothing kept, when it is dependent.
+    fn push(&mut self, c: u32, v: &Vector, tol: f64) -> bool {
+        let (d, k) = (self.d, self.p);
+        let mut v = *v;
+        let nv = dot(&v[..d], &v[..d]).sqrt();
+        if nv == 0.0 || k == d {
+            return false;
+        }
+        let mut rk = [0.0; MAX_DIM];
         for _ in 0..2 {
             for j in 0..k {
-                let c = dot(&v[..d], &q[j][..d]);
-                r[j][k] += c;
-                for (vi, qi) in v[..d].iter_mut().zip(&q[j]) {
+                let c = dot(&v[..d], &self.q[j][..d]);
+                rk[j] += c;
+                for (vi, qi) in v[..d].iter_mut().zip(&self.q[j]) {
                     *vi -= c * qi;
                 }
             }
         }
-        let n = norm(&v[..d]);
+        let n = dot(&v[..d], &v[..d]).sqrt();
         if n <= tol * nv {
-            return None;
+            return false;
         }
-        r[k][k] = n;
-        q[k] = v.map(|x| x / n);
-    }
-    let mut z = [0.0; MAX_DIM];
-    for k in (0..p).rev() {
-        let mut s = dot(&q[k][..d], &b[..d]);
-        for j in k + 1..p {
-            s -= r[k][j] * z[j];
+        rk[k] = n;
+        for (j, &rj) in rk[..=k].iter().enumerate() {
+            self.r[j][k] = rj;
         }
-        z[k] = s / r[k][k];
+        let mut q = [0.0; MAX_DIM];
+        for (qi, vi) in q[..d].iter_mut().zip(&v) {
+            *qi = vi / n;
+        }
+        self.q[k] = q;
+        self.qb[k] = dot(&q[..d], &self.b[..d]);
+        self.cols[k] = c;
+        self.p = k + 1;
+        true
     }
-    Some(z)
 }
 
 /// Gram–Schmidt with pivoting: up to `max` vectors among `items` (index, vector), each step
