@@ -157,6 +157,23 @@ impl Engine {
         batch: &general::GeneralBatch,
         out: &mut [general::GeneralOutcome],
     ) -> Result<general::GeneralStats, Error> {
+        self.evaluate_general_with(batch, out, true)
+    }
+
+    /// [`Engine::evaluate_general_into`], or without the inside margin when not
+    /// `inside_margin` (a supported case's margin 0 and facet none; verdicts, witnesses,
+    /// certificates and distances outside unchanged): for callers who ask only whether it
+    /// holds, and the NNLS's cost alone.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::evaluate_general_into`].
+    pub fn evaluate_general_with(
+        &mut self,
+        batch: &general::GeneralBatch,
+        out: &mut [general::GeneralOutcome],
+        inside_margin: bool,
+    ) -> Result<general::GeneralStats, Error> {
         match self {
             Engine::Cpu if batch.len() != out.len() => Err(Error::Input(format!(
                 "{} general cases but {} outcome slots",
@@ -164,13 +181,13 @@ impl Engine {
                 out.len()
             ))),
             Engine::Cpu => {
-                general::cpu::solve_batch_into(batch, out);
+                general::cpu::solve_batch_with(batch, out, inside_margin);
                 Ok(general::GeneralStats {
                     cases: batch.len(),
                     resolved: 0,
                 })
             }
-            Engine::Gpu(gpu) => gpu.evaluate_general_into(batch, out),
+            Engine::Gpu(gpu) => gpu.evaluate_general_with(batch, out, inside_margin),
         }
     }
 

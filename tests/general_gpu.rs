@@ -402,7 +402,7 @@ fn twin_hints_finish_to_the_cpu_answers() {
             .map(|r| search32::search(&values, r))
             .collect();
         let mut out = vec![GeneralOutcome::default(); batch.len()];
-        let stats = planar_hold::general::gpu::finish_into(&batch, &hints, &mut out);
+        let stats = planar_hold::general::gpu::finish_into(&batch, &hints, &mut out, true);
         let mut expected = vec![GeneralOutcome::default(); batch.len()];
         cpu::solve_batch_into(&batch, &mut expected);
         eprintln!(

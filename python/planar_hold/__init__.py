@@ -92,6 +92,7 @@ def cone_test(
     counts: Any = None,
     *,
     general: bool = False,
+    inside_margin: bool = True,
 ) -> Union[Outcomes, GeneralOutcomes]:
     """``Engine("cpu").cone_test`` on a shared CPU engine.
 
@@ -99,9 +100,12 @@ def cone_test(
     ``generators`` (N, K, 3) float32 or float64 with K <= 16, ``active`` bool (N, K) or None
     (all active), ``need`` (N, 3), (3,) or None for (0, 1, 0): ``Outcomes``. Arrays
     (N, K > 16, 3) and (N, K, 6) (K <= 256 in use, ``counts`` (N,) rows per case), or
-    ``general=True``, go to the general engine: ``GeneralOutcomes``, with the facet.
+    ``general=True``, go to the general engine: ``GeneralOutcomes``, with the facet
+    (``inside_margin=False``: without the facet search, a supported case's margin 0).
     """
-    return _default().cone_test(generators, active, need, counts, general=general)
+    return _default().cone_test(
+        generators, active, need, counts, general=general, inside_margin=inside_margin
+    )
 
 
 def answers(

@@ -27,13 +27,17 @@ use crate::{py_err, Floats};
 const CHUNK_VALUES: usize = 1 << 22;
 
 /// The general engine: the one place that runs it. The CPU's on all cores, or the GPU's
-/// float32 search finished in float64 on the host (`Engine::evaluate_general_into`).
+/// float32 search finished in float64 on the host (`Engine::evaluate_general_with`), with
+/// the inside margin or without.
 fn evaluate_general(
     engine: &mut planar_hold::Engine,
     batch: &GeneralBatch,
     out: &mut [GeneralOutcome],
+    inside_margin: bool,
 ) -> Result<(), Error> {
-    engine.evaluate_general_into(batch, out).map(|_| ())
+    engine
+        .evaluate_general_with(batch, out, inside_margin)
+        .map(|_| ())
 }
 
 /// The per-case generator counts, checked against the array: (N,) integers in 0..=K.
@@ -201,13 +205,14 @@ impl<'py> GeneralInput<'py> {
         self.gens.shape()[0]
     }
 
-    /// The work of the call, to run without the GIL.
-    pub fn job(&self) -> Job<'_> {
+    /// The work of the call, to run without the GIL; the inside margin computed or not.
+    pub fn job(&self, inside_margin: bool) -> Job<'_> {
         Job {
             fill: self.filler(),
             n: self.len(),
             dim: self.dim,
             rows: self.gens.shape()[1],
+            inside_margin,
         }
     }
 
@@ -290,11 +295,10 @@ impl GeneralBuffers {
     fn run(
         &mut self,
         engine: &mut planar_hold::Engine,
-        fill: &dyn GeneralFill,
-        n: usize,
-        dim: usize,
+        job: &Job<'_>,
         mut each: impl FnMut(Chunk<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let (fill, n, dim) = (&*job.fill, job.n, job.dim);
         let mut need = [0.0; MAX_DIM];
         let mut first = 0;
         while first < n {
@@ -319,7 +323,12 @@ impl GeneralBuffers {
             if self.outcomes.len() < m {
                 self.outcomes.resize(m, GeneralOutcome::default());
             }
-            evaluate_general(engine, &self.batch, &mut self.outcomes[..m])?;
+            evaluate_general(
+                engine,
+                &self.batch,
+                &mut self.outcomes[..m],
+                job.inside_margin,
+            )?;
             each(Chunk {
                 first,
                 batch: &self.batch,
@@ -484,6 +493,7 @@ pub struct Job<'a> {
     n: usize,
     dim: usize,
     rows: usize,
+    inside_margin: bool,
 }
 
 impl Job<'_> {
@@ -494,7 +504,7 @@ impl Job<'_> {
         buffers: &mut GeneralBuffers,
     ) -> Result<GeneralColumns, Error> {
         let mut columns = GeneralColumns::zeroed(self.n, self.dim, self.rows);
-        buffers.run(engine, &*self.fill, self.n, self.dim, |chunk| {
+        buffers.run(engine, self, |chunk| {
             columns.write(&chunk);
             Ok(())
         })?;
@@ -510,7 +520,7 @@ impl Job<'_> {
     ) -> Result<String, Error> {
         let mut text = String::from("[");
         let mut witness_rows = [0u32; MAX_DIM];
-        buffers.run(engine, &*self.fill, self.n, self.dim, |chunk| {
+        buffers.run(engine, self, |chunk| {
             for (c, o) in chunk.outcomes.iter().enumerate() {
                 let case: GeneralCase<'_> = chunk.batch.get(c);
                 let mut answer = GeneralAnswer::new(None, &case, o);

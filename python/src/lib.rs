@@ -723,7 +723,8 @@ impl Engine {
 
     /// The cone test of every case (see the stub for the full contract): `Outcomes` from the
     /// planar enumeration, `GeneralOutcomes` from the general engine.
-    #[pyo3(signature = (generators, active = None, need = None, counts = None, *, general = false))]
+    #[pyo3(signature = (generators, active = None, need = None, counts = None, *, general = false, inside_margin = true))]
+    #[allow(clippy::too_many_arguments)]
     fn cone_test<'py>(
         &self,
         py: Python<'py>,
@@ -732,6 +733,7 @@ impl Engine {
         need: Option<&Bound<'py, PyAny>>,
         counts: Option<&Bound<'py, PyAny>>,
         general: bool,
+        inside_margin: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         match Call::extract(generators, active, need, counts, general)? {
             Call::Planar(input) => {
@@ -739,7 +741,7 @@ impl Engine {
                 Ok(Bound::new(py, Outcomes::new(py, columns))?.into_any())
             }
             Call::General(input) => {
-                let job = input.job();
+                let job = input.job(inside_margin);
                 let columns = py
                     .detach(|| self.with(|s| job.columns(&mut s.engine, &mut s.general)))
                     .map_err(py_err)?;
@@ -790,7 +792,7 @@ impl Engine {
                 (text, false)
             }
             Call::General(input) => {
-                let job = input.job();
+                let job = input.job(true);
                 let text = py
                     .detach(|| self.with(|s| job.answers_json(&mut s.engine, &mut s.general)))
                     .map_err(py_err)?;

@@ -302,6 +302,30 @@ def test_empty_and_degenerate_general_cases():
     assert out.verdict[0] == planar_hold.SUPPORTED and out.margin[0] == 0
 
 
+@pytest.mark.parametrize("d, k", [(3, 40), (6, 16), (6, 100)])
+def test_without_the_inside_margin_only_the_inside_margin_changes(d, k):
+    """inside_margin=False: the same verdicts, witnesses, certificates and outside
+    distances as the whole test; a supported case's margin 0 and no facet."""
+    rng = np.random.default_rng(100 + d * k)
+    up = 1 if d == 3 else 2
+    gens = rng.normal(size=(300, k, d))
+    gens[..., up] = np.abs(gens[..., up]) + 0.2
+    weights = rng.exponential(size=(300, k)) * (rng.random((300, k)) < 0.3)
+    need = np.einsum("nk,nkd->nd", weights, gens)
+    need[1::2, up] = -np.abs(need[1::2, up]) - 0.5
+    whole = planar_hold.cone_test(gens, need=need, general=True)
+    bare = planar_hold.cone_test(gens, need=need, general=True, inside_margin=False)
+    held = whole.verdict == planar_hold.SUPPORTED
+    assert 50 < held.sum() < 250
+    for name in ("verdict", "witness_len", "witness_index", "witness_weight", "certificate"):
+        np.testing.assert_array_equal(getattr(bare, name), getattr(whole, name), err_msg=name)
+    np.testing.assert_array_equal(bare.margin[~held], whole.margin[~held])
+    np.testing.assert_array_equal(bare.facet_normal[~held], whole.facet_normal[~held])
+    assert (bare.margin[held] == 0).all() and (whole.margin[held] > -1e-9).all()
+    assert not bare.has_facet[held].any() and whole.has_facet[held].all()
+    assert not bare.capped.any()
+
+
 def test_gil_released_during_a_general_batch():
     rng = np.random.default_rng(3)
     gens, need = random_cases(rng, 4000, 64, 6)

@@ -165,8 +165,13 @@ impl Solver {
     /// the distance outside are unchanged. For callers who ask only whether it holds, and
     /// for timing the two parts apart.
     pub fn without_inside_margin() -> Solver {
+        Solver::with_inside_margin(false)
+    }
+
+    /// [`Solver::new`] when `inside_margin`, else [`Solver::without_inside_margin`].
+    pub fn with_inside_margin(inside_margin: bool) -> Solver {
         Solver {
-            no_inside_margin: true,
+            no_inside_margin: !inside_margin,
             ..Solver::new()
         }
     }
@@ -1423,13 +1428,20 @@ pub fn kernels() -> &'static str {
 /// Every case of `batch` into `out` without the inside margin
 /// ([`Solver::without_inside_margin`]), on all cores.
 pub fn solve_batch_without_inside_margin_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
+    solve_batch_with(batch, out, false);
+}
+
+/// Every case of `batch` into `out` (same length), on all cores, one solver per thread:
+/// with the inside margin or without ([`Solver::with_inside_margin`]).
+pub fn solve_batch_with(batch: &GeneralBatch, out: &mut [GeneralOutcome], inside_margin: bool) {
     assert_eq!(batch.len(), out.len(), "one outcome slot per case");
     out.par_iter_mut()
         .enumerate()
         .with_min_len(16)
-        .for_each_init(Solver::without_inside_margin, |solver, (i, o)| {
-            *o = solver.solve(&batch.get(i))
-        });
+        .for_each_init(
+            || Solver::with_inside_margin(inside_margin),
+            |solver, (i, o)| *o = solver.solve(&batch.get(i)),
+        );
 }
 
 /// The general test of one case, with a solver of its own (tests and one-off calls; a
@@ -1440,13 +1452,7 @@ pub fn solve(case: &GeneralCase<'_>) -> GeneralOutcome {
 
 /// Every case of `batch` into `out` (same length), on all cores, one solver per thread.
 pub fn solve_batch_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    assert_eq!(batch.len(), out.len(), "one outcome slot per case");
-    out.par_iter_mut()
-        .enumerate()
-        .with_min_len(16)
-        .for_each_init(Solver::new, |solver, (i, o)| {
-            *o = solver.solve(&batch.get(i))
-        });
+    solve_batch_with(batch, out, true);
 }
 
 /// Every case of `batch` on this thread alone, with one solver.

@@ -436,7 +436,8 @@ fn passive(h: &GeneralHint) -> &[u32] {
     &h.index[..(h.len as usize).min(h.index.len())]
 }
 
-/// Finishes every case of `batch` in float64 from its GPU hint, on all cores.
+/// Finishes every case of `batch` in float64 from its GPU hint, on all cores, with the
+/// inside margin or without ([`Solver::with_inside_margin`]).
 ///
 /// # Panics
 ///
@@ -445,17 +446,21 @@ pub fn finish_into(
     batch: &GeneralBatch,
     hints: &[GeneralHint],
     out: &mut [GeneralOutcome],
+    inside_margin: bool,
 ) -> GeneralStats {
     assert!(hints.len() == batch.len() && out.len() == batch.len());
     let resolved = out
         .par_iter_mut()
         .enumerate()
         .with_min_len(16)
-        .map_init(Solver::new, |solver, (i, o)| {
-            let (outcome, confirmed) = solver.solve_hinted(&batch.get(i), passive(&hints[i]));
-            *o = outcome;
-            usize::from(!confirmed)
-        })
+        .map_init(
+            || Solver::with_inside_margin(inside_margin),
+            |solver, (i, o)| {
+                let (outcome, confirmed) = solver.solve_hinted(&batch.get(i), passive(&hints[i]));
+                *o = outcome;
+                usize::from(!confirmed)
+            },
+        )
         .sum();
     GeneralStats {
         cases: batch.len(),
@@ -525,6 +530,21 @@ impl GpuEngine {
         batch: &GeneralBatch,
         out: &mut [GeneralOutcome],
     ) -> Result<GeneralStats, Error> {
+        self.evaluate_general_with(batch, out, true)
+    }
+
+    /// [`GpuEngine::evaluate_general_into`], with the inside margin or without
+    /// ([`Solver::with_inside_margin`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuEngine::evaluate_general_into`].
+    pub fn evaluate_general_with(
+        &mut self,
+        batch: &GeneralBatch,
+        out: &mut [GeneralOutcome],
+        inside_margin: bool,
+    ) -> Result<GeneralStats, Error> {
         if batch.len() != out.len() {
             return Err(Error::Input(format!(
                 "{} general cases but {} outcome slots",
@@ -534,6 +554,6 @@ impl GpuEngine {
         }
         let mut hints = Vec::new();
         self.general_hints_into(batch, &mut hints)?;
-        Ok(finish_into(batch, &hints, out))
+        Ok(finish_into(batch, &hints, out, inside_margin))
     }
 }
