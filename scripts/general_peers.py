@@ -5,15 +5,15 @@ the same cases in one run (issue 15, Performance):
 (a) verdict, witness, certificate and distance: SciPy ``linprog`` (HiGHS) for membership
     (its basic solution is a witness of at most d generators) plus ``scipy.optimize.nnls``
     for the distance (and the nearest certificate, its residual over its length), per case,
-    against planar-hold's CPU engine through ``Engine("cpu").cone_test`` (one batched call)
-    and through ``planar-hold eval`` end to end (JSON Lines file in, answers file out,
-    process start included);
+    against planar-hold's CPU engine through ``Engine("cpu").cone_test(...,
+    inside_margin=False)`` (one batched call: the same answers, the NNLS alone);
 (b) the same plus the inside margin (the least n_f.need over the cone's facets), the facets
     from ``scipy.spatial.ConvexHull`` (qhull, on the cross-section of the pointed cone at
     x.up = 1, a (d-1)-dimensional polytope whose facets are the cone's) and from pycddlib
     (cddlib's double description in floating point, the cone's rays to its inequalities),
-    per case, against the same planar-hold runs (which always compute everything: the
-    facets, the binding facet and the margin included, so (a) flatters the peers).
+    per case, against planar-hold's whole test (the facets, the binding facet and the
+    margin included) through ``Engine("cpu").cone_test`` and through ``planar-hold eval``
+    end to end (JSON Lines file in, answers file out, process start included).
 
 Workloads: random pointed cones (generators with a positive "up" component: y in R^3, z in
 R^6), half the needs inside (positive combinations of generators), half outside (the same
@@ -200,16 +200,16 @@ def time_peer(fn, gens, need, ours, seconds, inside_margin=True):
     return (time.perf_counter() - start) / done, done, agree
 
 
-def time_ours(engine, gens, need, min_seconds=0.5):
+def time_ours(engine, gens, need, min_seconds=0.5, inside_margin=True):
     """Per-case time of one batched cone_test over the whole workload (best of repeats
     filling min_seconds; the first call, which also gives the answers, counts), and its
-    answers."""
+    answers; without the inside margin (the NNLS alone) when not `inside_margin`."""
     t = time.perf_counter()
-    out = engine.cone_test(gens, need=need, general=True)
+    out = engine.cone_test(gens, need=need, general=True, inside_margin=inside_margin)
     best = spent = time.perf_counter() - t
     while spent < min_seconds:
         t = time.perf_counter()
-        engine.cone_test(gens, need=need, general=True)
+        engine.cone_test(gens, need=need, general=True, inside_margin=inside_margin)
         dt = time.perf_counter() - t
         best, spent = min(best, dt), spent + dt
     return best / len(gens), out
@@ -284,8 +284,9 @@ def main() -> int:
             # A need that is exactly on a rounding-level boundary is rare here; the
             # peers' answers are compared with planar-hold's below.
             api, ours = time_ours(engine, gens, need)
+            bare, ours_bare = time_ours(engine, gens, need, inside_margin=False)
             e2e = time_eval(cli, gens, need, folder) if cli.is_file() else float("nan")
-            a, na, agree_a = time_peer(peer_a, gens, need, ours, args.peer_seconds, False)
+            a, na, agree_a = time_peer(peer_a, gens, need, ours_bare, args.peer_seconds, False)
             # Where planar-hold's time goes: inside (the facets) and outside (NNLS alone).
             held_rows = ours.verdict == planar_hold.SUPPORTED
             split = [time_ours(engine, gens[rows], need[rows], 0.1)[0] if rows.any() else float("nan")
@@ -299,6 +300,7 @@ def main() -> int:
                 c, nc, agree_c = float("nan"), 0, 0
             held = float(np.mean(ours.verdict == planar_hold.SUPPORTED))
             rows.append(dict(workload=name, cases=len(gens), held=held, api_us=api * 1e6,
+                             nnls_us=bare * 1e6,
                              inside_us=split[0] * 1e6, outside_us=split[1] * 1e6,
                              eval_us=e2e * 1e6, lp_nnls_us=a * 1e6, lp_n=na, lp_agree=agree_a,
                              hull_us=b * 1e6, hull_n=nb, hull_agree=agree_b,
@@ -306,14 +308,16 @@ def main() -> int:
             print(f"  {name}: done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
     print("\nTimes in µs per case. planar-hold: one batched call on all cores over the "
-          "workload's cases (API; inside / outside: its held and not held cases alone), and `eval` end to "
-          "end (JSON Lines file to file, process start included). Peers: one case at a time "
+          "workload's cases: (a) `cone_test(..., inside_margin=False)` (verdict, witness, "
+          "certificate, distance: the NNLS alone), (b) the whole test (held / not held: its "
+          "held and not held cases alone), and `eval` end to end (the whole test, JSON Lines "
+          "file to file, process start included). Peers: one case at a time "
           f"in Python on one core, on the first cases that fit in {args.peer_seconds} s, "
-          "extrapolated. ratio = peer / planar-hold (API | eval). agree = peer answers equal "
-          "to planar-hold's (verdict; margin to 1e-6 relative: outside only for (a), which has "
-          "no inside margin) / peer cases timed.\n")
-    head = ("| workload | cases | held | planar-hold API (inside / outside) | eval | "
-            "linprog+nnls | ratio (a) | agree | + ConvexHull | ratio (b) | agree | "
+          "extrapolated. ratio (a) = linprog+nnls / (a); ratio (b) = peer / whole test (API "
+          "| eval). agree = peer answers equal to planar-hold's (verdict; margin to 1e-6 "
+          "relative: outside only for (a), which has no inside margin) / peer cases timed.\n")
+    head = ("| workload | cases | held | (a) API | linprog+nnls | ratio (a) | agree | "
+            "(b) API (held / not held) | eval | + ConvexHull | ratio (b) | agree | "
             "+ pycddlib | ratio (b) | agree |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
@@ -326,9 +330,11 @@ def main() -> int:
             def one(v):
                 return f"{v:,.0f}×" if v >= 10 else f"{v:.1f}×"
             return f"{one(x / r['api_us'])} \\| {one(x / r['eval_us'])}"
-        print(f"| {r['workload']} | {r['cases']} | {r['held']:.0%} | {fmt(r['api_us'])} "
-              f"({fmt(r['inside_us'])} / {fmt(r['outside_us'])}) | {fmt(r['eval_us'])} | "
-              f"{fmt(r['lp_nnls_us'])} | {ratio(r['lp_nnls_us'])} | {r['lp_agree']}/{r['lp_n']} | "
+        a = r["lp_nnls_us"] / r["nnls_us"]
+        print(f"| {r['workload']} | {r['cases']} | {r['held']:.0%} | {fmt(r['nnls_us'])} | "
+              f"{fmt(r['lp_nnls_us'])} | {a:,.0f}× | {r['lp_agree']}/{r['lp_n']} | "
+              f"{fmt(r['api_us'])} ({fmt(r['inside_us'])} / {fmt(r['outside_us'])}) | "
+              f"{fmt(r['eval_us'])} | "
               f"{fmt(r['hull_us'])} | {ratio(r['hull_us'])} | {r['hull_agree']}/{r['hull_n']} | "
               f"{fmt(r['cdd_us'])} | {ratio(r['cdd_us'])} | {r['cdd_agree']}/{r['cdd_n']} |")
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
