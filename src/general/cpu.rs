@@ -75,21 +75,21 @@ pub struct Solver {
     /// Nonzero generators with one index per direction, in index order.
     distinct: Vec<u32>,
     /// Per generator in some zero set (row `row_of[i]`; `row_gens` the generators by
-    /// row), a bitset of the rays orthogonal to it (`words` u64 a row).
+    /// row), a bitset of the ray slots orthogonal to it (`words` u64 a row).
     incidence: Vec<u64>,
     row_of: Vec<u32>,
     row_gens: Vec<u32>,
-    /// The rays a step removes, and those it keeps strictly inside.
+    /// The rays a step removes.
     minus: Vec<u32>,
-    plus: Vec<u32>,
-    /// Bitset of the plus rays.
+    /// Bitset of the rays a step keeps strictly inside.
     plus_mask: Vec<u64>,
     /// Per ray, how many of a minus ray's zero generators it shares; and which are nonzero.
     counts: Vec<u8>,
     touched: Vec<u32>,
-    /// The rays column by column ([`Solver::sync_ray_soa`]).
+    /// The rays' vectors column by column, slot `s` of coordinate `a` at
+    /// `ray_soa[a * 64 * words + s]` (zero in dead slots), for the sign of every ray against
+    /// a generator in one [`gradient`] pass.
     ray_soa: Vec<f64>,
-    ray_stride: usize,
     /// The distinct generators' parts outside the basis, while it is grown.
     piv: Vec<Vector>,
     /// Prefix and suffix ANDs of a simple ray's zero generators' bitsets.
@@ -101,8 +101,17 @@ pub struct Solver {
     ray_vals: Vec<(f64, u32)>,
     /// Scratch of the adjacency test.
     and_words: std::cell::RefCell<Vec<u64>>,
+    /// The rays by slot during the double description (some dead: `alive`), dense after.
     rays: Vec<Ray>,
-    next: Vec<Ray>,
+    /// Bitset of the live slots, the free ones, how many live, the bitsets' words (64
+    /// slots each: the capacity).
+    alive: Vec<u64>,
+    free: Vec<u32>,
+    live: usize,
+    words: usize,
+    /// A step's rays on the new plane, and the new rays.
+    zeros: Vec<u32>,
+    born: Vec<Ray>,
     signs: Vec<f64>,
     facets: Vec<FoundFacet>,
     /// The generators (as given) whose dual cone `rays` holds, complete; empty when none.
@@ -254,7 +263,15 @@ impl Solver {
                     let mut on = GenSet::default();
                     let mut yu = std::mem::take(&mut self.grad);
                     yu.resize(self.cols_stride, 0.0);
-                    gradient(self.simd, d, &self.cols, self.cols_stride, &y, &mut yu);
+                    gradient(
+                        self.simd,
+                        d,
+                        &self.cols,
+                        self.cols_stride,
+                        self.cols_stride,
+                        &y,
+                        &mut yu,
+                    );
                     for i in 0..k {
                         if self.norms[i] > 0.0 && yu[i].abs() <= ON_TOL {
                             on.insert(i);
@@ -701,6 +718,12 @@ impl Solver {
 
     /// The extreme rays of the dual cone into `self.rays`, by double description (kept
     /// from the last call when the generators are the same).
+    ///
+    /// During the description the rays live in slots that keep their place from step to
+    /// step (a removed ray frees its slot for a new one), so that the bitsets of the rays
+    /// orthogonal to each generator (`incidence`) and the rays' columns (`ray_soa`) are
+    /// updated only where rays change, not rebuilt at every step. `self.rays` is dense
+    /// again at the end.
     fn dual_cone(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
         let d = case.dim;
         // The same cone as the last one (a scene's needs, one after another): its rays stand.
@@ -712,6 +735,14 @@ impl Solver {
         self.row_gens.clear();
         self.row_of.clear();
         self.row_of.resize(self.unit.len(), u32::MAX);
+        self.free.clear();
+        self.live = 0;
+        self.words = 1;
+        self.alive.clear();
+        self.alive.push(0);
+        self.incidence.clear();
+        self.ray_soa.clear();
+        self.ray_soa.resize(d * 64, 0.0);
         for &b in basis {
             self.assign_row(b as usize);
         }
@@ -729,19 +760,90 @@ impl Solver {
             if dot(&v[..d], &self.unit[basis[j] as usize][..d]) < 0.0 {
                 v = v.map(|x| -x);
             }
-            self.rays.push(Ray { v, zero });
+            self.place(d, Ray { v, zero });
         }
-        self.sync_ray_soa(d);
         self.cut_order(d, basis);
         for idx in 0..self.cut.len() {
             let i = self.cut[idx] as usize;
             self.add_halfspace(d, i);
-            if self.rays.is_empty() {
+            if self.live == 0 {
                 break; // the dual is {0}: C is all of R^d
             }
         }
+        // Dense again, in slot order.
+        let mut kept = 0;
+        for s in 0..self.rays.len() {
+            if self.alive[s / 64] >> (s % 64) & 1 == 1 {
+                self.rays[kept] = self.rays[s];
+                kept += 1;
+            }
+        }
+        self.rays.truncate(kept);
         self.rays_of.extend_from_slice(case.generators);
         self.rays_dim = d;
+    }
+
+    /// Puts `ray` in a free slot (or a new one, the bitsets and columns grown when full):
+    /// alive, its column written, its bit set in each of its zero generators' rows.
+    fn place(&mut self, d: usize, ray: Ray) {
+        let s = match self.free.pop() {
+            Some(s) => s as usize,
+            None => {
+                let s = self.rays.len();
+                if s == self.words * 64 {
+                    self.grow(d);
+                }
+                self.rays.push(ray);
+                s
+            }
+        };
+        self.rays[s] = ray;
+        let cap = self.words * 64;
+        for a in 0..d {
+            self.ray_soa[a * cap + s] = ray.v[a];
+        }
+        self.alive[s / 64] |= 1 << (s % 64);
+        let words = self.words;
+        for j in ray.zero.iter() {
+            self.incidence[self.row_of[j as usize] as usize * words + s / 64] |= 1 << (s % 64);
+        }
+        self.live += 1;
+    }
+
+    /// Takes ray slot `s` out: dead, its column zero, its bits cleared; the slot free.
+    fn remove(&mut self, d: usize, s: usize) {
+        let cap = self.words * 64;
+        for a in 0..d {
+            self.ray_soa[a * cap + s] = 0.0;
+        }
+        self.alive[s / 64] &= !(1 << (s % 64));
+        let words = self.words;
+        for j in self.rays[s].zero.iter() {
+            self.incidence[self.row_of[j as usize] as usize * words + s / 64] &= !(1 << (s % 64));
+        }
+        self.free.push(s as u32);
+        self.live -= 1;
+    }
+
+    /// Twice the slots: the incidence rows, the alive bitset and the columns laid out anew.
+    #[cold]
+    fn grow(&mut self, d: usize) {
+        let (old, new) = (self.words, 2 * self.words);
+        let rows = self.row_gens.len();
+        let mut incidence = vec![0u64; rows * new];
+        for r in 0..rows {
+            incidence[r * new..r * new + old]
+                .copy_from_slice(&self.incidence[r * old..(r + 1) * old]);
+        }
+        self.incidence = incidence;
+        self.alive.resize(new, 0);
+        let (oc, nc) = (old * 64, new * 64);
+        let mut soa = vec![0.0; d * nc];
+        for a in 0..d {
+            soa[a * nc..a * nc + oc].copy_from_slice(&self.ray_soa[a * oc..(a + 1) * oc]);
+        }
+        self.ray_soa = soa;
+        self.words = new;
     }
 
     /// The facets from the dual's rays: those that can attain the least `n·need`, or all.
@@ -840,55 +942,45 @@ impl Solver {
     /// sharing fewer than d−2 of them cannot be adjacent to it.
     fn add_halfspace(&mut self, d: usize, i: usize) {
         let u = self.unit[i];
-        let n = self.rays.len();
-        self.signs.resize(self.ray_stride, 0.0);
-        gradient(
-            self.simd,
-            d,
-            &self.ray_soa,
-            self.ray_stride,
-            &u,
-            &mut self.signs,
-        );
-        let mut minus = 0u32;
-        for s in &mut self.signs[..n] {
-            *s = if s.abs() <= ON_TOL { 0.0 } else { *s };
-            minus += u32::from(*s < 0.0);
+        let slots = self.rays.len();
+        let cap = self.words * 64;
+        let span = slots.div_ceil(4) * 4;
+        self.signs.resize(cap, 0.0);
+        gradient(self.simd, d, &self.ray_soa, cap, span, &u, &mut self.signs);
+        // A generator that removes no ray changes nothing (dead slots' signs are 0).
+        if least(&self.signs[..span]) >= -ON_TOL {
+            return;
         }
-        let any_minus = minus > 0;
-        if !any_minus {
+        // Words of the bitsets in use, and the minus, plus and zero rays among the live.
+        let used = slots.div_ceil(64);
+        self.minus.clear();
+        self.plus_mask.clear();
+        self.plus_mask.resize(used, 0);
+        self.zeros.clear();
+        for w in 0..used {
+            let mut bits = self.alive[w];
+            while bits != 0 {
+                let r = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let s = self.signs[r];
+                if s.abs() <= ON_TOL {
+                    self.signs[r] = 0.0;
+                    self.zeros.push(r as u32);
+                } else if s < 0.0 {
+                    self.minus.push(r as u32);
+                } else {
+                    self.plus_mask[w] |= 1 << (r % 64);
+                }
+            }
+        }
+        if self.minus.is_empty() {
             return;
         }
         self.assign_row(i);
-        let words = n.div_ceil(64);
-        self.incidence.clear();
-        self.incidence.resize(self.row_gens.len() * words, 0);
-        self.plus_mask.clear();
-        self.plus_mask.resize(words, 0);
-        self.plus.clear();
-        self.minus.clear();
-        self.next.clear();
-        for (r, ray) in self.rays.iter().enumerate() {
-            for j in ray.zero.iter() {
-                self.incidence[self.row_of[j as usize] as usize * words + r / 64] |= 1 << (r % 64);
-            }
-            let s = self.signs[r];
-            if s < 0.0 {
-                self.minus.push(r as u32);
-                continue;
-            }
-            if s > 0.0 {
-                self.plus.push(r as u32);
-                self.plus_mask[r / 64] |= 1 << (r % 64);
-                self.next.push(*ray);
-            } else {
-                let mut kept = *ray;
-                kept.zero.insert(i);
-                self.next.push(kept);
-            }
-        }
+        let words = self.words;
+        self.born.clear();
         self.counts.clear();
-        self.counts.resize(n, 0);
+        self.counts.resize(slots, 0);
         let need = (d - 2) as u8;
         for mi in 0..self.minus.len() {
             let b = self.minus[mi] as usize;
@@ -911,24 +1003,24 @@ impl Solver {
                 let l = zlen;
                 let mut fix = std::mem::take(&mut self.fix);
                 fix.clear();
-                fix.resize(2 * (l + 1) * words, !0);
-                let (pre, suf) = fix.split_at_mut((l + 1) * words);
+                fix.resize(2 * (l + 1) * used, !0);
+                let (pre, suf) = fix.split_at_mut((l + 1) * used);
                 for q in 0..l {
                     let row = self.row(zs[q], words);
-                    for w in 0..words {
-                        pre[(q + 1) * words + w] = pre[q * words + w] & row[w];
+                    for w in 0..used {
+                        pre[(q + 1) * used + w] = pre[q * used + w] & row[w];
                     }
                 }
                 for q in (0..l).rev() {
                     let row = self.row(zs[q], words);
-                    for w in 0..words {
-                        suf[q * words + w] = suf[(q + 1) * words + w] & row[w];
+                    for w in 0..used {
+                        suf[q * used + w] = suf[(q + 1) * used + w] & row[w];
                     }
                 }
                 for q in 0..l {
                     let mut total = 0;
-                    for w in 0..words {
-                        let t = pre[q * words + w] & suf[(q + 1) * words + w];
+                    for w in 0..used {
+                        let t = pre[q * used + w] & suf[(q + 1) * used + w];
                         total += t.count_ones();
                         let mut bits = t & self.plus_mask[w];
                         while bits != 0 {
@@ -946,7 +1038,7 @@ impl Solver {
                     } else {
                         for t in 0..self.touched.len() {
                             let a = self.touched[t] as usize;
-                            self.try_pair(d, i, words, a, b);
+                            self.try_pair(d, i, used, a, b);
                         }
                         self.touched.clear();
                     }
@@ -956,7 +1048,7 @@ impl Solver {
                 // Plus rays by how many of b's zero generators they share.
                 for j in zm.iter() {
                     let r0 = self.row_of[j as usize] as usize * words;
-                    let row = &self.incidence[r0..r0 + words];
+                    let row = &self.incidence[r0..r0 + used];
                     for (w, (&bits, &pm)) in row.iter().zip(&self.plus_mask).enumerate() {
                         let mut bits = bits & pm;
                         while bits != 0 {
@@ -973,48 +1065,53 @@ impl Solver {
                     let a = self.touched[t] as usize;
                     let c = std::mem::take(&mut self.counts[a]);
                     if c >= need {
-                        self.try_pair(d, i, words, a, b);
+                        self.try_pair(d, i, used, a, b);
                     }
                 }
             } else {
-                for pi in 0..self.plus.len() {
-                    let a = self.plus[pi] as usize;
-                    if self.rays[a].zero.and(&zm).len() + 2 >= d {
-                        self.try_pair(d, i, words, a, b);
+                for w in 0..used {
+                    let mut bits = self.plus_mask[w];
+                    while bits != 0 {
+                        let a = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if self.rays[a].zero.and(&zm).len() + 2 >= d {
+                            self.try_pair(d, i, used, a, b);
+                        }
                     }
                 }
             }
         }
-        std::mem::swap(&mut self.rays, &mut self.next);
-        self.sync_ray_soa(d);
-    }
-
-    /// `ray_soa`: the rays' vectors column by column (as `soa` for the generators), for
-    /// the sign of every ray against a generator in one [`gradient`] pass.
-    fn sync_ray_soa(&mut self, d: usize) {
-        let n = self.rays.len();
-        self.ray_stride = n.div_ceil(4) * 4;
-        self.ray_soa.clear();
-        for a in 0..d {
-            self.ray_soa.extend(self.rays.iter().map(|r| r.v[a]));
-            self.ray_soa
-                .extend(std::iter::repeat_n(0.0, self.ray_stride - n));
+        // The minus rays out, the zero ones now on generator i too, the new rays in.
+        for mi in 0..self.minus.len() {
+            let b = self.minus[mi] as usize;
+            self.remove(d, b);
         }
+        let row_i = self.row_of[i] as usize * self.words;
+        for zi in 0..self.zeros.len() {
+            let r = self.zeros[zi] as usize;
+            self.rays[r].zero.insert(i);
+            self.incidence[row_i + r / 64] |= 1 << (r % 64);
+        }
+        let born = std::mem::take(&mut self.born);
+        for &ray in &born {
+            self.place(d, ray);
+        }
+        self.born = born;
     }
 
     /// The new ray of plus ray `a` and minus ray `b` on generator `i`'s plane, into
-    /// `self.next`, when they are adjacent.
+    /// `self.born`, when they are adjacent (`used`: the words of the bitsets in use).
     #[inline]
-    fn try_pair(&mut self, d: usize, i: usize, words: usize, a: usize, b: usize) {
+    fn try_pair(&mut self, d: usize, i: usize, used: usize, a: usize, b: usize) {
         let (p, m) = (&self.rays[a], &self.rays[b]);
         let common = p.zero.and(&m.zero);
-        if common.len() + 2 < d || !self.only_pair_holds(&common, words, a, b) {
+        if common.len() + 2 < d || !self.only_pair_holds(&common, used, a, b) {
             return;
         }
         self.push_pair(d, i, a, b);
     }
 
-    /// The new ray of adjacent rays `a` (plus) and `b` (minus) into `self.next`.
+    /// The new ray of adjacent rays `a` (plus) and `b` (minus) into `self.born`.
     #[inline]
     fn push_pair(&mut self, d: usize, i: usize, a: usize, b: usize) {
         let (p, m) = (&self.rays[a], &self.rays[b]);
@@ -1027,38 +1124,41 @@ impl Solver {
         }
         let mut zero = common;
         zero.insert(i);
-        self.next.push(Ray {
+        self.born.push(Ray {
             v: v.map(|x| x / n),
             zero,
         });
     }
 
-    /// Generator `j`'s bitset of the rays orthogonal to it (`j` in some zero set).
+    /// Generator `j`'s bitset of the ray slots orthogonal to it (`j` in some zero set;
+    /// `words` the rows' stride).
     #[inline]
     fn row(&self, j: u32, words: usize) -> &[u64] {
         let r = self.row_of[j as usize] as usize * words;
         &self.incidence[r..r + words]
     }
 
-    /// Gives generator `i` a row of the incidence (it enters zero sets from now on).
+    /// Gives generator `i` a row of the incidence, empty (it enters zero sets from now on).
     fn assign_row(&mut self, i: usize) {
         if self.row_of[i] == u32::MAX {
             self.row_of[i] = self.row_gens.len() as u32;
             self.row_gens.push(i as u32);
+            self.incidence.resize(self.row_gens.len() * self.words, 0);
         }
     }
 
-    /// Whether rays `a` and `b` are the only ones whose zero sets hold `common`.
-    fn only_pair_holds(&self, common: &GenSet, words: usize, a: usize, b: usize) -> bool {
+    /// Whether rays `a` and `b` are the only ones whose zero sets hold `common` (`used`:
+    /// the words of the bitsets in use).
+    fn only_pair_holds(&self, common: &GenSet, used: usize, a: usize, b: usize) -> bool {
         let mut gens = common.iter();
         let Some(first) = gens.next() else {
-            return self.rays.len() <= 2;
+            return self.live <= 2;
         };
         let mut acc = self.and_words.borrow_mut();
         acc.clear();
-        acc.extend_from_slice(self.row(first, words));
+        acc.extend_from_slice(&self.row(first, self.words)[..used]);
         for j in gens {
-            let row = self.row(j, words);
+            let row = &self.row(j, self.words)[..used];
             for (x, y) in acc.iter_mut().zip(row) {
                 *x &= y;
             }
@@ -1358,44 +1458,76 @@ fn most_against_body<const D: usize>(
 /// `grad[t] = Σ_a soa[a·stride + t]·r[a]` for every position `t < stride`, summed in
 /// coordinate order (as [`dot`] sums): the NNLS's gradient over the distinct generators.
 #[inline]
-fn gradient(simd: bool, d: usize, soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
+fn gradient(
+    simd: bool,
+    d: usize,
+    soa: &[f64],
+    stride: usize,
+    len: usize,
+    r: &Vector,
+    grad: &mut [f64],
+) {
     #[cfg(target_arch = "x86_64")]
     if simd {
         // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
         unsafe {
             return match d {
-                3 => gradient_avx2::<3>(soa, stride, r, grad),
-                _ => gradient_avx2::<6>(soa, stride, r, grad),
+                3 => gradient_avx2::<3>(soa, stride, len, r, grad),
+                _ => gradient_avx2::<6>(soa, stride, len, r, grad),
             };
         }
     }
     let _ = simd;
     match d {
-        3 => gradient_body::<3>(soa, stride, r, grad),
-        _ => gradient_body::<6>(soa, stride, r, grad),
+        3 => gradient_body::<3>(soa, stride, len, r, grad),
+        _ => gradient_body::<6>(soa, stride, len, r, grad),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn gradient_avx2<const D: usize>(soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
-    gradient_body::<D>(soa, stride, r, grad);
+unsafe fn gradient_avx2<const D: usize>(
+    soa: &[f64],
+    stride: usize,
+    len: usize,
+    r: &Vector,
+    grad: &mut [f64],
+) {
+    gradient_body::<D>(soa, stride, len, r, grad);
 }
 
 #[inline(always)]
-fn gradient_body<const D: usize>(soa: &[f64], stride: usize, r: &Vector, grad: &mut [f64]) {
-    let grad = &mut grad[..stride];
-    let col0 = &soa[..stride];
+fn gradient_body<const D: usize>(
+    soa: &[f64],
+    stride: usize,
+    len: usize,
+    r: &Vector,
+    grad: &mut [f64],
+) {
+    let grad = &mut grad[..len];
+    let col0 = &soa[..len];
     for (g, &u) in grad.iter_mut().zip(col0) {
         *g = u * r[0];
     }
     for a in 1..D {
-        let col = &soa[a * stride..(a + 1) * stride];
+        let col = &soa[a * stride..a * stride + len];
         let ra = r[a];
         for (g, &u) in grad.iter_mut().zip(col) {
             *g += u * ra;
         }
     }
+}
+
+/// The least of `v` (a multiple of 4 long; +∞ when empty), four lanes at a time.
+#[inline]
+fn least(v: &[f64]) -> f64 {
+    let mut m = [f64::INFINITY; 4];
+    for c in v.chunks_exact(4) {
+        for l in 0..4 {
+            m[l] = if c[l] < m[l] { c[l] } else { m[l] };
+        }
+    }
+    m.into_iter().fold(f64::INFINITY, f64::min)
 }
 
 /// Whether the ascending index list of `a` comes before that of `b`.
