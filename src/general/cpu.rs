@@ -272,8 +272,8 @@ impl Solver {
                         &y,
                         &mut yu,
                     );
-                    for i in 0..k {
-                        if self.norms[i] > 0.0 && yu[i].abs() <= ON_TOL {
+                    for (i, (&len, &v)) in self.norms.iter().zip(&yu[..k]).enumerate() {
+                        if len > 0.0 && v.abs() <= ON_TOL {
                             on.insert(i);
                         }
                     }
@@ -1242,7 +1242,7 @@ unsafe fn unit_columns_avx2<const D: usize>(
 ) {
     use std::arch::x86_64::*;
     let k = gens.len() / D;
-    assert!(cols.len() >= D * kp && norms.len() >= kp && kp % 4 == 0 && k <= kp);
+    assert!(cols.len() >= D * kp && norms.len() >= kp && kp.is_multiple_of(4) && k <= kp);
     let zero = _mm256_setzero_pd();
     let one = _mm256_set1_pd(1.0);
     let sign = _mm256_set1_pd(-0.0);
@@ -1372,7 +1372,7 @@ unsafe fn most_against_avx2<const D: usize>(
     floor: f64,
 ) -> Option<usize> {
     use std::arch::x86_64::*;
-    assert!(soa.len() >= D * stride && mask.len() >= stride && stride % 4 == 0);
+    assert!(soa.len() >= D * stride && mask.len() >= stride && stride.is_multiple_of(4));
     // The operations of `most_against_body`, four lanes at once. SAFETY: AVX2 is enabled
     // here; every load is within the bounds asserted.
     let rs: [__m256d; D] = std::array::from_fn(|a| _mm256_set1_pd(r[a]));

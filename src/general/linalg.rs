@@ -182,8 +182,8 @@ impl Qr {
         let mut z = [0.0; MAX_DIM];
         for k in (0..p).rev() {
             let mut s = self.qb[k];
-            for j in k + 1..p {
-                s -= self.r[k][j] * z[j];
+            for (rkj, zj) in self.r[k][k + 1..p].iter().zip(&z[k + 1..p]) {
+                s -= rkj * zj;
             }
             z[k] = s / self.r[k][k];
         }
@@ -201,10 +201,10 @@ impl Qr {
         }
         let mut rk = [0.0; MAX_DIM];
         for _ in 0..2 {
-            for j in 0..k {
-                let c = dot(&v[..d], &self.q[j][..d]);
-                rk[j] += c;
-                for (vi, qi) in v[..d].iter_mut().zip(&self.q[j]) {
+            for (rkj, qj) in rk.iter_mut().zip(&self.q[..k]) {
+                let c = dot(&v[..d], &qj[..d]);
+                *rkj += c;
+                for (vi, qi) in v[..d].iter_mut().zip(qj) {
                     *vi -= c * qi;
                 }
             }
