@@ -13,7 +13,10 @@ use numpy::{
     PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::ops::Range;
 
+use planar_hold::general::cpu::Solver;
 use planar_hold::general::{
     default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_DIM, MAX_GENERAL_GENERATORS,
 };
@@ -26,9 +29,13 @@ use crate::{py_err, Floats};
 /// float64, so that a call of any size needs a bounded buffer beside its outputs.
 const CHUNK_VALUES: usize = 1 << 22;
 
-/// The general engine: the one place that runs it. The CPU's on all cores, or the GPU's
-/// float32 search finished in float64 on the host (`Engine::evaluate_general_with`), with
-/// the inside margin or without.
+/// About how many numbers one part of a chunk holds on the CPU (256 KiB): enough parts for
+/// every core, each converted and solved by one worker.
+const PART_VALUES: usize = 1 << 15;
+
+/// The general engine on the GPU: its float32 search finished in float64 on the host
+/// (`Engine::evaluate_general_with`), with the inside margin or without. (On the CPU each
+/// worker runs the engine's `Solver` on the parts it converts: [`GeneralBuffers::run`].)
 fn evaluate_general(
     engine: &mut planar_hold::Engine,
     batch: &GeneralBatch,
@@ -92,6 +99,9 @@ struct Views<'a, G> {
 
 /// Reads cases out of the input arrays; made with the GIL, run without it.
 trait GeneralFill: Send + Sync {
+    /// How many generators case `i` has in use (its count, less the inactive rows).
+    fn used(&self, i: usize) -> usize;
+
     /// Case `i`'s generators into `values` and the array row of each into `rows`; its need
     /// into `need`. An error names the case and the problem.
     fn case_at(
@@ -104,6 +114,14 @@ trait GeneralFill: Send + Sync {
 }
 
 impl<G: Copy + Into<f64> + Sync> GeneralFill for Views<'_, G> {
+    fn used(&self, i: usize) -> usize {
+        let count = self.counts.map_or(self.gens.shape()[1], |c| c[i] as usize);
+        match &self.active {
+            None => count,
+            Some(a) => (0..count).filter(|&k| a[[i, k]]).count(),
+        }
+    }
+
     fn case_at(
         &self,
         i: usize,
@@ -122,22 +140,36 @@ impl<G: Copy + Into<f64> + Sync> GeneralFill for Views<'_, G> {
                 "case {i}: {used} generators, more than {MAX_GENERAL_GENERATORS}"
             ));
         }
-        for k in (0..count).filter(|&k| on(k)) {
-            let start = values.len();
-            match self.gens_flat {
-                Some(flat) => {
-                    let at = (i * k_max + k) * d;
-                    values.extend(flat[at..at + d].iter().map(|&v| v.into()));
-                }
-                None => values.extend((0..d).map(|c| self.gens[[i, k, c]].into())),
-            }
-            if !values[start..].iter().all(|v| v.is_finite()) {
+        if let (Some(flat), None) = (self.gens_flat, &self.active) {
+            // Every row of 0..count in use, contiguous: one copy, then one check.
+            let at = i * k_max * d;
+            values.extend(flat[at..at + count * d].iter().map(|&v| v.into()));
+            rows.extend(0..count as u32);
+            if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
+                let k = bad / d;
                 return Err(format!(
                     "case {i}: generator {k} = {:?} is not finite",
-                    &values[start..]
+                    &values[k * d..(k + 1) * d]
                 ));
             }
-            rows.push(k as u32);
+        } else {
+            for k in (0..count).filter(|&k| on(k)) {
+                let start = values.len();
+                match self.gens_flat {
+                    Some(flat) => {
+                        let at = (i * k_max + k) * d;
+                        values.extend(flat[at..at + d].iter().map(|&v| v.into()));
+                    }
+                    None => values.extend((0..d).map(|c| self.gens[[i, k, c]].into())),
+                }
+                if !values[start..].iter().all(|v| v.is_finite()) {
+                    return Err(format!(
+                        "case {i}: generator {k} = {:?} is not finite",
+                        &values[start..]
+                    ));
+                }
+                rows.push(k as u32);
+            }
         }
         match &self.need {
             GeneralNeed::One(v) => *need = *v,
@@ -258,18 +290,69 @@ impl<'py> GeneralInput<'py> {
     }
 }
 
-/// The buffers of the general engine, kept by each `Engine` and reused: one chunk's batch,
-/// its outcomes and the array row of each generator.
+/// The buffers of the general engine, kept by each `Engine` and reused: one chunk's parts
+/// and their case ranges.
 #[derive(Default)]
 pub struct GeneralBuffers {
+    parts: Vec<Part>,
+    ranges: Vec<Range<usize>>,
+}
+
+/// Cases `first..` of one chunk, converted: their batch, outcomes and the array row of
+/// each generator.
+#[derive(Default)]
+struct Part {
+    first: usize,
     batch: GeneralBatch,
     outcomes: Vec<GeneralOutcome>,
-    /// Array row of each generator of the chunk, case after case.
+    /// Array row of each generator of the part, case after case.
     rows: Vec<u32>,
     /// Where each case's rows start in `rows` (one more than the cases).
     row_starts: Vec<usize>,
     values: Vec<f64>,
     case_rows: Vec<u32>,
+    error: Option<Error>,
+}
+
+impl Part {
+    /// Cases `range` of the call converted into this part: the first bad case's error.
+    fn fill(
+        &mut self,
+        fill: &dyn GeneralFill,
+        dim: usize,
+        range: Range<usize>,
+    ) -> Result<(), Error> {
+        self.first = range.start;
+        self.batch.clear();
+        self.rows.clear();
+        self.row_starts.clear();
+        self.row_starts.push(0);
+        let mut need = [0.0; MAX_DIM];
+        for i in range {
+            fill.case_at(i, &mut self.values, &mut self.case_rows, &mut need)
+                .map_err(Error::Input)?;
+            self.batch
+                .push(dim, &self.values, &need[..dim])
+                .map_err(|e| Error::Input(format!("case {i}: {e}")))?;
+            self.rows.extend_from_slice(&self.case_rows);
+            self.row_starts.push(self.rows.len());
+        }
+        let m = self.batch.len();
+        if self.outcomes.len() < m {
+            self.outcomes.resize(m, GeneralOutcome::default());
+        }
+        Ok(())
+    }
+
+    fn chunk(&self) -> Chunk<'_> {
+        Chunk {
+            first: self.first,
+            batch: &self.batch,
+            outcomes: &self.outcomes[..self.batch.len()],
+            rows: &self.rows,
+            row_starts: &self.row_starts,
+        }
+    }
 }
 
 /// One evaluated chunk: cases `first..first + len` of the call.
@@ -290,7 +373,10 @@ impl Chunk<'_> {
 
 impl GeneralBuffers {
     /// Converts and evaluates every case of `input`, a chunk at a time (a bounded number of
-    /// values), handing each chunk to `each`. Runs without the GIL. On bad input, the first
+    /// values), handing each part of each chunk to `each`, in order. Runs without the GIL.
+    /// On the CPU a chunk's parts (about [`PART_VALUES`] numbers each) are converted and
+    /// solved on all cores at once, one part a worker with its own [`Solver`]; on the GPU a
+    /// chunk is one part, converted here and evaluated in one batch. On bad input, the first
     /// bad case's error, before anything is evaluated past the chunk that holds it.
     fn run(
         &mut self,
@@ -299,43 +385,59 @@ impl GeneralBuffers {
         mut each: impl FnMut(Chunk<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let (fill, n, dim) = (&*job.fill, job.n, job.dim);
-        let mut need = [0.0; MAX_DIM];
+        let cpu = matches!(engine, planar_hold::Engine::Cpu);
+        let part_values = if cpu { PART_VALUES } else { CHUNK_VALUES };
         let mut first = 0;
         while first < n {
-            self.batch.clear();
-            self.rows.clear();
-            self.row_starts.clear();
-            self.row_starts.push(0);
-            let mut values = 0;
-            let mut i = first;
-            while i < n && (i == first || values < CHUNK_VALUES) {
-                fill.case_at(i, &mut self.values, &mut self.case_rows, &mut need)
-                    .map_err(Error::Input)?;
-                self.batch
-                    .push(dim, &self.values, &need[..dim])
-                    .map_err(|e| Error::Input(format!("case {i}: {e}")))?;
-                values += self.values.len() + dim;
-                self.rows.extend_from_slice(&self.case_rows);
-                self.row_starts.push(self.rows.len());
+            // The chunk's parts, by the numbers each case holds.
+            self.ranges.clear();
+            let (mut total, mut in_part, mut start, mut i) = (0, 0, first, first);
+            while i < n && (i == first || total < CHUNK_VALUES) {
+                let size = fill.used(i).min(MAX_GENERAL_GENERATORS + 1) * dim + dim;
+                total += size;
+                in_part += size;
                 i += 1;
+                if in_part >= part_values {
+                    self.ranges.push(start..i);
+                    (start, in_part) = (i, 0);
+                }
             }
-            let m = i - first;
-            if self.outcomes.len() < m {
-                self.outcomes.resize(m, GeneralOutcome::default());
+            if start < i {
+                self.ranges.push(start..i);
             }
-            evaluate_general(
-                engine,
-                &self.batch,
-                &mut self.outcomes[..m],
-                job.inside_margin,
-            )?;
-            each(Chunk {
-                first,
-                batch: &self.batch,
-                outcomes: &self.outcomes[..m],
-                rows: &self.rows,
-                row_starts: &self.row_starts,
-            })?;
+            if self.parts.len() < self.ranges.len() {
+                self.parts.resize_with(self.ranges.len(), Part::default);
+            }
+            let parts = &mut self.parts[..self.ranges.len()];
+            if cpu {
+                parts.par_iter_mut().zip(&self.ranges).for_each_init(
+                    || Solver::with_inside_margin(job.inside_margin),
+                    |solver, (part, range)| {
+                        part.error = part.fill(fill, dim, range.clone()).err();
+                        if part.error.is_none() {
+                            for c in 0..part.batch.len() {
+                                part.outcomes[c] = solver.solve(&part.batch.get(c));
+                            }
+                        }
+                    },
+                );
+                if let Some(e) = parts.iter_mut().find_map(|p| p.error.take()) {
+                    return Err(e);
+                }
+            } else {
+                let part = &mut parts[0];
+                part.fill(fill, dim, self.ranges[0].clone())?;
+                let m = part.batch.len();
+                evaluate_general(
+                    engine,
+                    &part.batch,
+                    &mut part.outcomes[..m],
+                    job.inside_margin,
+                )?;
+            }
+            for part in parts.iter() {
+                each(part.chunk())?;
+            }
             first = i;
         }
         Ok(())
