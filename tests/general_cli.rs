@@ -385,3 +385,86 @@ fn general_answers_are_the_same_bits_with_and_without_avx2() {
     assert!(chosen == baseline, "AVX2 and baseline answers differ");
     std::fs::remove_file(path).ok();
 }
+
+/// `eval` to Parquet writes what it writes to JSON Lines for general rows, the facet (its
+/// unit normal and the generators on it) in a `facet` struct column: null on planar rows,
+/// which have `binding`, and where the general answer has no facet.
+#[test]
+fn parquet_output_holds_the_general_answers_facet_included() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, UInt32Type};
+    use arrow_array::Array;
+    let cases = common::shared_dir().join("cases/general_public.jsonl");
+    let dir = std::env::temp_dir().join(format!(
+        "planar-hold-general-parquet-out-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pq = dir.join("answers.parquet");
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let out = common::cli()
+            .arg("eval")
+            .arg(&cases)
+            .args(["--backend", "cpu"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: Vec<Value> = run(&[])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    run(&["-o".as_ref(), pq.as_os_str()]);
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&pq).unwrap(),
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let (mut rows, mut facets, mut planar) = (0, 0, 0);
+    for batch in reader {
+        let batch = batch.unwrap();
+        let facet = batch.column_by_name("facet").unwrap().as_struct();
+        let normal = facet.column_by_name("normal").unwrap().as_list::<i32>();
+        let on = facet.column_by_name("generators").unwrap().as_list::<i32>();
+        let margin = batch
+            .column_by_name("margin")
+            .unwrap()
+            .as_primitive::<Float64Type>();
+        for r in 0..batch.num_rows() {
+            let j = &json[rows];
+            rows += 1;
+            assert_eq!(margin.value(r), j["margin"].as_f64().unwrap(), "{j}");
+            match j.get("facet") {
+                Some(f) if !f.is_null() => {
+                    facets += 1;
+                    assert!(facet.is_valid(r), "{j}");
+                    let n: Vec<f64> = normal
+                        .value(r)
+                        .as_primitive::<Float64Type>()
+                        .values()
+                        .to_vec();
+                    let g: Vec<u32> = on.value(r).as_primitive::<UInt32Type>().values().to_vec();
+                    assert_eq!(serde_json::json!(n), f["normal"], "{j}");
+                    assert_eq!(serde_json::json!(g), f["generators"], "{j}");
+                }
+                _ => {
+                    planar += usize::from(j.get("binding").is_some());
+                    assert!(facet.is_null(r), "{j}");
+                }
+            }
+        }
+    }
+    assert_eq!(rows, json.len());
+    assert!(
+        facets > 200 && planar > 0,
+        "{facets} facets, {planar} planar rows"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -825,6 +825,10 @@ pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
         Field::new("generators", list(DataType::UInt32), true),
         Field::new("weights", list(DataType::Float64), true),
     ]);
+    let facet = Fields::from(vec![
+        Field::new("normal", list(DataType::Float64), true),
+        Field::new("generators", list(DataType::UInt32), true),
+    ]);
     let mut fields = Vec::new();
     if let Some(t) = id {
         fields.push(Field::new("id", t, true));
@@ -837,6 +841,7 @@ pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
         Field::new("certificate", list(DataType::Float64), true),
         Field::new("binding", DataType::UInt32, true),
         Field::new("binding_candidate", DataType::Utf8, true),
+        Field::new("facet", DataType::Struct(facet), true),
         Field::new("line", DataType::UInt64, true),
         Field::new("error", DataType::Utf8, true),
     ]);
@@ -966,6 +971,10 @@ pub fn answers_batch(
     let mut certificate = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 3), n);
     let mut binding = UInt32Builder::with_capacity(n);
     let mut candidate = StringBuilder::with_capacity(n, n * 12);
+    // The general test's facet (null on planar rows, which have `binding`).
+    let mut f_normal = ListBuilder::with_capacity(Float64Builder::with_capacity(0), n);
+    let mut f_gens = ListBuilder::with_capacity(UInt32Builder::with_capacity(0), n);
+    let mut f_valid = Vec::with_capacity(n);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for (r, row) in batch.rows.iter().enumerate() {
@@ -1001,6 +1010,21 @@ pub fn answers_batch(
             }
             binding.append_null();
             candidate.append_null();
+            match &o.facet {
+                Some(f) => {
+                    f_normal.values().append_slice(&f.normal[..d]);
+                    f_normal.append(true);
+                    for g in f.generators.iter() {
+                        f_gens.values().append_value(g);
+                    }
+                    f_gens.append(true);
+                }
+                None => {
+                    f_normal.append_null();
+                    f_gens.append_null();
+                }
+            }
+            f_valid.push(o.facet.is_some());
             line.append_null();
             error.append_null();
             continue;
@@ -1037,6 +1061,9 @@ pub fn answers_batch(
                 }
                 binding.append_option(o.binding());
                 candidate.append_option(o.binding().and_then(candidate_name));
+                f_normal.append_null();
+                f_gens.append_null();
+                f_valid.push(false);
                 line.append_null();
                 error.append_null();
             }
@@ -1054,6 +1081,9 @@ pub fn answers_batch(
                 certificate.append_null();
                 binding.append_null();
                 candidate.append_null();
+                f_normal.append_null();
+                f_gens.append_null();
+                f_valid.push(false);
                 line.append_value(batch.numbers[r]);
                 error.append_value(e);
             }
@@ -1069,6 +1099,16 @@ pub fn answers_batch(
         Some(NullBuffer::from(w_valid)),
     )
     .map_err(|e| e.to_string())?;
+    let facet_fields = match schema.field_with_name("facet").map(|f| f.data_type()) {
+        Ok(DataType::Struct(f)) => f.clone(),
+        _ => return Err("answer schema without a facet struct".into()),
+    };
+    let facet = StructArray::try_new(
+        facet_fields,
+        vec![Arc::new(f_normal.finish()), Arc::new(f_gens.finish())],
+        Some(NullBuffer::from(f_valid)),
+    )
+    .map_err(|e| e.to_string())?;
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
     if let Ok(field) = schema.field_with_name("id") {
         columns.push(id_column(batch, field.data_type())?);
@@ -1081,6 +1121,7 @@ pub fn answers_batch(
         Arc::new(certificate.finish()),
         Arc::new(binding.finish()),
         Arc::new(candidate.finish()),
+        Arc::new(facet),
         Arc::new(line.finish()),
         Arc::new(error.finish()),
     ]);
