@@ -18,7 +18,8 @@ use std::ops::Range;
 
 use planar_hold::general::cpu::Solver;
 use planar_hold::general::{
-    default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_DIM, MAX_GENERAL_GENERATORS,
+    all_finite, default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_DIM,
+    MAX_GENERAL_GENERATORS,
 };
 use planar_hold::io::general::GeneralAnswer;
 use planar_hold::Error;
@@ -113,7 +114,23 @@ trait GeneralFill: Send + Sync {
     ) -> Result<(), String>;
 }
 
-impl<G: Copy + Into<f64> + Sync> GeneralFill for Views<'_, G> {
+/// A generator number type of the input arrays, widened to float64.
+trait Number: Copy + Into<f64> + Sync {
+    /// `src` appended to `dst` as float64.
+    fn extend_into(dst: &mut Vec<f64>, src: &[Self]) {
+        dst.extend(src.iter().map(|&v| v.into()));
+    }
+}
+
+impl Number for f32 {}
+
+impl Number for f64 {
+    fn extend_into(dst: &mut Vec<f64>, src: &[f64]) {
+        dst.extend_from_slice(src);
+    }
+}
+
+impl<G: Number> GeneralFill for Views<'_, G> {
     fn used(&self, i: usize) -> usize {
         let count = self.counts.map_or(self.gens.shape()[1], |c| c[i] as usize);
         match &self.active {
@@ -143,9 +160,11 @@ impl<G: Copy + Into<f64> + Sync> GeneralFill for Views<'_, G> {
         if let (Some(flat), None) = (self.gens_flat, &self.active) {
             // Every row of 0..count in use, contiguous: one copy, then one check.
             let at = i * k_max * d;
-            values.extend(flat[at..at + count * d].iter().map(|&v| v.into()));
+            G::extend_into(values, &flat[at..at + count * d]);
             rows.extend(0..count as u32);
-            if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
+            if all_finite(values) {
+                // checked
+            } else if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
                 let k = bad / d;
                 return Err(format!(
                     "case {i}: generator {k} = {:?} is not finite",

@@ -233,6 +233,20 @@ impl<'a> GeneralCase<'a> {
     }
 }
 
+/// Whether every number of `v` is finite: one pass without branches (`x·0` is 0 for a
+/// finite `x`, NaN otherwise), for checking many numbers at once.
+pub fn all_finite(v: &[f64]) -> bool {
+    let mut acc = [0.0f64; 4];
+    let mut chunks = v.chunks_exact(4);
+    for c in &mut chunks {
+        for l in 0..4 {
+            acc[l] += c[l] * 0.0;
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|x| x * 0.0).sum();
+    acc.iter().sum::<f64>() + tail == 0.0
+}
+
 fn validate(dim: usize, generators: &[f64], need: &[f64]) -> Result<(), Error> {
     if !DIMS.contains(&dim) {
         return Err(Error::Input(format!("dimension {dim}: must be 3 or 6")));
@@ -253,7 +267,8 @@ fn validate(dim: usize, generators: &[f64], need: &[f64]) -> Result<(), Error> {
     if k > MAX_GENERAL_GENERATORS {
         return Err(Error::TooManyGenerators(k));
     }
-    if let Some(i) = generators.iter().position(|v| !v.is_finite()) {
+    if !all_finite(generators) {
+        let i = generators.iter().position(|v| !v.is_finite()).unwrap_or(0);
         return Err(Error::NonFinite(format!("generator {}", i / dim)));
     }
     if !need.iter().all(|v| v.is_finite()) {
