@@ -112,6 +112,11 @@ trait GeneralFill: Send + Sync {
         rows: &mut Vec<u32>,
         need: &mut [f64; MAX_DIM],
     ) -> Result<(), String>;
+
+    /// Case `i`'s generators where they lie in the caller's array, checked, when they can
+    /// be read there (float64, contiguous, every row of its count in use: the rows are
+    /// 0..count); its need into `need`. `None`: copy them with [`GeneralFill::case_at`].
+    fn in_place(&self, i: usize, need: &mut [f64; MAX_DIM]) -> Option<Result<&[f64], String>>;
 }
 
 /// A generator number type of the input arrays, widened to float64.
@@ -119,6 +124,11 @@ trait Number: Copy + Into<f64> + Sync {
     /// `src` appended to `dst` as float64.
     fn extend_into(dst: &mut Vec<f64>, src: &[Self]) {
         dst.extend(src.iter().map(|&v| v.into()));
+    }
+
+    /// `src` itself when it is float64.
+    fn as_f64(_: &[Self]) -> Option<&[f64]> {
+        None
     }
 }
 
@@ -128,6 +138,23 @@ impl Number for f64 {
     fn extend_into(dst: &mut Vec<f64>, src: &[f64]) {
         dst.extend_from_slice(src);
     }
+
+    fn as_f64(src: &[f64]) -> Option<&[f64]> {
+        Some(src)
+    }
+}
+
+/// Case `i`'s generators `values` (whole ones of `d`) checked finite: the first bad one
+/// named with its numbers.
+fn finite_generators(i: usize, d: usize, values: &[f64]) -> Result<(), String> {
+    if all_finite(values) {
+        return Ok(());
+    }
+    let k = values.iter().position(|v| !v.is_finite()).unwrap_or(0) / d;
+    Err(format!(
+        "case {i}: generator {k} = {:?} is not finite",
+        &values[k * d..(k + 1) * d]
+    ))
 }
 
 impl<G: Number> GeneralFill for Views<'_, G> {
@@ -162,15 +189,7 @@ impl<G: Number> GeneralFill for Views<'_, G> {
             let at = i * k_max * d;
             G::extend_into(values, &flat[at..at + count * d]);
             rows.extend(0..count as u32);
-            if all_finite(values) {
-                // checked
-            } else if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
-                let k = bad / d;
-                return Err(format!(
-                    "case {i}: generator {k} = {:?} is not finite",
-                    &values[k * d..(k + 1) * d]
-                ));
-            }
+            finite_generators(i, d, values)?;
         } else {
             for k in (0..count).filter(|&k| on(k)) {
                 let start = values.len();
@@ -190,6 +209,35 @@ impl<G: Number> GeneralFill for Views<'_, G> {
                 rows.push(k as u32);
             }
         }
+        self.need_at(i, need)
+    }
+
+    fn in_place(&self, i: usize, need: &mut [f64; MAX_DIM]) -> Option<Result<&[f64], String>> {
+        let flat = G::as_f64(self.gens_flat?)?;
+        if self.active.is_some() {
+            return None;
+        }
+        let (k_max, d) = (self.gens.shape()[1], self.dim);
+        let count = self.counts.map_or(k_max, |c| c[i] as usize);
+        if count > MAX_GENERAL_GENERATORS {
+            return Some(Err(format!(
+                "case {i}: {count} generators, more than {MAX_GENERAL_GENERATORS}"
+            )));
+        }
+        let at = i * k_max * d;
+        let values = &flat[at..at + count * d];
+        Some(
+            finite_generators(i, d, values)
+                .and_then(|()| self.need_at(i, need))
+                .map(|()| values),
+        )
+    }
+}
+
+impl<G> Views<'_, G> {
+    /// Case `i`'s need into `need`, checked finite.
+    fn need_at(&self, i: usize, need: &mut [f64; MAX_DIM]) -> Result<(), String> {
+        let d = self.dim;
         match &self.need {
             GeneralNeed::One(v) => *need = *v,
             GeneralNeed::Each(a) => {
@@ -322,6 +370,9 @@ pub struct GeneralBuffers {
 #[derive(Default)]
 struct Part {
     first: usize,
+    /// Cases in the part.
+    len: usize,
+    /// The part as one batch, on the GPU.
     batch: GeneralBatch,
     outcomes: Vec<GeneralOutcome>,
     /// Array row of each generator of the part, case after case.
@@ -334,7 +385,54 @@ struct Part {
 }
 
 impl Part {
-    /// Cases `range` of the call converted into this part: the first bad case's error.
+    /// Cases `range` of the call solved by `solver` into this part, each read in place
+    /// where it can be ([`GeneralFill::in_place`]), else copied: the first bad case's error.
+    fn solve(
+        &mut self,
+        fill: &dyn GeneralFill,
+        dim: usize,
+        range: Range<usize>,
+        solver: &mut Solver,
+    ) -> Result<(), Error> {
+        self.first = range.start;
+        self.len = 0;
+        self.outcomes.clear();
+        self.rows.clear();
+        self.row_starts.clear();
+        self.row_starts.push(0);
+        let mut need = [0.0; MAX_DIM];
+        for i in range {
+            fn checked<'c>(
+                i: usize,
+                dim: usize,
+                gens: &'c [f64],
+                need: &'c [f64],
+            ) -> Result<GeneralCase<'c>, Error> {
+                GeneralCase::new(dim, gens, &need[..dim])
+                    .map_err(|e| Error::Input(format!("case {i}: {e}")))
+            }
+            let outcome = match fill.in_place(i, &mut need) {
+                Some(gens) => {
+                    let case = checked(i, dim, gens.map_err(Error::Input)?, &need)?;
+                    self.rows.extend(0..case.len() as u32);
+                    solver.solve(&case)
+                }
+                None => {
+                    fill.case_at(i, &mut self.values, &mut self.case_rows, &mut need)
+                        .map_err(Error::Input)?;
+                    self.rows.extend_from_slice(&self.case_rows);
+                    solver.solve(&checked(i, dim, &self.values, &need)?)
+                }
+            };
+            self.outcomes.push(outcome);
+            self.row_starts.push(self.rows.len());
+            self.len += 1;
+        }
+        Ok(())
+    }
+
+    /// Cases `range` of the call converted into this part's batch: the first bad case's
+    /// error.
     fn fill(
         &mut self,
         fill: &dyn GeneralFill,
@@ -356,18 +454,16 @@ impl Part {
             self.rows.extend_from_slice(&self.case_rows);
             self.row_starts.push(self.rows.len());
         }
-        let m = self.batch.len();
-        if self.outcomes.len() < m {
-            self.outcomes.resize(m, GeneralOutcome::default());
-        }
+        self.len = self.batch.len();
+        self.outcomes.resize(self.len, GeneralOutcome::default());
         Ok(())
     }
 
-    fn chunk(&self) -> Chunk<'_> {
+    fn chunk(&self, dim: usize) -> Chunk<'_> {
         Chunk {
             first: self.first,
-            batch: &self.batch,
-            outcomes: &self.outcomes[..self.batch.len()],
+            dim,
+            outcomes: &self.outcomes[..self.len],
             rows: &self.rows,
             row_starts: &self.row_starts,
         }
@@ -377,7 +473,7 @@ impl Part {
 /// One evaluated chunk: cases `first..first + len` of the call.
 pub struct Chunk<'b> {
     pub first: usize,
-    pub batch: &'b GeneralBatch,
+    pub dim: usize,
     pub outcomes: &'b [GeneralOutcome],
     rows: &'b [u32],
     row_starts: &'b [usize],
@@ -432,12 +528,7 @@ impl GeneralBuffers {
                 parts.par_iter_mut().zip(&self.ranges).for_each_init(
                     || Solver::with_inside_margin(job.inside_margin),
                     |solver, (part, range)| {
-                        part.error = part.fill(fill, dim, range.clone()).err();
-                        if part.error.is_none() {
-                            for c in 0..part.batch.len() {
-                                part.outcomes[c] = solver.solve(&part.batch.get(c));
-                            }
-                        }
+                        part.error = part.solve(fill, dim, range.clone(), solver).err();
                     },
                 );
                 if let Some(e) = parts.iter_mut().find_map(|p| p.error.take()) {
@@ -446,7 +537,7 @@ impl GeneralBuffers {
             } else {
                 let part = &mut parts[0];
                 part.fill(fill, dim, self.ranges[0].clone())?;
-                let m = part.batch.len();
+                let m = part.len;
                 evaluate_general(
                     engine,
                     &part.batch,
@@ -455,7 +546,7 @@ impl GeneralBuffers {
                 )?;
             }
             for part in parts.iter() {
-                each(part.chunk())?;
+                each(part.chunk(dim))?;
             }
             first = i;
         }
@@ -643,8 +734,7 @@ impl Job<'_> {
         let mut witness_rows = [0u32; MAX_DIM];
         buffers.run(engine, self, |chunk| {
             for (c, o) in chunk.outcomes.iter().enumerate() {
-                let case: GeneralCase<'_> = chunk.batch.get(c);
-                let mut answer = GeneralAnswer::new(None, &case, o);
+                let mut answer = GeneralAnswer::new(None, chunk.dim, o);
                 // Indices as rows of the caller's array (the identity unless `active` or
                 // `counts` left rows out before them).
                 if let Some(w) = answer.witness.as_mut() {

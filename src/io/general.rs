@@ -146,13 +146,8 @@ pub struct FacetOut<'a> {
 }
 
 impl<'a> GeneralAnswer<'a> {
-    /// The answer to `case` (for its dimension) from `o`.
-    pub fn new(
-        id: Option<&'a RawValue>,
-        case: &GeneralCase<'_>,
-        o: &'a GeneralOutcome,
-    ) -> GeneralAnswer<'a> {
-        let d = case.dim;
+    /// The answer to a case of dimension `d` from its outcome `o`.
+    pub fn new(id: Option<&'a RawValue>, d: usize, o: &'a GeneralOutcome) -> GeneralAnswer<'a> {
         GeneralAnswer {
             id,
             verdict: o.verdict.as_str(),
@@ -179,5 +174,5 @@ pub fn write_general_answer(
     o: &GeneralOutcome,
 ) {
     let raw = id.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
-    super::json::write_line(out, &GeneralAnswer::new(raw, case, o));
+    super::json::write_line(out, &GeneralAnswer::new(raw, case.dim, o));
 }
