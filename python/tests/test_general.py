@@ -303,9 +303,9 @@ def test_empty_and_degenerate_general_cases():
 
 
 @pytest.mark.parametrize("d, k", [(3, 40), (6, 16), (6, 100)])
-def test_without_the_inside_margin_only_the_inside_margin_changes(d, k):
-    """inside_margin=False: the same verdicts, witnesses, certificates and outside
-    distances as the whole test; a supported case's margin 0 and no facet."""
+def test_without_the_inside_margin_only_the_inside_margin_changes(engine, d, k):
+    """inside_margin=False, on each backend: the same verdicts, witnesses, certificates and
+    outside distances as the whole test; a supported case's margin 0 and no facet."""
     rng = np.random.default_rng(100 + d * k)
     up = 1 if d == 3 else 2
     gens = rng.normal(size=(300, k, d))
@@ -313,8 +313,8 @@ def test_without_the_inside_margin_only_the_inside_margin_changes(d, k):
     weights = rng.exponential(size=(300, k)) * (rng.random((300, k)) < 0.3)
     need = np.einsum("nk,nkd->nd", weights, gens)
     need[1::2, up] = -np.abs(need[1::2, up]) - 0.5
-    whole = planar_hold.cone_test(gens, need=need, general=True)
-    bare = planar_hold.cone_test(gens, need=need, general=True, inside_margin=False)
+    whole = engine.cone_test(gens, need=need, general=True)
+    bare = engine.cone_test(gens, need=need, general=True, inside_margin=False)
     held = whole.verdict == planar_hold.SUPPORTED
     assert 50 < held.sum() < 250
     for name in ("verdict", "witness_len", "witness_index", "witness_weight", "certificate"):
