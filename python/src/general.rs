@@ -113,8 +113,8 @@ trait GeneralFill: Send + Sync {
         need: &mut [f64; MAX_DIM],
     ) -> Result<(), String>;
 
-    /// Case `i`'s generators where they lie in the caller's array, checked, when they can
-    /// be read there (float64, contiguous, every row of its count in use: the rows are
+    /// Case `i`'s generators where they lie in the caller's array (not yet checked finite),
+    /// when they can be read there (float64, contiguous, every row of its count in use: the rows are
     /// 0..count); its need into `need`. `None`: copy them with [`GeneralFill::case_at`].
     fn in_place(&self, i: usize, need: &mut [f64; MAX_DIM]) -> Option<Result<&[f64], String>>;
 }
@@ -226,11 +226,9 @@ impl<G: Number> GeneralFill for Views<'_, G> {
         }
         let at = i * k_max * d;
         let values = &flat[at..at + count * d];
-        Some(
-            finite_generators(i, d, values)
-                .and_then(|()| self.need_at(i, need))
-                .map(|()| values),
-        )
+        // Not finite-checked here: `GeneralCase::new` checks, and [`finite_generators`] names
+        // the bad generator only when that fails.
+        Some(self.need_at(i, need).map(|()| values))
     }
 }
 
@@ -413,7 +411,15 @@ impl Part {
             }
             let outcome = match fill.in_place(i, &mut need) {
                 Some(gens) => {
-                    let case = checked(i, dim, gens.map_err(Error::Input)?, &need)?;
+                    let gens = gens.map_err(Error::Input)?;
+                    let case = match GeneralCase::new(dim, gens, &need[..dim]) {
+                        Ok(case) => case,
+                        Err(e) => {
+                            // A bad number named with its generator, as a copied case's.
+                            finite_generators(i, dim, gens).map_err(Error::Input)?;
+                            return Err(Error::Input(format!("case {i}: {e}")));
+                        }
+                    };
                     self.rows.extend(0..case.len() as u32);
                     solver.solve(&case)
                 }
