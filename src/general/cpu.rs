@@ -297,7 +297,7 @@ impl Solver {
             out.margin = 0.0; // flat: the need lies in C, which has no interior
             return out;
         }
-        if self.fills_space(d, &basis_idx[..d]) {
+        if !self.pointed(d) && self.fills_space(d, &basis_idx[..d]) {
             out.capped = true;
             out.margin = GENERAL_MARGIN_CAP;
             return out;
@@ -540,6 +540,25 @@ impl Solver {
             }
         }
         (basis.len(), picked)
+    }
+
+    /// Whether every distinct generator is clearly on the positive side of their mean `c`
+    /// (`u·c > 1e-9·|c|`, far above rounding): then C lies in the half-space `c·y > 0` and
+    /// is not all of R^d, which one pass over the generators proves (the common case)
+    /// instead of [`Solver::fills_space`]'s d solves.
+    fn pointed(&self, d: usize) -> bool {
+        let mut c = [0.0; MAX_DIM];
+        for &i in &self.distinct {
+            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
+                *ca += ua;
+            }
+        }
+        let floor = 1e-9 * dot(&c[..d], &c[..d]).sqrt();
+        floor > 0.0
+            && self
+                .distinct
+                .iter()
+                .all(|&i| dot(&self.unit[i as usize][..d], &c[..d]) > floor)
     }
 
     /// Whether C is all of R^d, given d independent generators `basis`: exactly when the
