@@ -75,7 +75,25 @@ pub fn supports_normed(
     n: &[f64],
     nn: f64,
 ) -> bool {
-    (0..case.len()).all(|i| dot(&n[..case.dim], case.generator(i)) >= -EPS * nn * norm_of(i))
+    match case.dim {
+        3 => supports_dim::<3>(case.generators, norm_of, n, nn),
+        _ => supports_dim::<6>(case.generators, norm_of, n, nn),
+    }
+}
+
+/// [`supports_normed`] for generators of `D` numbers: `dot`'s sum, unrolled.
+#[inline(always)]
+fn supports_dim<const D: usize>(
+    generators: &[f64],
+    norm_of: impl Fn(usize) -> f64,
+    n: &[f64],
+    nn: f64,
+) -> bool {
+    let n: &[f64; D] = n[..D].try_into().expect("D numbers");
+    generators.chunks_exact(D).enumerate().all(|(i, w)| {
+        let s: f64 = w.iter().zip(n).map(|(x, y)| x * y).sum();
+        s >= -EPS * nn * norm_of(i)
+    })
 }
 
 /// Whether `normal` and `on` make a facet of the cone: `normal` a unit vector supporting
