@@ -280,6 +280,15 @@ def test_bad_general_case_is_named_by_index():
     need[77, 5] = -np.inf
     with pytest.raises(ValueError, match=r"case 77: need = .* is not finite"):
         planar_hold.cone_test(np.ones((500, 20, 6)), need=need)
+    # Cases are converted in parts on all cores: the first bad one is named, whichever part
+    # holds it, read in place (float64) or copied (float32, or with a mask).
+    gens = np.ones((3000, 20, 6))
+    gens[2900, 3, 1] = np.nan
+    gens[1200, 5, 0] = np.inf
+    for kwargs in ({}, {"active": np.ones((3000, 20), bool)}):
+        for g in (gens, gens.astype(np.float32)):
+            with pytest.raises(ValueError, match=r"case 1200: generator 5 = \[inf, 1.0"):
+                planar_hold.cone_test(g, **kwargs)
     # Row 1 holds a NaN in every case; only case 3's count reaches it.
     gens = np.ones((4, 30, 3))
     gens[:, 1] = [np.nan, 0, 1]
