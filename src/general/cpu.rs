@@ -765,17 +765,41 @@ impl Solver {
         for &b in basis {
             self.assign_row(b as usize);
         }
-        // The simplicial start: ray j is orthogonal to every basis generator but j.
+        // The simplicial start: ray j is orthogonal to every basis generator but j, on its
+        // side: column j of the inverse of the matrix whose rows are the basis (Gaussian
+        // elimination with partial pivoting is backward stable, so each unit column is
+        // orthogonal to the other rows to rounding, however ill-conditioned); by an
+        // orthogonal complement where elimination finds no pivot.
+        let rows: [Vector; MAX_DIM] =
+            std::array::from_fn(|a| self.unit[basis[a.min(d - 1)] as usize]);
+        let inverse = inverse_columns(d, &rows);
         for j in 0..d {
-            let mut others = Basis::new(d);
             let mut zero = GenSet::default();
             for (a, &b) in basis.iter().enumerate() {
                 if a != j {
-                    others.push(&self.unit[b as usize], 0.0);
                     zero.insert(b as usize);
                 }
             }
-            let mut v = others.complement();
+            // The unit column, kept when it is orthogonal to the other rows within 1e-13.
+            let column = inverse.map(|x| x[j]).and_then(|c| {
+                let n = dot(&c[..d], &c[..d]).sqrt();
+                let u = c.map(|x| x / n);
+                let orthogonal =
+                    (0..d).all(|a| a == j || dot(&u[..d], &rows[a][..d]).abs() <= 1e-13);
+                (n.is_finite() && n > 0.0 && orthogonal).then_some(u)
+            });
+            let mut v = match column {
+                Some(u) => u,
+                None => {
+                    let mut others = Basis::new(d);
+                    for (a, &b) in basis.iter().enumerate() {
+                        if a != j {
+                            others.push(&self.unit[b as usize], 0.0);
+                        }
+                    }
+                    others.complement()
+                }
+            };
             if dot(&v[..d], &self.unit[basis[j] as usize][..d]) < 0.0 {
                 v = v.map(|x| -x);
             }
@@ -1535,6 +1559,49 @@ fn gradient_body<const D: usize>(
             *g += u * ra;
         }
     }
+}
+
+/// The columns of the inverse of the d×d matrix whose rows are `rows[..d]`, by Gaussian
+/// elimination with partial pivoting; `None` when a pivot is zero.
+fn inverse_columns(d: usize, rows: &[Vector; MAX_DIM]) -> Option<[Vector; MAX_DIM]> {
+    // [M | I] reduced to [I | M⁻¹], row by row.
+    let mut m = *rows;
+    let mut x = [[0.0; MAX_DIM]; MAX_DIM];
+    for (a, xa) in x[..d].iter_mut().enumerate() {
+        xa[a] = 1.0;
+    }
+    for c in 0..d {
+        let p = (c..d).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))?;
+        if m[p][c] == 0.0 {
+            return None;
+        }
+        m.swap(c, p);
+        x.swap(c, p);
+        let inv = 1.0 / m[c][c];
+        for a in 0..d {
+            if a == c {
+                continue;
+            }
+            let f = m[a][c] * inv;
+            if f == 0.0 {
+                continue;
+            }
+            let (mc, xc) = (m[c], x[c]);
+            for k in 0..d {
+                m[a][k] -= f * mc[k];
+                x[a][k] -= f * xc[k];
+            }
+        }
+    }
+    // Row a of x over m[a][a] is row a of M⁻¹; its columns, one a vector.
+    let mut cols = [[0.0; MAX_DIM]; MAX_DIM];
+    for a in 0..d {
+        let inv = 1.0 / m[a][a];
+        for j in 0..d {
+            cols[j][a] = x[a][j] * inv;
+        }
+    }
+    Some(cols)
 }
 
 /// The least of `v` (a multiple of 4 long; +∞ when empty), four lanes at a time.
