@@ -74,6 +74,10 @@ class GeneralOutcomes:
     full-dimensional; at most MARGIN_CAP."""
     capped: npt.NDArray[np.bool_]
     """(N,) True when the cone is all of R^d (the margin is MARGIN_CAP)."""
+    margin_checked: npt.NDArray[np.bool_]
+    """(N,) True when the margin is proven: inside, the facet set it is the least over was
+    proven complete (closed under ridge adjacency); True on every other answer. False: the
+    margin is the least over the checked facets found, an upper bound of the true one."""
     has_facet: npt.NDArray[np.bool_]
     """(N,) whether the case has a binding facet (False when capped or flat, or uncertain
     without one)."""

@@ -572,6 +572,7 @@ pub struct GeneralColumns {
     certificate: Vec<f64>,
     margin: Vec<f64>,
     capped: Vec<bool>,
+    margin_checked: Vec<bool>,
     has_facet: Vec<bool>,
     facet_normal: Vec<f64>,
     facet_mask: Vec<bool>,
@@ -590,6 +591,7 @@ impl GeneralColumns {
             certificate: vec![0.0; n * dim],
             margin: vec![0.0; n],
             capped: vec![false; n],
+            margin_checked: vec![true; n],
             has_facet: vec![false; n],
             facet_normal: vec![0.0; n * dim],
             facet_mask: vec![false; n * rows],
@@ -614,6 +616,7 @@ impl GeneralColumns {
             }
             self.margin[i] = o.margin;
             self.capped[i] = o.capped;
+            self.margin_checked[i] = o.margin_checked;
             if let Some(f) = &o.facet {
                 self.has_facet[i] = true;
                 self.facet_normal[i * d..(i + 1) * d].copy_from_slice(&f.normal[..d]);
@@ -646,6 +649,8 @@ pub struct GeneralOutcomes {
     #[pyo3(get)]
     capped: Py<PyArray1<bool>>,
     #[pyo3(get)]
+    margin_checked: Py<PyArray1<bool>>,
+    #[pyo3(get)]
     has_facet: Py<PyArray1<bool>>,
     #[pyo3(get)]
     facet_normal: Py<PyArray2<f64>>,
@@ -675,6 +680,7 @@ impl GeneralOutcomes {
             certificate: table(py, n, d, c.certificate),
             margin: PyArray1::from_vec(py, c.margin).unbind(),
             capped: PyArray1::from_vec(py, c.capped).unbind(),
+            margin_checked: PyArray1::from_vec(py, c.margin_checked).unbind(),
             has_facet: PyArray1::from_vec(py, c.has_facet).unbind(),
             facet_normal: table(py, n, d, c.facet_normal),
             facet_mask: table(py, n, c.rows, c.facet_mask),

@@ -27,6 +27,7 @@
 
 use rayon::prelude::*;
 
+use super::complete;
 use super::linalg::{dot, norm, pivoted, Basis, Qr, Vector};
 use super::{
     check, Facet, GenSet, GeneralBatch, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP,
@@ -38,19 +39,20 @@ use crate::Verdict;
 /// this of the span of others adds no dimension.
 pub const RANK_TOL: f64 = 1e-8;
 
-/// A generator lies on a plane when `|n·w| ≤ ON_TOL·|w|`.
+/// A generator lies on a plane when `|n·w| ≤ ON_TOL·|w|` (the double description's rays,
+/// the certificate's plane).
 pub const ON_TOL: f64 = 1e-10;
+
+/// A generator lies on a facet when `|n·w| ≤ FACET_ON·|w|`: SPEC-SPATIAL §1's ε, the
+/// tolerance a facet supports the generators within, so that every generator is either on
+/// a checked facet or clearly inside it, and two estimates of one plane agree on it.
+pub const FACET_ON: f64 = EPS;
 
 /// [`most_against`]'s mask for a position left out.
 const OUT: f64 = f64::NEG_INFINITY;
 
 /// Two unit generators closer than this are one direction: the facet search takes one.
-const SAME_DIRECTION: f64 = 1e-9;
-
-/// How far (in unit scale) a dual ray's `v·need` may be above the least refined facet's
-/// `n·need` and still be refined: a ray's refined normal moves it by rounding (1e-12 or
-/// less on well-conditioned facets), far below this.
-const REFINE_SLACK: f64 = 1e-6;
+const SAME_DIRECTION: f64 = 1e-8;
 
 /// One extreme ray of the dual cone during the double description: a unit vector and the
 /// generators (among those processed) it is orthogonal to.
@@ -97,8 +99,10 @@ pub struct Solver {
     /// The generators in the order the double description takes them, and their keys.
     cut: Vec<u32>,
     cut_key: Vec<f64>,
-    /// `(v·need, ray)` for the lazy refinement.
-    ray_vals: Vec<(f64, u32)>,
+    /// Whether `facets` was proven to be every facet ([`Solver::prove_complete`]).
+    complete: bool,
+    /// Whether `facets` (and `complete`) are those of the cone `rays` describes.
+    facets_of_rays: bool,
     /// Scratch of the adjacency test.
     and_words: std::cell::RefCell<Vec<u64>>,
     /// The rays by slot during the double description (some dead: `alive`), dense after.
@@ -123,8 +127,10 @@ pub struct Solver {
     cols: Vec<f64>,
     /// Nonzero generators keyed by their first unit coordinate (total order), for `prepare`.
     keyed: Vec<u64>,
-    /// Per generator, whether a lower index has its direction (or it is zero).
+    /// Per generator, whether a kept lower index has its direction (or it is zero).
     twin: Vec<bool>,
+    /// Per nonzero generator, its place in `keyed`.
+    key_at: Vec<u32>,
     /// Per generator, its position in `distinct` (`u32::MAX`: not distinct).
     pos_of: Vec<u32>,
     /// Where [`Solver::dedup`] found generators of one direction, the distinct ones column
@@ -142,6 +148,8 @@ pub struct Solver {
     grad: Vec<f64>,
     excluded: Vec<f64>,
     banned: Vec<u32>,
+    /// Scratch: `u·n` over the kept directions, for checking a facet.
+    vals: Vec<f64>,
     /// Whether the CPU runs AVX2 ([`crate::cpu::Simd::chosen`]).
     simd: bool,
     /// Skip the facets: supported cases get margin 0 and no facet.
@@ -253,10 +261,22 @@ impl Solver {
                 true
             } else {
                 out.witness_len = 0;
-                let y = nn.residual.map(|r| -r / nn.dist);
+                let mut y = nn.residual.map(|r| -r / nn.dist);
                 out.margin = -nn.dist * s;
                 let norms = &self.norms;
-                if nn.dist > 0.0 && check::certificate_normed(case, |i| norms[i], &y) {
+                let mut valid = nn.dist > 0.0 && check::certificate_normed(case, |i| norms[i], &y);
+                if !valid && nn.dist > 1e-6 {
+                    // Near-duplicates the NNLS could not take apart (a column within RANK_TOL
+                    // of a passive one) leave it a residual a hair off: tilted into the
+                    // cone's interior direction, it may pass.
+                    if let Some(t) = self.tilted(d, &y, nn.dist) {
+                        let norms = &self.norms;
+                        if check::certificate_normed(case, |i| norms[i], &t) {
+                            (y, valid) = (t, true);
+                        }
+                    }
+                }
+                if valid {
                     out.verdict = Verdict::Unsupported;
                     out.certificate = Some(y);
                     // The generators on the certificate's plane: y·u over the columns.
@@ -302,8 +322,10 @@ impl Solver {
             out.margin = GENERAL_MARGIN_CAP;
             return out;
         }
-        self.enumerate_facets(case, &basis_idx[..d], Some(&xs));
+        self.enumerate_facets(case, &basis_idx[..d]);
+        out.margin_checked = self.complete;
         // Least n·need; ties (within rounding) to the lexicographically smallest index list.
+        // Proven complete, the set's least is the margin; else it is an upper bound.
         let mut best: Option<(f64, &FoundFacet)> = None;
         for f in &self.facets {
             let m = dot(&f.normal[..d], &xs[..d]);
@@ -317,10 +339,9 @@ impl Solver {
             };
         }
         match best {
-            None => {
-                out.capped = true;
-                out.margin = GENERAL_MARGIN_CAP;
-            }
+            // No facet checked, though C is not all of R^d: nothing bounds the margin but
+            // the need being in C.
+            None => out.margin = 0.0,
             Some((m, f)) => {
                 out.margin = (m * s).min(GENERAL_MARGIN_CAP);
                 out.facet = Some(Facet {
@@ -336,45 +357,33 @@ impl Solver {
     /// R^d), each checked; in the order found. For tests and pictures: the test itself looks
     /// only at what it needs.
     pub fn facets(&mut self, case: &GeneralCase<'_>) -> Vec<Facet> {
+        self.facets_proven(case).0
+    }
+
+    /// [`Solver::facets`], and whether the set is proven to be all of them (SPEC-SPATIAL
+    /// §1a; also true when there are none because C is all of R^d, or not full-dimensional).
+    /// What the support region is cut from.
+    pub fn facets_proven(&mut self, case: &GeneralCase<'_>) -> (Vec<Facet>, bool) {
         self.prepare(case);
         self.dedup(case.dim);
         let (rank, basis) = self.pivoted_basis(case.dim);
         if rank < case.dim {
-            return Vec::new();
+            return (Vec::new(), true);
         }
-        self.enumerate_facets(case, &basis[..case.dim], None);
-        self.facets
+        self.enumerate_facets(case, &basis[..case.dim]);
+        let mut complete = self.complete;
+        if self.facets.is_empty() {
+            complete = !self.pointed(case.dim) && self.fills_space(case.dim, &basis[..case.dim]);
+        }
+        let facets = self
+            .facets
             .iter()
             .map(|f| Facet {
                 normal: f.normal,
                 generators: f.on,
             })
-            .collect()
-    }
-
-    /// The extreme rays of the dual cone `{y : y·wᵢ ≥ 0}` of a full-dimensional case, unit
-    /// and not yet re-derived (within rounding of the facets' normals); none when C is not
-    /// full-dimensional or is all of R^d. For callers that need only some facets (the
-    /// support region): [`Solver::refine_ray`] makes a checked facet of one, on the same
-    /// case, before this solver takes another.
-    pub fn dual_rays(&mut self, case: &GeneralCase<'_>) -> Vec<Vector> {
-        self.prepare(case);
-        self.dedup(case.dim);
-        let (rank, basis) = self.pivoted_basis(case.dim);
-        if rank < case.dim {
-            return Vec::new();
-        }
-        self.dual_cone(case, &basis[..case.dim]);
-        self.rays.iter().map(|r| r.v).collect()
-    }
-
-    /// Ray `v` of [`Solver::dual_rays`] re-derived from the generators on it and checked
-    /// ([`check`]): the facet, or none when it does not pass.
-    pub fn refine_ray(&self, case: &GeneralCase<'_>, v: &Vector) -> Option<Facet> {
-        self.refine(case, v).map(|f| Facet {
-            normal: f.normal,
-            generators: f.on,
-        })
+            .collect();
+        (facets, complete)
     }
 
     /// Unit generators, column by column in `cols`, and their lengths; every generator its
@@ -448,8 +457,8 @@ impl Solver {
             u
         }));
         // One index per direction: sorted by the first unit coordinate (total order, then
-        // index), a generator is left out when a lower index lies within SAME_DIRECTION of
-        // it in every coordinate.
+        // index), a generator is left out when a kept lower index lies within
+        // SAME_DIRECTION of it (Euclidean, unit vectors).
         // The key: the coordinate's bits in total order, its lowest 8 bits replaced by the
         // index (K ≤ 256), one u64 to sort. Keys that tie in the rest differ by far less
         // than SAME_DIRECTION, so their order among themselves does not matter below.
@@ -464,27 +473,44 @@ impl Solver {
         self.keyed.sort_unstable();
         let keyed = &self.keyed;
         let idx = |&key: &u64| (key & 0xff) as u32;
+        // Where each generator sits in the sorted keys.
+        self.key_at.clear();
+        self.key_at.resize(k, u32::MAX);
+        for (s, key) in keyed.iter().enumerate() {
+            self.key_at[idx(key) as usize] = s as u32;
+        }
         self.twin.clear();
         self.twin.resize(k, true);
         let unit = &self.unit;
-        for (s, key) in keyed.iter().enumerate() {
-            let i = idx(key);
+        // In index order, so that a generator is compared with the kept ones before it
+        // (every generator ends within SAME_DIRECTION of a kept one: no chains).
+        for i in 0..k as u32 {
+            let s = self.key_at[i as usize];
+            if s == u32::MAX {
+                continue; // zero
+            }
+            let s = s as usize;
             let u = &unit[i as usize];
+            let twin = &self.twin;
             let near = |j: u32| {
-                j < i && (1..d).all(|a| (unit[j as usize][a] - u[a]).abs() <= SAME_DIRECTION)
+                j < i && !twin[j as usize] && {
+                    let w = &unit[j as usize];
+                    (0..d).map(|a| (w[a] - u[a]) * (w[a] - u[a])).sum::<f64>()
+                        <= SAME_DIRECTION * SAME_DIRECTION
+                }
             };
-            let repeated = keyed[..s]
+            let before = keyed[..s]
                 .iter()
                 .rev()
                 .map(idx)
                 .take_while(|&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
                 .any(near);
-            let later_twin = keyed[s + 1..]
+            let after = keyed[s + 1..]
                 .iter()
                 .map(idx)
                 .take_while(|&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
                 .any(near);
-            self.twin[i as usize] = repeated || later_twin;
+            self.twin[i as usize] = before || after;
         }
         self.distinct.clear();
         self.distinct
@@ -725,14 +751,146 @@ impl Solver {
         }
     }
 
+    /// The unit certificate `y` (of distance `dist`, unit scale) moved towards the mean
+    /// direction `c` of the unit generators, `y + α·c` with α just enough to lift every
+    /// generator to `y·u ≥ 0` where `c·u` is clearly positive, and small against `dist`;
+    /// `None` when the generators are not all on one side of `c`.
+    fn tilted(&mut self, d: usize, y: &Vector, dist: f64) -> Option<Vector> {
+        self.dedup(d);
+        let mut c = [0.0; MAX_DIM];
+        for &i in &self.distinct {
+            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
+                *ca += ua;
+            }
+        }
+        let nc = dot(&c[..d], &c[..d]).sqrt();
+        if !(nc > 0.0) {
+            return None;
+        }
+        let c = c.map(|v| v / nc);
+        let (mut gamma, mut low) = (f64::INFINITY, 0.0f64);
+        for (u, &len) in self.unit.iter().zip(&self.norms) {
+            if len > 0.0 {
+                gamma = gamma.min(dot(&u[..d], &c[..d]));
+                low = low.min(dot(&u[..d], &y[..d]));
+            }
+        }
+        let alpha = 2.0 * -low / gamma;
+        if !(gamma > 1e-6 && alpha < 1e-3 * dist) {
+            return None;
+        }
+        let t: Vector = std::array::from_fn(|a| y[a] + alpha * c[a]);
+        let nt = dot(&t[..d], &t[..d]).sqrt();
+        Some(t.map(|v| v / nt))
+    }
+
     /// The facets of C (full-dimensional, `basis` d independent generators) into
-    /// `self.facets`: double description on the dual cone, then rays re-derived from the
-    /// generators on them and checked. With `need` (unit), only the rays that can attain
-    /// the least `n·need` are re-derived (see [`Solver::refine_near`]); without, all.
-    fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32], need: Option<&Vector>) {
-        self.facets.clear();
+    /// `self.facets`: double description on the dual cone, every ray re-derived from the
+    /// generators on it and checked, then the set proven complete ([`complete`]), the
+    /// facets across open ridges found by pivoting and checked in turn. Whether the proof
+    /// went through is `self.complete`.
+    fn enumerate_facets(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
         self.dual_cone(case, basis);
-        self.refine_rays(case, need);
+        if self.facets_of_rays {
+            return; // the same cone as the last call's: its facets and their proof stand
+        }
+        self.facets.clear();
+        let d = case.dim;
+        for r in 0..self.rays.len() {
+            let v = self.rays[r].v;
+            if let Some(f) = self.refine(d, &v) {
+                self.facets.push(f);
+            }
+        }
+        // One facet per generator set (several rays can stand for one facet).
+        self.facets.sort_unstable_by_key(|f| f.on.0);
+        self.facets.dedup_by_key(|f| f.on.0);
+        self.complete = self.prove_complete(case);
+        self.facets_of_rays = true;
+    }
+
+    /// Whether `self.facets` is every facet of C, proven by ridge closure
+    /// ([`complete::closure`]); the facets across open ridges are added as they are found
+    /// ([`complete::pivot`], then checked as every facet is), a few rounds at most.
+    fn prove_complete(&mut self, case: &GeneralCase<'_>) -> bool {
+        let d = case.dim;
+        let mut distinct = GenSet::default();
+        for &i in &self.distinct {
+            distinct.insert(i as usize);
+        }
+        let Some(l) = self.lineality(d, &distinct) else {
+            return false;
+        };
+        let mut on: Vec<GenSet> = Vec::with_capacity(self.facets.len());
+        let mut normals: Vec<Vector> = Vec::with_capacity(self.facets.len());
+        for _round in 0..8 {
+            on.clear();
+            on.extend(self.facets.iter().map(|f| f.on.and(&distinct)));
+            normals.clear();
+            normals.extend(self.facets.iter().map(|f| f.normal));
+            let open = match complete::closure(d, &self.unit, &on, &normals, l) {
+                complete::Closure::Complete => return true,
+                complete::Closure::Broken => {
+                    return false;
+                }
+                complete::Closure::Open(open) => open,
+            };
+            let mut added = false;
+            for (f, ridge, left) in open {
+                let n = self.facets[f].normal;
+                let Some((_, normal)) =
+                    complete::pivot(d, &self.unit, &self.distinct, &n, &ridge, left)
+                else {
+                    continue;
+                };
+                // The plane of the pivot's d−1 generators, else one fitted to every generator
+                // near it.
+                let found = self
+                    .facet_with_normal(d, &normal)
+                    .or_else(|| self.refine(d, &normal));
+                if let Some(found) = found {
+                    if !self.facets.iter().any(|g| g.on == found.on) {
+                        self.facets.push(found);
+                        added = true;
+                    }
+                }
+            }
+            if !added {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// The dimension of C's lineality space, proven, or `None`: 0 when the facets' normals
+    /// span R^d (the dual cone is full-dimensional) or every generator is clearly on one
+    /// side of their mean; else the span of the generators on every facet whose opposite is
+    /// in C (each an NNLS witness), when it has the dimension the normals leave (it lies in
+    /// every facet's plane, so it can be no larger).
+    fn lineality(&mut self, d: usize, distinct: &GenSet) -> Option<usize> {
+        let (normals, _) = pivoted(d, d, RANK_TOL, || {
+            self.facets
+                .iter()
+                .enumerate()
+                .map(|(t, f)| (t as u32, &f.normal[..]))
+        });
+        if normals.len() == d || self.pointed(d) {
+            return Some(0);
+        }
+        let mut common = *distinct;
+        for f in &self.facets {
+            common = common.and(&f.on);
+        }
+        let mut lines = Basis::new(d);
+        for g in common.iter() {
+            let target = self.unit[g as usize].map(|v| -v);
+            let nn = self.nnls(d, &target, &[]);
+            let total: f64 = nn.weights[..nn.len].iter().sum();
+            if nn.dist <= EPS * total.max(1.0) && nn.weights[..nn.len].iter().all(|&w| w >= 0.0) {
+                lines.push(&self.unit[g as usize], RANK_TOL);
+            }
+        }
+        (lines.len() + normals.len() == d).then_some(lines.len())
     }
 
     /// The extreme rays of the dual cone into `self.rays`, by double description (kept
@@ -750,6 +908,7 @@ impl Solver {
             return;
         }
         self.rays_of.clear();
+        self.facets_of_rays = false;
         self.rays.clear();
         self.row_gens.clear();
         self.row_of.clear();
@@ -889,19 +1048,6 @@ impl Solver {
         self.words = new;
     }
 
-    /// The facets from the dual's rays: those that can attain the least `n·need`, or all.
-    fn refine_rays(&mut self, case: &GeneralCase<'_>, need: Option<&Vector>) {
-        match need {
-            Some(x) => self.refine_near(case, x),
-            None => {
-                for r in 0..self.rays.len() {
-                    let v = self.rays[r].v;
-                    self.refine_into(case, &v);
-                }
-            }
-        }
-    }
-
     /// The order the double description takes the generators in (`self.cut`): every
     /// distinct one but the basis, the farthest from the cone's axis first (the least
     /// `u·c`, `c` the mean of the unit generators). Extreme generators early make the
@@ -928,47 +1074,6 @@ impl Solver {
             .sort_unstable_by(|&a, &b| key[a as usize].total_cmp(&key[b as usize]).then(a.cmp(&b)));
         let cut: Vec<u32> = order.iter().map(|&a| self.cut[a as usize]).collect();
         self.cut = cut;
-    }
-
-    /// Re-derives rays in increasing `v·need` and stops once no later ray can attain (or
-    /// tie) the least refined `n·need`: a ray's refined normal is within rounding of it,
-    /// so a ray whose own value is more than [`REFINE_SLACK`] above the best refined one
-    /// cannot beat it. Should a refined normal move further than a tenth of that from its
-    /// ray (an ill-conditioned facet), every remaining ray is refined too.
-    fn refine_near(&mut self, case: &GeneralCase<'_>, x: &Vector) {
-        let d = case.dim;
-        self.ray_vals.clear();
-        for (r, ray) in self.rays.iter().enumerate() {
-            self.ray_vals.push((dot(&ray.v[..d], &x[..d]), r as u32));
-        }
-        self.ray_vals
-            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut best = f64::INFINITY;
-        let mut all = false;
-        for t in 0..self.ray_vals.len() {
-            let (val, r) = self.ray_vals[t];
-            if !all && val > best + REFINE_SLACK {
-                break;
-            }
-            let v = self.rays[r as usize].v;
-            let Some(m) = self.refine_into(case, &v).map(|n| dot(&n[..d], &x[..d])) else {
-                continue;
-            };
-            if (m - val).abs() > 0.1 * REFINE_SLACK {
-                all = true;
-            }
-            best = best.min(m);
-        }
-    }
-
-    /// Refines ray `v` ([`Solver::refine`]) into `self.facets` unless its facet is there
-    /// already; returns the refined normal.
-    fn refine_into(&mut self, case: &GeneralCase<'_>, v: &Vector) -> Option<Vector> {
-        let f = self.refine(case, v)?;
-        if !self.facets.iter().any(|g| g.on == f.on) {
-            self.facets.push(f);
-        }
-        Some(f.normal)
     }
 
     /// One step of the double description: intersects the dual cone with `u_i·y ≥ 0`.
@@ -1211,20 +1316,27 @@ impl Solver {
         acc.iter().all(|&w| w == 0)
     }
 
-    /// The facet a dual ray `v` stands for: the generators on its plane, the unit normal of
-    /// their span (oriented as `v`), checked; `None` when they do not span d−1 dimensions or
-    /// the plane does not support every generator.
-    fn refine(&self, case: &GeneralCase<'_>, v: &Vector) -> Option<FoundFacet> {
-        let d = case.dim;
-        let mut on = GenSet::default();
-        for i in 0..case.len() {
-            if self.norms[i] > 0.0 && dot(&self.unit[i][..d], &v[..d]).abs() <= ON_TOL * 1e2 {
-                on.insert(i);
-            }
+    /// The facet a dual ray `v` stands for: the generators near its plane, the unit normal
+    /// of their span (oriented as `v`), checked ([`Solver::facet_with_normal`]); `None` when
+    /// they do not span d−1 dimensions or the plane does not support every direction.
+    fn refine(&mut self, d: usize, v: &Vector) -> Option<FoundFacet> {
+        let nd = self.distinct.len();
+        let mut vals = std::mem::take(&mut self.vals);
+        {
+            let (soa, stride) = self.positions();
+            vals.resize(stride, 0.0);
+            gradient(self.simd, d, soa, stride, nd.div_ceil(4) * 4, v, &mut vals);
         }
+        let unit = &self.unit;
+        let distinct = &self.distinct;
         let (basis, _) = pivoted(d, d - 1, RANK_TOL, || {
-            on.iter().map(|i| (i, &self.unit[i as usize][..]))
+            vals[..nd]
+                .iter()
+                .zip(distinct)
+                .filter(|(s, _)| s.abs() <= ON_TOL * 1e2)
+                .map(|(_, &i)| (i, &unit[i as usize][..]))
         });
+        self.vals = vals;
         if basis.len() < d - 1 {
             return None;
         }
@@ -1232,15 +1344,48 @@ impl Solver {
         if dot(&n[..d], &v[..d]) < 0.0 {
             n = n.map(|x| -x);
         }
+        self.facet_with_normal(d, &n)
+    }
+
+    /// The facet of unit inward normal `n` (the complement of d−1 independent generators),
+    /// checked in float64: every direction kept by [`Solver::dedup`] on its side,
+    /// `u·n ≥ −ε` (`u` unit: SPEC-SPATIAL §1's `y·wᵢ ≥ −ε|y||wᵢ|`), and the generators
+    /// within [`ON_TOL`] of its plane (twins included) as the facet's. The margin is thus
+    /// the cone of the kept directions' (a sub-cone of C: never larger than C's), and a
+    /// twin may lie up to [`SAME_DIRECTION`] outside.
+    fn facet_with_normal(&mut self, d: usize, n: &Vector) -> Option<FoundFacet> {
+        let nn = dot(&n[..d], &n[..d]).sqrt();
+        if !((nn - 1.0).abs() <= 1e-12) {
+            return None;
+        }
+        let nd = self.distinct.len();
+        let mut vals = std::mem::take(&mut self.vals);
+        {
+            let (soa, stride) = self.positions();
+            vals.resize(stride, 0.0);
+            gradient(self.simd, d, soa, stride, nd.div_ceil(4) * 4, n, &mut vals);
+        }
+        let supports = vals[..nd].iter().all(|&s| s >= -EPS);
         let mut on = GenSet::default();
-        for i in 0..case.len() {
-            if self.norms[i] > 0.0 && dot(&self.unit[i][..d], &n[..d]).abs() <= ON_TOL {
-                on.insert(i);
+        if supports {
+            for (&s, &i) in vals[..nd].iter().zip(&self.distinct) {
+                if s.abs() <= FACET_ON {
+                    on.insert(i as usize);
+                }
+            }
+            if self.twins {
+                for (i, &twin) in self.twin.iter().enumerate() {
+                    if twin
+                        && self.norms[i] > 0.0
+                        && dot(&self.unit[i][..d], &n[..d]).abs() <= FACET_ON
+                    {
+                        on.insert(i);
+                    }
+                }
             }
         }
-        let norms = &self.norms;
-        check::facet_normed(case, |i| norms[i], &n, &on, 2.0 * ON_TOL)
-            .then_some(FoundFacet { normal: n, on })
+        self.vals = vals;
+        supports.then_some(FoundFacet { normal: *n, on })
     }
 }
 

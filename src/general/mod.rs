@@ -14,6 +14,7 @@
 //! [`GeneralOutcome`]s, fixed-size (no allocation per case).
 
 pub mod check;
+mod complete;
 pub mod cpu;
 pub mod gpu;
 pub mod linalg;
@@ -154,6 +155,10 @@ pub struct GeneralOutcome {
     pub capped: bool,
     /// Inside: the facet attaining the margin; outside: the certificate's plane; else none.
     pub facet: Option<Facet>,
+    /// The margin is proven (SPEC-SPATIAL §1a): inside, the facet set it is the least over
+    /// was proven complete; true on every other answer. False: the margin is the least
+    /// over the checked facets found, an upper bound.
+    pub margin_checked: bool,
 }
 
 impl Default for GeneralOutcome {
@@ -168,6 +173,7 @@ impl Default for GeneralOutcome {
             margin: 0.0,
             capped: false,
             facet: None,
+            margin_checked: true,
         }
     }
 }

@@ -125,6 +125,9 @@ pub struct GeneralAnswer<'a> {
     pub certificate: Option<&'a [f64]>,
     /// What binds, when there is something.
     pub facet: Option<FacetOut<'a>>,
+    /// The margin is proven: false only where the facet set could not be proven complete
+    /// (the margin is then an upper bound).
+    pub margin_checked: bool,
 }
 
 /// A witness in an answer.
@@ -162,6 +165,7 @@ impl<'a> GeneralAnswer<'a> {
                 normal: &f.normal[..d],
                 generators: f.generators.iter().collect(),
             }),
+            margin_checked: o.margin_checked,
         }
     }
 }

@@ -842,6 +842,7 @@ pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
         Field::new("binding", DataType::UInt32, true),
         Field::new("binding_candidate", DataType::Utf8, true),
         Field::new("facet", DataType::Struct(facet), true),
+        Field::new("margin_checked", DataType::Boolean, true),
         Field::new("line", DataType::UInt64, true),
         Field::new("error", DataType::Utf8, true),
     ]);
@@ -975,6 +976,9 @@ pub fn answers_batch(
     let mut f_normal = ListBuilder::with_capacity(Float64Builder::with_capacity(0), n);
     let mut f_gens = ListBuilder::with_capacity(UInt32Builder::with_capacity(0), n);
     let mut f_valid = Vec::with_capacity(n);
+    // Whether the margin is proven (true on planar rows: the enumeration tries every
+    // candidate).
+    let mut margin_checked = BooleanBuilder::with_capacity(n);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for (r, row) in batch.rows.iter().enumerate() {
@@ -1025,6 +1029,7 @@ pub fn answers_batch(
                 }
             }
             f_valid.push(o.facet.is_some());
+            margin_checked.append_value(o.margin_checked);
             line.append_null();
             error.append_null();
             continue;
@@ -1064,6 +1069,7 @@ pub fn answers_batch(
                 f_normal.append_null();
                 f_gens.append_null();
                 f_valid.push(false);
+                margin_checked.append_value(true);
                 line.append_null();
                 error.append_null();
             }
@@ -1084,6 +1090,7 @@ pub fn answers_batch(
                 f_normal.append_null();
                 f_gens.append_null();
                 f_valid.push(false);
+                margin_checked.append_null();
                 line.append_value(batch.numbers[r]);
                 error.append_value(e);
             }
@@ -1122,6 +1129,7 @@ pub fn answers_batch(
         Arc::new(binding.finish()),
         Arc::new(candidate.finish()),
         Arc::new(facet),
+        Arc::new(margin_checked.finish()),
         Arc::new(line.finish()),
         Arc::new(error.finish()),
     ]);

@@ -32,6 +32,9 @@ pub struct SupportRegion {
     /// The region reaches the clip box (unbounded, or larger than the box), or lies
     /// beyond it (then `vertices` is empty).
     pub clipped: bool,
+    /// Cut from a facet set proven complete (SPEC-SPATIAL §1a). False: some facet may be
+    /// missing, and the region may be too large.
+    pub checked: bool,
 }
 
 /// A half-plane `a·δ + b ≥ 0`, `|a| = 1` (so the value is a signed distance).
@@ -99,59 +102,24 @@ pub fn support_region(
             Ok(Some(h)) => lines.push(h),
         }
     }
-    // The facets lazily: the dual cone's rays are within rounding of the facets' normals,
-    // so the polygon they cut is the region's to ~1e-12; only the rays whose line comes
-    // within NEAR of it can shape it, and only those are re-derived and checked as facets
-    // (the rest cannot move by that much). Repeated until no unchecked ray comes near.
-    const NEAR: f64 = 1e-6;
-    let rays = solver.dual_rays(&case);
-    // Per ray: None while unchecked; Some(None) when it is no facet or does not depend on
-    // δ; Some(Some(h)) a checked facet's half-plane.
-    let mut checked: Vec<Option<Option<HalfPlane>>> = vec![None; rays.len()];
-    let mut region;
-    loop {
-        let mut planes = Vec::with_capacity(rays.len());
-        for (v, c) in rays.iter().zip(&checked) {
-            match c {
-                Some(Some(h)) => planes.push(*h),
-                Some(None) => {}
-                None => {
-                    if let Ok(Some(h)) = half_plane(v, 1.0) {
-                        planes.push(h);
-                    }
+    // Every facet of the cone, each checked, the set proven complete (SPEC-SPATIAL §1a):
+    // the region is then exactly the polygon their half-planes cut.
+    let (facets, complete) = solver.facets_proven(&case);
+    let mut planes = Vec::with_capacity(facets.len());
+    for f in &facets {
+        match half_plane(&f.normal, 1.0) {
+            Err(()) => {
+                return SupportRegion {
+                    checked: complete,
+                    ..SupportRegion::empty()
                 }
             }
-        }
-        region = polygon(&lines, &planes, r, tol, l);
-        let mut more = false;
-        for (i, v) in rays.iter().enumerate() {
-            if checked[i].is_some() {
-                continue;
-            }
-            let near = match half_plane(v, 1.0) {
-                Err(()) => true,
-                Ok(None) => false,
-                Ok(Some(h)) => {
-                    region.vertices.is_empty()
-                        || region.vertices.iter().any(|&p| h.value(p) <= NEAR)
-                }
-            };
-            if !near {
-                continue;
-            }
-            more = true;
-            checked[i] = Some(match solver.refine_ray(&case, v) {
-                None => None,
-                Some(f) => match half_plane(&f.normal, 1.0) {
-                    Err(()) => return SupportRegion::empty(),
-                    Ok(h) => h,
-                },
-            });
-        }
-        if !more {
-            break;
+            Ok(Some(h)) => planes.push(h),
+            Ok(None) => {}
         }
     }
+    let mut region = polygon(&lines, &planes, r, tol, l);
+    region.checked = complete;
     for v in &mut region.vertices {
         *v = v.map(|c| c * half_size);
     }
@@ -218,6 +186,7 @@ impl SupportRegion {
             vertices: Vec::new(),
             shape: "empty",
             clipped: false,
+            checked: true,
         }
     }
 
@@ -256,6 +225,7 @@ impl SupportRegion {
                 vertices: vec![c],
                 shape: "point",
                 clipped,
+                checked: true,
             };
         }
         let (pa, pb) = (v[a], v[b]);
@@ -270,6 +240,7 @@ impl SupportRegion {
                 vertices: vec![pa, pb],
                 shape: "segment",
                 clipped,
+                checked: true,
             };
         }
         // Counter-clockwise: Sutherland–Hodgman keeps the box's orientation; drop vertices
@@ -287,6 +258,7 @@ impl SupportRegion {
             vertices: out,
             shape: "polygon",
             clipped,
+            checked: true,
         }
     }
 }

@@ -54,6 +54,8 @@ pub struct SpatialNeedReport {
     pub certificate: Option<[f64; 6]>,
     /// What binds this need; none when capped or the cone is flat.
     pub binding: Option<SpatialBinding>,
+    /// The margin is proven (SPEC-SPATIAL §1a); false: it is an upper bound.
+    pub margin_checked: bool,
 }
 
 /// The need that attains the robust margin.
@@ -79,6 +81,9 @@ pub struct SpatialReport {
     /// Minimum of the needs' margins: force in `m0·g` and moment in `m0·g·ℓ`, in one
     /// Euclidean norm.
     pub robust_margin: f64,
+    /// Every need's margin is proven (SPEC-SPATIAL §1a); false: the robust margin is an
+    /// upper bound, and the gate holds only where `margin_min` asks for no margin.
+    pub margin_checked: bool,
     /// Not held, and no need certified: within tolerance of the boundary, or (for
     /// `"coulomb"`) between the inner and the outer pyramid at every k tried.
     pub uncertain: bool,
@@ -112,6 +117,8 @@ pub struct SpatialReport {
     pub support_region_shape: &'static str,
     /// The region reaches the clip box (it is unbounded or larger).
     pub support_region_clipped: bool,
+    /// The region is cut from a facet set proven complete (SPEC-SPATIAL §1a, §5).
+    pub support_region_checked: bool,
     /// One report per need, in need order ([`SpatialScene::need_points`]).
     pub needs: Vec<SpatialNeedReport>,
 }
@@ -253,6 +260,7 @@ pub fn judge_spatial(
                     None
                 },
                 binding: binding_of(scene, k, proof),
+                margin_checked: main.margin_checked,
             }
         })
         .collect();
@@ -291,9 +299,14 @@ fn conclude(
     let robust = reports[bi].margin;
     let verdicts: Vec<Verdict> = reports.iter().map(verdict_of).collect();
     let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
-    let held = all_supported && robust >= scene.margin_min;
+    let margin_checked = reports.iter().all(|r| r.margin_checked);
+    // An unproven margin is an upper bound: it passes margin_min only when none is asked.
+    let unproven =
+        all_supported && robust >= scene.margin_min && !margin_checked && scene.margin_min > 0.0;
+    let held = all_supported && robust >= scene.margin_min && !unproven;
     let any_unsupported = verdicts.contains(&Verdict::Unsupported);
-    let uncertain = !held && !any_unsupported && verdicts.contains(&Verdict::Uncertain);
+    let uncertain =
+        !held && !any_unsupported && (verdicts.contains(&Verdict::Uncertain) || unproven);
     let coulomb = scene.friction == FrictionModel::Coulomb;
     let margin_upper = coulomb.then(|| {
         reports
@@ -402,6 +415,15 @@ fn conclude(
                 r.margin,
                 binds(focus)
             ),
+            Verdict::Supported if unproven => format!(
+                "robust margin {:.5} ≥ margin_min {} is not proven: a facet set of the \
+                 contacts' cone could not be proven complete, so {:.5} is only an upper \
+                 bound (every need supported); {}",
+                robust,
+                scene.margin_min,
+                robust,
+                binds(focus)
+            ),
             Verdict::Supported => format!(
                 "robust margin {:.5} < margin_min {} at {} (every need supported, but not by \
                  enough); {}",
@@ -421,6 +443,7 @@ fn conclude(
         dim: 3,
         held,
         robust_margin: robust,
+        margin_checked,
         uncertain,
         capped: reports.iter().all(|r| r.capped),
         friction: scene.friction.as_str(),
@@ -439,6 +462,7 @@ fn conclude(
         support_region: region.vertices,
         support_region_shape: region.shape,
         support_region_clipped: region.clipped,
+        support_region_checked: region.checked,
         needs: reports,
     }
 }
