@@ -862,11 +862,12 @@ impl Solver {
         false
     }
 
-    /// The dimension of C's lineality space, proven, or `None`: 0 when the facets' normals
-    /// span R^d (the dual cone is full-dimensional) or every generator is clearly on one
-    /// side of their mean; else the span of the generators on every facet whose opposite is
-    /// in C (each an NNLS witness), when it has the dimension the normals leave (it lies in
-    /// every facet's plane, so it can be no larger).
+    /// The dimension of C's lineality space L, proven, or `None`: 0 when the facets'
+    /// normals span R^d (the dual cone is full-dimensional) or every generator is clearly on
+    /// one side of their mean. Else L is spanned by the generators whose opposite is in C,
+    /// and those lie on every facet: each generator on every facet found is tried (an NNLS
+    /// towards its opposite, with a witness: in L; with a certificate: not), and L is the
+    /// span of those in it.
     fn lineality(&mut self, d: usize, distinct: &GenSet) -> Option<usize> {
         let (normals, _) = pivoted(d, d, RANK_TOL, || {
             self.facets
@@ -888,9 +889,22 @@ impl Solver {
             let total: f64 = nn.weights[..nn.len].iter().sum();
             if nn.dist <= EPS * total.max(1.0) && nn.weights[..nn.len].iter().all(|&w| w >= 0.0) {
                 lines.push(&self.unit[g as usize], RANK_TOL);
+                continue;
+            }
+            // Not in L only with a certificate: y·u ≥ −ε for every direction kept (the cone
+            // whose facets these are), y·target < −ε.
+            let y = nn.residual.map(|r| -r / nn.dist);
+            let apart = nn.dist > 0.0
+                && dot(&y[..d], &target[..d]) < -EPS
+                && self
+                    .distinct
+                    .iter()
+                    .all(|&i| dot(&self.unit[i as usize][..d], &y[..d]) >= -EPS);
+            if !apart {
+                return None;
             }
         }
-        (lines.len() + normals.len() == d).then_some(lines.len())
+        (lines.len() + normals.len() <= d).then_some(lines.len())
     }
 
     /// The extreme rays of the dual cone into `self.rays`, by double description (kept
