@@ -18,7 +18,7 @@ export WGPU_BACKEND=vulkan
 bin=target/release/planar-hold
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
 "$bin" info
-sample=$(ls scripts/public_sample.jsonl ../shared/cases/public_sample.jsonl 2>/dev/null | head -1)
+sample=tests/data/public_sample.jsonl
 if [ -n "$sample" ]; then
   "$bin" eval "$sample" --backend both -o /dev/null
   echo "eval --backend both over $sample: exit $? (0: GPU and CPU agree on every case)"
@@ -30,16 +30,17 @@ fi
 # per shape (up to 1M distinct contact cones, repeated); then the general table: the CPU on
 # all cores and one, and the GPU end to end (float32 search on the device, the float64 finish
 # and facets on the host's cores, which dominate), with the cases the host re-solved.
-general=$(ls ../shared/cases/general_public.jsonl scripts/general_public.jsonl 2>/dev/null | head -1)
+general=tests/data/general_public.jsonl
 if [ -n "$general" ]; then
   "$bin" eval "$general" --backend both -o /dev/null
   echo "eval --backend both over $general: exit $? (0: GPU and CPU agree on every case)"
 fi
 "$bin" bench --general --general-search-only --cases "${GENERAL_CASES:-16777216}" --json
 "$bin" bench --general --backend cpu,gpu --json
-# The JAX peer: copy ../shared/tools/jax_cone_test.py (and ../shared/cases/public_sample.jsonl)
-# beside this script before the run; untracked files travel with the working tree.
-peer=$(ls scripts/jax_cone_test.py ../shared/tools/jax_cone_test.py 2>/dev/null | head -1)
+# The JAX peer, an optional program from outside the repository (the same planar test in
+# JAX): copy it to scripts/jax_cone_test.py before the run; untracked files travel with the
+# working tree. Without it this part is skipped.
+peer=$(ls scripts/jax_cone_test.py 2>/dev/null | head -1)
 if [ -n "$peer" ] && [ -n "$sample" ]; then
   python3 "$peer" bench --cases 65536 --file "$sample"
   python3 "$peer" bench --cases 1000000 --repeats 6 --file "$sample"

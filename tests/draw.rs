@@ -326,7 +326,7 @@ fn file_names_are_safe() {
 // ------------------------------------------------------------------ the command
 
 fn cases() -> PathBuf {
-    common::shared_dir().join("cases")
+    common::data_dir()
 }
 
 fn bin() -> Command {

@@ -13,14 +13,14 @@ use serde_json::Value;
 
 mod common;
 
-fn shared(path: &str) -> std::path::PathBuf {
-    common::shared_dir().join(path)
+fn data(name: &str) -> std::path::PathBuf {
+    common::data(name)
 }
 
 fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e} (the shared/ folder beside the repository)",
+            "{}: {e} (the public cases in tests/data)",
             path.display()
         )
     });
@@ -135,8 +135,8 @@ fn owned_of(v: &Value) -> Owned {
 
 #[test]
 fn public_cases_match_their_answers() {
-    let cases = read_jsonl(&shared("cases/general_public.jsonl"));
-    let expected = read_jsonl(&shared("cases/general_public.expected.jsonl"));
+    let cases = read_jsonl(&data("general_public.jsonl"));
+    let expected = read_jsonl(&data("general_public.expected.jsonl"));
     let mut solver = Solver::new();
     let mut failures = Vec::new();
     for (c, e) in cases.iter().zip(&expected) {
@@ -671,7 +671,7 @@ fn empty_zero_and_whole_space_cones() {
 #[test]
 fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
     use planar_hold::scene::{parse_planar, planar_reports};
-    let text = std::fs::read_to_string(shared("cases/scenes_public.jsonl")).unwrap();
+    let text = std::fs::read_to_string(data("scenes_public.jsonl")).unwrap();
     let mut small = Vec::new();
     let mut grown = Vec::new();
     for line in text.lines() {

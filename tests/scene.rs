@@ -496,18 +496,7 @@ fn point_inside_an_old_segment_is_kept_as_a_point() {
 // ------------------------------------------------------------------ public case files
 
 fn cases_dir() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("PLANAR_HOLD_CASES").map(PathBuf::from),
-        Some(root.join("tests/data")),
-        Some(root.join("shared/cases")),
-        Some(root.join("../shared/cases")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|d| d.join("scenes_public.jsonl").exists())
-        .expect("scenes_public.jsonl not found (set PLANAR_HOLD_CASES to its folder)")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn read_lines(name: &str) -> Vec<String> {

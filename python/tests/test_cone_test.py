@@ -28,8 +28,8 @@ def padded(lines):
 
 
 @pytest.fixture(scope="module")
-def sample(shared):
-    path = shared / "cases" / "public_sample.jsonl"
+def sample(data):
+    path = data / "public_sample.jsonl"
     return path, read_jsonl(path)
 
 

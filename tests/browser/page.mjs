@@ -18,8 +18,7 @@ const root = resolve(here, '..', '..');
 const site = join(root, 'target', 'web');
 const shots = join(root, 'target', 'browser');
 const bin = process.env.PLANAR_HOLD_BIN || join(root, 'target', 'release', 'planar-hold');
-const shared = process.env.PLANAR_HOLD_SHARED || resolve(root, '..', 'shared');
-const sample = process.env.PLANAR_HOLD_SAMPLE || join(shared, 'cases', 'public_sample.jsonl');
+const sample = process.env.PLANAR_HOLD_SAMPLE || join(root, 'tests', 'data', 'public_sample.jsonl');
 const examples = join(root, 'docs', 'examples.jsonl');
 
 const failures = [];
@@ -35,7 +34,7 @@ const check = (ok, what) => {
   }
 };
 
-for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 'cargo build --release'], [sample, 'the public sample: ../shared, or set PLANAR_HOLD_SHARED']]) {
+for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 'cargo build --release'], [sample, 'the public sample in tests/data, or set PLANAR_HOLD_SAMPLE']]) {
   if (!existsSync(path)) {
     console.error(`FAIL: ${path} is missing (${how})`);
     process.exit(1);
