@@ -1,4 +1,4 @@
-//! The general cone test (SPEC-SPATIAL §1) on the CPU: the public cases against their
+//! The general cone test (docs/contract-general.md) on the CPU: the public cases against their
 //! independently computed answers, every proof re-checked here in float64 (not by the
 //! engine's own checks), and the invariants the math promises over random and degenerate
 //! cones: scaling, per-generator scaling, permutation, duplication, generators added inside
@@ -314,7 +314,7 @@ fn random_case(rng: &mut StdRng, d: usize) -> Owned {
 }
 
 /// Whether two outcomes of the same cone (up to what the invariant changes) agree within
-/// SPEC-SPATIAL's tolerance; near the boundary either verdict may be uncertain.
+/// the general test's tolerance (docs/contract-general.md §6); near the boundary either verdict may be uncertain.
 fn agree(a: &GeneralOutcome, b: &GeneralOutcome, s: f64, what: &str) -> Result<(), String> {
     let tol = 1e-7 * s.max(a.margin.abs()).max(b.margin.abs()).max(1e-300);
     let decisive = a.margin.abs() > 1e-6 * s && b.margin.abs() > 1e-6 * s;
@@ -517,7 +517,7 @@ fn adding_a_generator_never_lowers_the_margin_and_one_inside_changes_nothing() {
     check_all(results);
 }
 
-/// SPEC-SPATIAL §2: a planar case is the spatial one restricted to (f_x, f_z, τ_y/ℓ).
+/// docs/contract-spatial.md §1: a planar case is the spatial one restricted to (f_x, f_z, τ_y/ℓ).
 fn embed(v: &[f64]) -> Vec<f64> {
     vec![v[0], 0.0, v[1], 0.0, v[2], 0.0]
 }

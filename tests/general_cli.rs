@@ -1,4 +1,4 @@
-//! `planar-hold eval` on general lines (SPEC-SPATIAL §1): the public cases graded by the
+//! `planar-hold eval` on general lines (docs/contract-general.md): the public cases graded by the
 //! project's own rules, lines of both kinds mixed in one file, and bad general lines named by
 //! line with the rest answered.
 

@@ -1,4 +1,4 @@
-//! Spatial scenes (SPEC-SPATIAL §2–§5): the public scenes and invalid lines through the gate
+//! Spatial scenes (docs/contract-spatial.md and docs/contract-scenes.md): the public scenes and invalid lines through the gate
 //! graded by the project's own rules on every backend, and the invariants of the physics as
 //! property tests over random scenes: scaling lengths with ℓ, raising μ, adding a contact,
 //! a face as its vertices, quarter turns about the vertical, moving the contacts against the
@@ -345,7 +345,7 @@ fn a_face_and_its_vertices_as_point_contacts_give_the_same_answers() {
 }
 
 /// A quarter turn about the vertical maps an axis-aligned normal's pyramid of 4 edges onto
-/// itself (SPEC-SPATIAL §3's basis is tied to the coordinate axes: it turns with the scene
+/// itself (docs/contract-spatial.md §2's basis is tied to the coordinate axes: it turns with the scene
 /// by a multiple of 90° in the tangent plane, which k = 4 does not see). Any other angle
 /// turns the pyramids against the scene, and the inner pyramids' answers change with it.
 #[test]
@@ -452,7 +452,7 @@ fn moving_the_contacts_and_the_centre_of_mass_together_changes_no_verdict() {
 #[test]
 fn a_planar_scene_written_as_a_spatial_one_gives_the_planar_verdict() {
     // Planar contacts in the x–z plane; point contacts extruded along y into edges, a
-    // segment into a face: the pyramid's t₁ is the planar tangent (SPEC-SPATIAL §3, n with
+    // segment into a face: the pyramid's t₁ is the planar tangent (docs/contract-spatial.md §2, n with
     // n_y = 0), its other edges push along ±y, which the planar cone cannot use and need not.
     let mut rng = Rng::new(16);
     let mut planar = Vec::new();

@@ -74,7 +74,7 @@ def test_answers_equal_eval_output(engine, sample):
 
 
 def test_gpu_agrees_with_cpu_within_tolerance(sample):
-    """The GPU's answers against the CPU's: SPEC §7's tolerance (Outcome::disagreement)."""
+    """The GPU's answers against the CPU's: docs/contract-planar.md §7's tolerance (Outcome::disagreement)."""
     from conftest import gpu_engine
 
     gens, active, need = padded(sample[1])

@@ -1,4 +1,4 @@
-"""The general engine through the numpy API (SPEC-SPATIAL section 1): the public general
+"""The general engine through the numpy API (docs/contract-general.md): the public general
 cases graded by the project's rules (grading.py), agreement with `planar-hold eval`, invariants
 (scale, permutation, padding, masks, dtypes) and bad input."""
 

@@ -261,7 +261,7 @@ def shifted(scene, t):
 def test_translating_contacts_and_com_together(data, t):
     """Moving every contact and the centre of mass together is the same body: no verdict
     changes (per need, held, uncertain), and the support region moves with them. The
-    margins are taken with moments about the reference point c (SPEC-SPATIAL section 2),
+    margins are taken with moments about the reference point c (docs/contract-spatial.md §1),
     so they are the same only where c moves too, i.e. where the numbers given do not
     change at all; a different c is a different (sheared) norm on R^6 and a different
     margin, which this test does not compare."""

@@ -1,4 +1,4 @@
-//! `planar-hold demo`: the SPEC §6 reference scenes side by side with their expected values,
+//! `planar-hold demo`: the docs/contract-planar.md §6 reference scenes side by side with their expected values,
 //! then a random batch on the GPU and the CPU with the agreement count and cases/s of each.
 
 use std::io::Write;
@@ -9,7 +9,7 @@ use planar_hold::{Backend, Case, Engine, Outcome};
 
 use super::{BackendArg, Failure};
 
-/// A SPEC §6 scene: name, case, expected verdict and margin.
+/// A docs/contract-planar.md §6 scene: name, case, expected verdict and margin.
 fn reference_scenes() -> Vec<(String, Case, &'static str, f32)> {
     let floor = [0.0f32, 1.0];
     let (a, b) = ([-1.0f32, -1.0], [1.0f32, -1.0]);
@@ -91,7 +91,7 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
     };
     writeln!(
         out,
-        "SPEC §6 reference scenes (flat square box, corners A = (-1,-1), B = (1,-1), ℓ = 1):"
+        "docs/contract-planar.md §6 reference scenes (flat square box, corners A = (-1,-1), B = (1,-1), ℓ = 1):"
     )?;
     let scenes = reference_scenes();
     let cases: Vec<Case> = scenes.iter().map(|s| s.1).collect();

@@ -42,7 +42,7 @@ for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 
 }
 mkdirSync(shots, { recursive: true });
 
-/// SPEC §7: margins agree to about 1e-5, relative to max(1, |m|).
+/// docs/contract-planar.md §7: margins agree to about 1e-5, relative to max(1, |m|).
 const closeMargin = (a, b) => Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(a), Math.abs(b));
 
 function compareEval(pageText, cliText) {
