@@ -18,12 +18,8 @@ fn data(name: &str) -> std::path::PathBuf {
 }
 
 fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the public cases in tests/data)",
-            path.display()
-        )
-    });
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the public cases in tests/data)", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())

@@ -9,10 +9,10 @@ mod common;
 use std::io::Write;
 use std::path::PathBuf;
 
+use common::grade;
 use planar_hold::sample::Rng;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine};
-use common::grade;
 use serde_json::{json, Value};
 
 fn temp(name: &str) -> PathBuf {
@@ -618,8 +618,7 @@ fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
     let Some(mut gpu) = common::gpu_engine() else {
         return;
     };
-    let text =
-        std::fs::read_to_string(common::data("scenes3d_public.jsonl")).unwrap();
+    let text = std::fs::read_to_string(common::data("scenes3d_public.jsonl")).unwrap();
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

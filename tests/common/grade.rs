@@ -128,7 +128,11 @@ fn vector(v: &Value) -> Option<Vec<f64>> {
 
 fn rows(v: &Value) -> Vec<Vec<f64>> {
     v.as_array()
-        .map(|a| a.iter().map(|r| vector(r).expect("a row of numbers")).collect())
+        .map(|a| {
+            a.iter()
+                .map(|r| vector(r).expect("a row of numbers"))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -182,7 +186,12 @@ fn witness_parts(w: &Value, k: usize) -> Result<(Vec<usize>, Vec<f64>), String> 
         .iter()
         .map(|i| i.as_u64().map(|i| i as usize).filter(|&i| i < k))
         .collect::<Option<_>>()
-        .ok_or_else(|| format!("an index out of 0..{k} or not an integer: {}", w["generators"]))?;
+        .ok_or_else(|| {
+            format!(
+                "an index out of 0..{k} or not an integer: {}",
+                w["generators"]
+            )
+        })?;
     let wts: Vec<f64> = wts
         .iter()
         .map(num)
@@ -218,9 +227,14 @@ fn names_line_one(text: &str) -> bool {
 }
 
 fn crashed(text: &str) -> bool {
-    ["panicked at", "RUST_BACKTRACE", "Traceback (most recent call last)", "core dumped"]
-        .iter()
-        .any(|p| text.contains(p))
+    [
+        "panicked at",
+        "RUST_BACKTRACE",
+        "Traceback (most recent call last)",
+        "core dumped",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
 }
 
 // ------------------------------------------------------------------ the planar test
@@ -258,7 +272,11 @@ pub fn planar_cases(cases: &[Value], expected: &[Value], answers: &[Value], name
         if full {
             g.check("whole space held, margin capped");
             if verdict != "supported" || margin < 999.0 {
-                g.fail(&id, "whole space held, margin capped", format!("{verdict}, margin {margin}"));
+                g.fail(
+                    &id,
+                    "whole space held, margin capped",
+                    format!("{verdict}, margin {margin}"),
+                );
             }
         } else if !margin.is_finite() {
             g.fail(&id, "format", format!("margin {margin}"));
@@ -266,16 +284,28 @@ pub fn planar_cases(cases: &[Value], expected: &[Value], answers: &[Value], name
         } else if d.abs() > 1e-3 {
             g.check("verdict beyond 1e-3");
             if (verdict == "supported") != (d > 0.0) || verdict == "uncertain" {
-                g.fail(&id, "verdict beyond 1e-3", format!("{verdict}, expected d = {d:.6e}"));
+                g.fail(
+                    &id,
+                    "verdict beyond 1e-3",
+                    format!("{verdict}, expected d = {d:.6e}"),
+                );
             }
             g.check("margin beyond 1e-3");
             if (margin - d).abs() > 1e-4 * d.abs().max(1.0) {
-                g.fail(&id, "margin beyond 1e-3", format!("margin {margin:.9}, expected {d:.9}"));
+                g.fail(
+                    &id,
+                    "margin beyond 1e-3",
+                    format!("margin {margin:.9}, expected {d:.9}"),
+                );
             }
         } else {
             g.check("margin near the boundary");
             if (margin - d).abs() > 1e-3 {
-                g.fail(&id, "margin near the boundary", format!("margin {margin:.6e}, expected {d:.6e}"));
+                g.fail(
+                    &id,
+                    "margin near the boundary",
+                    format!("margin {margin:.6e}, expected {d:.6e}"),
+                );
             }
         }
         g.check("sound verdict");
@@ -316,11 +346,21 @@ pub fn planar_cases(cases: &[Value], expected: &[Value], answers: &[Value], name
                 None => g.fail(&id, "certificate", format!("not 3 finite numbers: {cert}")),
                 Some(y) => {
                     let ny = norm(&y);
-                    if let Some(i) = (0..gens.len()).find(|&i| dot(&y, &gens[i]) < -1e-4 * norm(&gens[i]) * ny) {
-                        g.fail(&id, "certificate", format!("y·w_{i} = {:.3e} < 0", dot(&y, &gens[i])));
+                    if let Some(i) =
+                        (0..gens.len()).find(|&i| dot(&y, &gens[i]) < -1e-4 * norm(&gens[i]) * ny)
+                    {
+                        g.fail(
+                            &id,
+                            "certificate",
+                            format!("y·w_{i} = {:.3e} < 0", dot(&y, &gens[i])),
+                        );
                     }
                     if dot(&y, &need) >= 0.0 {
-                        g.fail(&id, "certificate", format!("y·need = {:.3e} is not < 0", dot(&y, &need)));
+                        g.fail(
+                            &id,
+                            "certificate",
+                            format!("y·need = {:.3e} is not < 0", dot(&y, &need)),
+                        );
                     }
                 }
             }
@@ -334,7 +374,12 @@ pub fn planar_cases(cases: &[Value], expected: &[Value], answers: &[Value], name
 /// `margin_min`, or a need within 1e-3 of its cone's boundary) may answer not held where the
 /// truth is held, with the margin to 1e-3; every other line must match held exactly, be
 /// decisive, and give the margin to 1e-4 relative.
-pub fn planar_scenes(cases: &[Value], expected: &[Value], answers: &[Value], name: &str) -> Grading {
+pub fn planar_scenes(
+    cases: &[Value],
+    expected: &[Value],
+    answers: &[Value],
+    name: &str,
+) -> Grading {
     let mut g = Grading::new(name);
     let answers = by_id(answers);
     for (case, exp) in cases.iter().zip(expected) {
@@ -347,7 +392,11 @@ pub fn planar_scenes(cases: &[Value], expected: &[Value], answers: &[Value], nam
             continue;
         };
         if !ans["error"].is_null() && ans["error"] != false {
-            g.fail(&id, "format", format!("a valid line refused: {}", ans["error"]));
+            g.fail(
+                &id,
+                "format",
+                format!("a valid line refused: {}", ans["error"]),
+            );
             continue;
         }
         let (Some(held), Some(uncertain), Some(m)) = (
@@ -355,11 +404,18 @@ pub fn planar_scenes(cases: &[Value], expected: &[Value], answers: &[Value], nam
             ans["uncertain"].as_bool(),
             ans["robust_margin"].as_f64().filter(|m| !m.is_nan()),
         ) else {
-            g.fail(&id, "format", format!("held/uncertain/robust_margin missing in {ans}"));
+            g.fail(
+                &id,
+                "format",
+                format!("held/uncertain/robust_margin missing in {ans}"),
+            );
             continue;
         };
         let want = exp["robust_margin"].as_f64().unwrap();
-        let (e_held, near) = (exp["held"].as_bool().unwrap(), exp["near"].as_bool().unwrap());
+        let (e_held, near) = (
+            exp["held"].as_bool().unwrap(),
+            exp["near"].as_bool().unwrap(),
+        );
         let margin_min = exp["margin_min"].as_f64().unwrap();
         let margin_ok = if want >= 999.0 {
             m >= 999.0
@@ -370,21 +426,37 @@ pub fn planar_scenes(cases: &[Value], expected: &[Value], answers: &[Value], nam
         };
         g.check("robust margin");
         if !margin_ok {
-            g.fail(&id, "robust margin", format!("{m:.9}, expected {want:.9} (near: {near})"));
+            g.fail(
+                &id,
+                "robust margin",
+                format!("{m:.9}, expected {want:.9} (near: {near})"),
+            );
         }
         if !near {
             g.check("held beyond 1e-3");
             if held != e_held || uncertain {
-                g.fail(&id, "held beyond 1e-3", format!("held {held} uncertain {uncertain}, expected held {e_held}"));
+                g.fail(
+                    &id,
+                    "held beyond 1e-3",
+                    format!("held {held} uncertain {uncertain}, expected held {e_held}"),
+                );
             }
         }
         g.check("never held when not");
         if held && want < margin_min - 1e-4 {
-            g.fail(&id, "never held when not", format!("held, robust margin {want} < margin_min {margin_min}"));
+            g.fail(
+                &id,
+                "never held when not",
+                format!("held, robust margin {want} < margin_min {margin_min}"),
+            );
         }
         g.check("held is not uncertain");
         if held && uncertain {
-            g.fail(&id, "held is not uncertain", "held and uncertain at once".into());
+            g.fail(
+                &id,
+                "held is not uncertain",
+                "held and uncertain at once".into(),
+            );
         }
     }
     g
@@ -417,49 +489,99 @@ pub fn refusals(
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), exps.len(), "{name}: lines and expected answers");
-    let dir = std::env::temp_dir().join(format!("planar-hold-refusals-{name}-{}", std::process::id()));
+    assert_eq!(
+        lines.len(),
+        exps.len(),
+        "{name}: lines and expected answers"
+    );
+    let dir = std::env::temp_dir().join(format!(
+        "planar-hold-refusals-{name}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     for (n, (line, exp)) in lines.iter().zip(&exps).enumerate() {
         if skip(exp) {
             continue;
         }
         g.cases += 1;
-        let id = format!("line {} ({}, {})", n + 1, id_of(exp), exp["sub"].as_str().unwrap_or("?"));
+        let id = format!(
+            "line {} ({}, {})",
+            n + 1,
+            id_of(exp),
+            exp["sub"].as_str().unwrap_or("?")
+        );
         let file = dir.join(format!("line{n:03}.jsonl"));
         let mut bytes = line.to_vec();
         bytes.push(b'\n');
         std::fs::write(&file, bytes).unwrap();
-        let out = Command::new(program).args(args).arg(&file).output().unwrap();
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        let answers: Vec<Value> = stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-        let errors: Vec<&Value> = answers.iter().filter(|a| !a["error"].is_null() && a["error"] != false).collect();
+        let out = Command::new(program)
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let answers: Vec<Value> = stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let errors: Vec<&Value> = answers
+            .iter()
+            .filter(|a| !a["error"].is_null() && a["error"] != false)
+            .collect();
         g.check("refused");
         if answers.iter().any(|a| a["held"] == true) {
             g.fail(&id, "refused", "an answer says held: true".into());
             continue;
         }
         if crashed(&stderr) || crashed(&stdout) || out.status.code().is_none() {
-            g.fail(&id, "refused", format!("crashed ({}): {stderr}", out.status));
+            g.fail(
+                &id,
+                "refused",
+                format!("crashed ({}): {stderr}", out.status),
+            );
             continue;
         }
         let message = if !out.status.success() && !stderr.trim().is_empty() {
             stderr.to_string()
         } else if !errors.is_empty() {
-            errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(" ")
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
         } else {
-            g.fail(&id, "refused", format!("accepted (exit {}, stdout {stdout:.120})", out.status));
+            g.fail(
+                &id,
+                "refused",
+                format!("accepted (exit {}, stdout {stdout:.120})", out.status),
+            );
             continue;
         };
         g.check("names line 1");
         if !names_line_one(&message) && !errors.iter().any(|e| e["line"] == 1) {
-            g.fail(&id, "names line 1", message.trim().chars().take(160).collect());
+            g.fail(
+                &id,
+                "names line 1",
+                message.trim().chars().take(160).collect(),
+            );
         }
         g.check("names the problem");
         let low = message.to_lowercase();
-        let keywords: Vec<&str> = exp["keywords"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        let keywords: Vec<&str> = exp["keywords"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
         if !keywords.iter().any(|k| low.contains(&k.to_lowercase())) {
-            g.fail(&id, "names the problem", format!("none of {keywords:?} in {:.160}", message.trim()));
+            g.fail(
+                &id,
+                "names the problem",
+                format!("none of {keywords:?} in {:.160}", message.trim()),
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -474,7 +596,11 @@ pub fn refusals(
 fn general_witness(gens: &[Vec<f64>], need: &[f64], wit: &Value) -> Result<(), String> {
     let s = norm(need);
     if wit.is_null() {
-        return if s == 0.0 { Ok(()) } else { Err("no witness".into()) };
+        return if s == 0.0 {
+            Ok(())
+        } else {
+            Err("no witness".into())
+        };
     }
     let (idx, wts) = witness_parts(wit, gens.len())?;
     if idx.len() > need.len() {
@@ -487,9 +613,17 @@ fn general_witness(gens: &[Vec<f64>], need: &[f64], wit: &Value) -> Result<(), S
         return Err(format!("a generator repeated in {idx:?}"));
     }
     if idx.is_empty() {
-        return if s == 0.0 { Ok(()) } else { Err("an empty witness for a non-zero need".into()) };
+        return if s == 0.0 {
+            Ok(())
+        } else {
+            Err("an empty witness for a non-zero need".into())
+        };
     }
-    let total: f64 = idx.iter().zip(&wts).map(|(&i, w)| w.abs() * norm(&gens[i])).sum();
+    let total: f64 = idx
+        .iter()
+        .zip(&wts)
+        .map(|(&i, w)| w.abs() * norm(&gens[i]))
+        .sum();
     let scale = s.max(total);
     for (&i, &w) in idx.iter().zip(&wts) {
         if w * norm(&gens[i]) < -1e-9 * scale {
@@ -519,7 +653,10 @@ fn general_certificate(gens: &[Vec<f64>], need: &[f64], cert: &Value) -> Result<
     }
     for (i, w) in gens.iter().enumerate() {
         if dot(&y, w) < -1e-7 * ny * norm(w) {
-            return Err(format!("does not support C: y·w_{i}/(|y||w_{i}|) = {:.3e}", dot(&y, w) / (ny * norm(w))));
+            return Err(format!(
+                "does not support C: y·w_{i}/(|y||w_{i}|) = {:.3e}",
+                dot(&y, w) / (ny * norm(w))
+            ));
         }
     }
     if dot(&y, need) >= 0.0 {
@@ -538,7 +675,12 @@ fn general_certificate(gens: &[Vec<f64>], need: &[f64], cert: &Value) -> Result<
 /// alternative, and a wrong verdict or `capped` is only noted. Noted, not failing: an
 /// uncertain verdict where a decisive one was expected, and a facet normal that is not a unit
 /// vector supporting C at the margin.
-pub fn general_cases(cases: &[Value], expected: &[Value], answers: &[Value], name: &str) -> Grading {
+pub fn general_cases(
+    cases: &[Value],
+    expected: &[Value],
+    answers: &[Value],
+    name: &str,
+) -> Grading {
     let mut g = Grading::new(name);
     let answers = by_id(answers);
     let expected: HashMap<String, &Value> = expected.iter().map(|e| (id_of(e), e)).collect();
@@ -609,13 +751,21 @@ pub fn general_cases(cases: &[Value], expected: &[Value], answers: &[Value], nam
             if amb && !ok {
                 for alt in exp["alt"].as_array().into_iter().flatten() {
                     let ad = alt["d"].as_f64().unwrap();
-                    let aw = if alt["full"] == true { 1000.0 } else { ad.min(1000.0) };
+                    let aw = if alt["full"] == true {
+                        1000.0
+                    } else {
+                        ad.min(1000.0)
+                    };
                     ok |= (m - aw).abs() <= 1e-4 * s.max(ad.abs());
                 }
             }
             if !ok {
                 let how = if m > want { "too large" } else { "too small" };
-                g.fail(&id, "margin", format!("margin {how}: {m:.12e}, expected {want:.12e} (tol {tol:.1e})"));
+                g.fail(
+                    &id,
+                    "margin",
+                    format!("margin {how}: {m:.12e}, expected {want:.12e} (tol {tol:.1e})"),
+                );
             }
         }
         g.check("capped");
@@ -640,14 +790,27 @@ pub fn general_cases(cases: &[Value], expected: &[Value], answers: &[Value], nam
                 .filter(nonzero)
                 .collect();
             match ans["facet"]["generators"].as_array() {
-                None => g.fail(&id, "binding facet", format!("no facet, expected generators {want:?}")),
+                None => g.fail(
+                    &id,
+                    "binding facet",
+                    format!("no facet, expected generators {want:?}"),
+                ),
                 Some(got) => {
-                    let mut got: Vec<usize> = got.iter().filter_map(|i| i.as_u64()).map(|i| i as usize).filter(nonzero).collect();
+                    let mut got: Vec<usize> = got
+                        .iter()
+                        .filter_map(|i| i.as_u64())
+                        .map(|i| i as usize)
+                        .filter(nonzero)
+                        .collect();
                     got.sort_unstable();
                     let mut want = want;
                     want.sort_unstable();
                     if got != want {
-                        g.fail(&id, "binding facet", format!("generators {got:?}, expected {want:?}"));
+                        g.fail(
+                            &id,
+                            "binding facet",
+                            format!("generators {got:?}, expected {want:?}"),
+                        );
                     }
                 }
             }
@@ -661,9 +824,15 @@ pub fn general_cases(cases: &[Value], expected: &[Value], answers: &[Value], nam
                         g.note(&id, "facet normal", format!("|n| = {}", norm(&n)));
                     } else if gens.iter().any(|w| dot(&n, w) < -1e-7 * norm(w)) {
                         g.note(&id, "facet normal", "does not support C".into());
-                    } else if let Some(m) = margin.filter(|&m| verdict == "supported" && !full && d >= 0.0 && m < 1000.0) {
+                    } else if let Some(m) = margin
+                        .filter(|&m| verdict == "supported" && !full && d >= 0.0 && m < 1000.0)
+                    {
                         if (dot(&n, &need) - m).abs() > tol {
-                            g.note(&id, "facet normal", format!("n·need {:.9e} ≠ margin {m:.9e}", dot(&n, &need)));
+                            g.note(
+                                &id,
+                                "facet normal",
+                                format!("n·need {:.9e} ≠ margin {m:.9e}", dot(&n, &need)),
+                            );
                         }
                     }
                 }
@@ -691,7 +860,10 @@ impl Scene3 {
             .unwrap()
             .iter()
             .map(|c| {
-                let points = rows(&c["points"]).iter().map(|p| [p[0], p[1], p[2]]).collect();
+                let points = rows(&c["points"])
+                    .iter()
+                    .map(|p| [p[0], p[1], p[2]])
+                    .collect();
                 let n = vector(&c["normal"]).unwrap();
                 let l = norm(&n);
                 let mu = num(&c["mu"]).or_else(|| num(&c["mu"][0])).unwrap();
@@ -711,18 +883,27 @@ impl Scene3 {
     fn generators(&self, outer: bool, k: usize) -> Vec<Vec<f64>> {
         let mut out = Vec::new();
         for (points, n, mu) in &self.contacts {
-            let axis = (0..3).fold(0, |best, i| if n[i].abs() < n[best].abs() { i } else { best });
+            let axis = (0..3).fold(
+                0,
+                |best, i| if n[i].abs() < n[best].abs() { i } else { best },
+            );
             let mut a = [0.0; 3];
             a[axis] = 1.0;
             let t1 = cross(&a, n);
             let l1 = norm(&t1);
             let t1 = [t1[0] / l1, t1[1] / l1, t1[2] / l1];
             let t2 = cross(n, &t1);
-            let mu = if outer { mu / (std::f64::consts::PI / k as f64).cos() } else { *mu };
+            let mu = if outer {
+                mu / (std::f64::consts::PI / k as f64).cos()
+            } else {
+                *mu
+            };
             for p in points {
                 for j in 0..k {
                     let th = 2.0 * std::f64::consts::PI * j as f64 / k as f64;
-                    let r: Vec<f64> = (0..3).map(|i| n[i] + mu * (th.cos() * t1[i] + th.sin() * t2[i])).collect();
+                    let r: Vec<f64> = (0..3)
+                        .map(|i| n[i] + mu * (th.cos() * t1[i] + th.sin() * t2[i]))
+                        .collect();
                     let tau = cross(p, &r);
                     out.push([r.clone(), tau.iter().map(|t| t / self.ell).collect()].concat());
                 }
@@ -797,7 +978,10 @@ fn spatial_certificate(scene: &Scene3, need: &[f64], cert: &Value) -> Result<(),
     }
     let supports = |gens: Vec<Vec<f64>>| -> Result<(), String> {
         match gens.iter().position(|w| dot(&y, w) < -1e-7 * ny * norm(w)) {
-            Some(i) => Err(format!("y·w_{i} = {:.3e} < 0: does not support the cone", dot(&y, &gens[i]))),
+            Some(i) => Err(format!(
+                "y·w_{i} = {:.3e} < 0: does not support the cone",
+                dot(&y, &gens[i])
+            )),
             None => Ok(()),
         }
     };
@@ -837,8 +1021,10 @@ fn hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
     if p.len() <= 2 {
         return p;
     }
-    let turn = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-    let mut chain = |pts: &mut dyn Iterator<Item = [f64; 2]>| {
+    let turn = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
+    let chain = |pts: &mut dyn Iterator<Item = [f64; 2]>| {
         let mut h: Vec<[f64; 2]> = Vec::new();
         for q in pts {
             while h.len() >= 2 && turn(h[h.len() - 2], h[h.len() - 1], q) <= 0.0 {
@@ -857,7 +1043,11 @@ fn hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
 fn to_segment(q: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
     let ab = [b[0] - a[0], b[1] - a[1]];
     let l = ab[0] * ab[0] + ab[1] * ab[1];
-    let t = if l == 0.0 { 0.0 } else { (((q[0] - a[0]) * ab[0] + (q[1] - a[1]) * ab[1]) / l).clamp(0.0, 1.0) };
+    let t = if l == 0.0 {
+        0.0
+    } else {
+        (((q[0] - a[0]) * ab[0] + (q[1] - a[1]) * ab[1]) / l).clamp(0.0, 1.0)
+    };
     (q[0] - a[0] - t * ab[0]).hypot(q[1] - a[1] - t * ab[1])
 }
 
@@ -876,7 +1066,9 @@ fn to_polygon(q: [f64; 2], h: &[[f64; 2]]) -> f64 {
             if inside {
                 0.0
             } else {
-                (0..n).map(|i| to_segment(q, edge(i).0, edge(i).1)).fold(f64::INFINITY, f64::min)
+                (0..n)
+                    .map(|i| to_segment(q, edge(i).0, edge(i).1))
+                    .fold(f64::INFINITY, f64::min)
             }
         }
     }
@@ -885,7 +1077,8 @@ fn to_polygon(q: [f64; 2], h: &[[f64; 2]]) -> f64 {
 /// The Hausdorff distance between two filled convex polygons given by their vertices.
 fn hausdorff(p: &[[f64; 2]], q: &[[f64; 2]]) -> f64 {
     let (hp, hq) = (hull(p), hull(q));
-    let one = |a: &[[f64; 2]], b: &[[f64; 2]]| a.iter().map(|&x| to_polygon(x, b)).fold(0.0, f64::max);
+    let one =
+        |a: &[[f64; 2]], b: &[[f64; 2]]| a.iter().map(|&x| to_polygon(x, b)).fold(0.0, f64::max);
     one(&hp, &hq).max(one(&hq, &hp))
 }
 
@@ -932,7 +1125,11 @@ pub fn spatial_scenes(
             continue;
         };
         if !ans["error"].is_null() && ans["error"] != false {
-            g.fail(&id, "format", format!("a valid scene refused: {}", ans["error"]));
+            g.fail(
+                &id,
+                "format",
+                format!("a valid scene refused: {}", ans["error"]),
+            );
             continue;
         }
         let (Some(held), Some(uncertain), Some(m)) = (
@@ -944,7 +1141,10 @@ pub fn spatial_scenes(
             continue;
         };
         let want = exp["robust_margin"].as_f64().unwrap();
-        let (e_held, near) = (exp["held"].as_bool().unwrap(), exp["near"].as_bool().unwrap());
+        let (e_held, near) = (
+            exp["held"].as_bool().unwrap(),
+            exp["near"].as_bool().unwrap(),
+        );
         let margin_min = exp["margin_min"].as_f64().unwrap();
         let coulomb = scene.friction == "coulomb";
         let open = exp["coulomb_uncertain"].as_bool().unwrap_or(false);
@@ -960,7 +1160,11 @@ pub fn spatial_scenes(
         let refs = exp["needs"].as_array().unwrap();
         let got_needs = ans["needs"].as_array().cloned().unwrap_or_default();
         let key = |n: &Value| -> Option<[f64; 3]> {
-            Some([num(&n["mass"])?, num(&n["com_offset"][0])?, num(&n["com_offset"][1])?])
+            Some([
+                num(&n["mass"])?,
+                num(&n["com_offset"][0])?,
+                num(&n["com_offset"][1])?,
+            ])
         };
         let mut pairs = Vec::new();
         for n in &got_needs {
@@ -979,26 +1183,45 @@ pub fn spatial_scenes(
         covered.sort_unstable();
         covered.dedup();
         if pairs.len() != got_needs.len() || covered.len() != refs.len() {
-            g.fail(&id, "format", format!("needs do not match the reference's {} corners", refs.len()));
+            g.fail(
+                &id,
+                "format",
+                format!("needs do not match the reference's {} corners", refs.len()),
+            );
             continue;
         }
         // Held.
         g.check("held");
         let d_key = if coulomb { "d_outer" } else { "d" };
-        let beyond = refs
-            .iter()
-            .any(|r| r[d_key].as_f64().unwrap() < -1e-6 * norm(&vector(&r["need"]).unwrap()).max(1.0))
-            || (if coulomb { upper } else { want }) < margin_min - 1e-6 * margin_min.abs().max(1.0);
+        let beyond = refs.iter().any(|r| {
+            r[d_key].as_f64().unwrap() < -1e-6 * norm(&vector(&r["need"]).unwrap()).max(1.0)
+        }) || (if coulomb { upper } else { want })
+            < margin_min - 1e-6 * margin_min.abs().max(1.0);
         if !near && !open {
             if held != e_held {
                 g.fail(&id, "held", format!("held {held}, reference {e_held} (robust {want:.9}, margin_min {margin_min})"));
             }
         } else if held && beyond {
-            g.fail(&id, "held", "held, but the reference is not held beyond 1e-6".into());
+            g.fail(
+                &id,
+                "held",
+                "held, but the reference is not held beyond 1e-6".into(),
+            );
         }
         g.check("robust margin");
         if !margin_ok(m, want, open.then_some(upper)) {
-            g.fail(&id, "robust margin", format!("{m:.12}, reference {want:.12}{}", if open { format!(" .. {upper:.12}") } else { String::new() }));
+            g.fail(
+                &id,
+                "robust margin",
+                format!(
+                    "{m:.12}, reference {want:.12}{}",
+                    if open {
+                        format!(" .. {upper:.12}")
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
         }
         let mut margins = Vec::new();
         for (ri, n) in &pairs {
@@ -1007,23 +1230,45 @@ pub fn spatial_scenes(
             let s = norm(&need).max(1.0);
             let verdict = n["verdict"].as_str().unwrap_or("");
             let Some(nm) = n["margin"].as_f64().filter(|m| !m.is_nan()) else {
-                g.fail(&id, "need margin", format!("need {ri}: margin {}", n["margin"]));
+                g.fail(
+                    &id,
+                    "need margin",
+                    format!("need {ri}: margin {}", n["margin"]),
+                );
                 continue;
             };
             margins.push(nm);
             let (rv, rd) = (r["verdict"].as_str().unwrap(), r["d"].as_f64().unwrap());
-            let linearisation = coulomb && rv == "uncertain" && rd < -1e-6 * s && r["d_outer"].as_f64().unwrap() > 1e-6 * s;
-            let far = rv != "uncertain" && (if rv == "supported" { rd } else { r[d_key].as_f64().unwrap() }).abs() > 1e-6 * s;
+            let linearisation = coulomb
+                && rv == "uncertain"
+                && rd < -1e-6 * s
+                && r["d_outer"].as_f64().unwrap() > 1e-6 * s;
+            let far = rv != "uncertain"
+                && (if rv == "supported" {
+                    rd
+                } else {
+                    r[d_key].as_f64().unwrap()
+                })
+                .abs()
+                    > 1e-6 * s;
             if far && !linearisation {
                 g.check("need verdict");
                 if verdict != rv {
-                    g.fail(&id, "need verdict", format!("need {ri}: {verdict}, reference {rv} (d {rd:.6e})"));
+                    g.fail(
+                        &id,
+                        "need verdict",
+                        format!("need {ri}: {verdict}, reference {rv} (d {rd:.6e})"),
+                    );
                 }
             }
             g.check("need margin");
             let hi = (open && coulomb).then(|| r["d_outer"].as_f64().unwrap());
             if !margin_ok(nm, rd, hi) {
-                g.fail(&id, "need margin", format!("need {ri}: {nm:.12}, reference {rd:.12}"));
+                g.fail(
+                    &id,
+                    "need margin",
+                    format!("need {ri}: {nm:.12}, reference {rd:.12}"),
+                );
             }
             match verdict {
                 "supported" => {
@@ -1047,14 +1292,26 @@ pub fn spatial_scenes(
             g.fail(&id, "consistent", "held and uncertain at once".into());
         }
         if held && pairs.iter().any(|(_, n)| n["verdict"] != "supported") {
-            g.fail(&id, "consistent", "held with a need that is not supported".into());
+            g.fail(
+                &id,
+                "consistent",
+                "held with a need that is not supported".into(),
+            );
         }
         if held && m < margin_min {
-            g.fail(&id, "consistent", format!("held with robust margin {m} < margin_min {margin_min}"));
+            g.fail(
+                &id,
+                "consistent",
+                format!("held with robust margin {m} < margin_min {margin_min}"),
+            );
         }
         let least = margins.iter().copied().fold(f64::INFINITY, f64::min);
         if !(least >= 999.0 && m >= 999.0) && (least - m).abs() > 1e-9 * m.abs().max(1.0) {
-            g.fail(&id, "consistent", format!("robust margin {m:.12} is not the least need margin {least:.12}"));
+            g.fail(
+                &id,
+                "consistent",
+                format!("robust margin {m:.12} is not the least need margin {least:.12}"),
+            );
         }
         // The support region.
         let region = &ans["support_region"];
@@ -1068,18 +1325,34 @@ pub fn spatial_scenes(
         g.check("support region");
         let reference = polygon(&exp["support_region"]).unwrap_or_default();
         match polygon(region) {
-            None => g.fail(&id, "support region", format!("not a list of [x, y]: {region:.80}")),
+            None => g.fail(
+                &id,
+                "support region",
+                format!("not a list of [x, y]: {region:.80}"),
+            ),
             Some(got) => {
                 let tol = 1e-6 * scene.ell;
                 if got.is_empty() || reference.is_empty() {
                     let other = if got.is_empty() { &reference } else { &got };
                     if !other.is_empty() && diameter(other) > tol {
-                        g.fail(&id, "support region", format!("{} vertices, reference {}", got.len(), reference.len()));
+                        g.fail(
+                            &id,
+                            "support region",
+                            format!("{} vertices, reference {}", got.len(), reference.len()),
+                        );
                     }
                 } else {
                     let h = hausdorff(&got, &reference);
                     if h > tol {
-                        g.fail(&id, "support region", format!("Hausdorff distance {h:.3e} > 1e-6 half_size ({} vs {} vertices)", got.len(), reference.len()));
+                        g.fail(
+                            &id,
+                            "support region",
+                            format!(
+                                "Hausdorff distance {h:.3e} > 1e-6 half_size ({} vs {} vertices)",
+                                got.len(),
+                                reference.len()
+                            ),
+                        );
                     }
                 }
             }

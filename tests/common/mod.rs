@@ -53,7 +53,11 @@ pub fn data(name: &str) -> PathBuf {
             }
         }
     }
-    assert!(here.exists(), "{} is missing from the repository", here.display());
+    assert!(
+        here.exists(),
+        "{} is missing from the repository",
+        here.display()
+    );
     here
 }
 
