@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one prepared check for a lent GPU machine (see the device tool's README): run from the
 # repository root there, with `target/release/planar-hold` built here and `.gl` (the Vulkan
-# and EGL loaders, downloaded as the README shows) named in `carry`. Prints the adapter, the
+# and EGL loaders, downloaded as the device notes show) named in `carry`. Prints the adapter, the
 # adapter, GPU against CPU on the public sample (`eval --backend both`: exit 3 on any
 # disagreement), the bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the
 # kernel-only rates from timestamps and the GPU/CPU ratios, the general kernel (search at 16M

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use planar_hold::{Backend, Engine, Error};
 
-/// Exit statuses, one meaning each (also in `--help` and the README).
+/// Exit statuses, one meaning each (also in `--help` and docs/cli.md).
 pub mod exit {
     /// The engine failed: no GPU adapter, device lost, out of memory (or an internal error).
     pub const ENGINE: u8 = 1;

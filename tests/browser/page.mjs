@@ -156,7 +156,7 @@ try {
   check(reason.length > 0, `and says why: "${reason.slice(0, 100)}…"`);
   await page.screenshot({ path: join(shots, 'page-not-held.png'), fullPage: true });
 
-  // The README's screenshot: a box on one floor corner, leaning on a wall; μ decides.
+  // The screenshot of docs/page.md: a box on one floor corner, leaning on a wall; μ decides.
   await page.selectOption('#examples', '2');
   await page.evaluate(() => window.planarHold.idle());
   await page.waitForTimeout(200);
