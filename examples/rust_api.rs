@@ -1,9 +1,9 @@
-//! The README's Rust snippet, verbatim, in a `main` with one closing `println!` (built by
+//! The Rust snippet of docs/api.md, verbatim, in a `main` with one closing `println!` (built by
 //! `cargo test --release`, run by `scripts/test`): keep the two in step.
 
 use planar_hold::{Backend, Case, Engine, Verdict};
 
-#[rustfmt::skip] // the README's layout, verbatim
+#[rustfmt::skip] // the layout of docs/api.md, verbatim
 fn main() -> Result<(), planar_hold::Error> {
     let mut engine = Engine::new(Backend::Cpu)?;  // or Backend::Gpu: adapter, device, pipeline, once
     let case = Case::new(&[[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]],

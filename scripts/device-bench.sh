@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one prepared check for a lent GPU machine (see the device tool's README): run from the
 # repository root there, with `target/release/planar-hold` built here and `.gl` (the Vulkan
-# and EGL loaders, downloaded as the README shows) named in `carry`. Prints the adapter, the
+# and EGL loaders, downloaded as the device notes show) named in `carry`. Prints the adapter, the
 # adapter, GPU against CPU on the public sample (`eval --backend both`: exit 3 on any
 # disagreement), the bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the
 # kernel-only rates from timestamps and the GPU/CPU ratios, the general kernel (search at 16M
@@ -18,28 +18,29 @@ export WGPU_BACKEND=vulkan
 bin=target/release/planar-hold
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
 "$bin" info
-sample=$(ls scripts/public_sample.jsonl ../shared/cases/public_sample.jsonl 2>/dev/null | head -1)
+sample=tests/data/public_sample.jsonl
 if [ -n "$sample" ]; then
   "$bin" eval "$sample" --backend both -o /dev/null
   echo "eval --backend both over $sample: exit $? (0: GPU and CPU agree on every case)"
 fi
 "$bin" bench --cases "${CASES:-16777216}" --backend gpu,cpu,cpu1 --json
-# The general kernel (shaders/general.wgsl, SPEC-SPATIAL §1). GPU against CPU on the public
+# The general kernel (shaders/general.wgsl, docs/contract-general.md). GPU against CPU on the public
 # general cases (exit 3 on any disagreement; stderr says how many the host re-solved); the
 # search alone (pack, upload, kernel, readback, and kernel-only from timestamps) at 16M cases
 # per shape (up to 1M distinct contact cones, repeated); then the general table: the CPU on
 # all cores and one, and the GPU end to end (float32 search on the device, the float64 finish
 # and facets on the host's cores, which dominate), with the cases the host re-solved.
-general=$(ls ../shared/cases/general_public.jsonl scripts/general_public.jsonl 2>/dev/null | head -1)
+general=tests/data/general_public.jsonl
 if [ -n "$general" ]; then
   "$bin" eval "$general" --backend both -o /dev/null
   echo "eval --backend both over $general: exit $? (0: GPU and CPU agree on every case)"
 fi
 "$bin" bench --general --general-search-only --cases "${GENERAL_CASES:-16777216}" --json
 "$bin" bench --general --backend cpu,gpu --json
-# The JAX peer: copy ../shared/tools/jax_cone_test.py (and ../shared/cases/public_sample.jsonl)
-# beside this script before the run; untracked files travel with the working tree.
-peer=$(ls scripts/jax_cone_test.py ../shared/tools/jax_cone_test.py 2>/dev/null | head -1)
+# The JAX peer, an optional program from outside the repository (the same planar test in
+# JAX): copy it to scripts/jax_cone_test.py before the run; untracked files travel with the
+# working tree. Without it this part is skipped.
+peer=$(ls scripts/jax_cone_test.py 2>/dev/null | head -1)
 if [ -n "$peer" ] && [ -n "$sample" ]; then
   python3 "$peer" bench --cases 65536 --file "$sample"
   python3 "$peer" bench --cases 1000000 --repeats 6 --file "$sample"

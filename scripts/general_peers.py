@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """planar-hold's general cone test against what users run today, per case from Python, on
-the same cases in one run (issue 15, Performance):
+the same cases in one run:
 
 (a) verdict, witness, certificate and distance: SciPy ``linprog`` (HiGHS) for membership
     (its basic solution is a witness of at most d generators) plus ``scipy.optimize.nnls``
@@ -18,7 +18,7 @@ the same cases in one run (issue 15, Performance):
 Workloads: random pointed cones (generators with a positive "up" component: y in R^3, z in
 R^6), half the needs inside (positive combinations of generators), half outside (the same
 with the up component made negative); d = 3 with K = 32, 64, 256 and d = 6 with K = 16, 32,
-64, 128, 256; and two structured R^6 cases built by SPEC-SPATIAL section 2's wrench: a cube
+64, 128, 256; and two structured R^6 cases built by docs/contract-spatial.md §1's wrench: a cube
 on its four bottom corners and a humanoid's two feet (2 faces x 4 vertices), 4-edge friction
 pyramids (K = 16, 32), the centre of mass jittered.
 
@@ -81,7 +81,7 @@ def random_workload(rng, n: int, k: int, d: int):
 
 
 def wrench(points, normal, mu, centre, half):
-    """SPEC-SPATIAL sections 2-3: the 4-edge inner friction pyramid at each point, as wrenches."""
+    """docs/contract-spatial.md §1–§2: the 4-edge inner friction pyramid at each point, as wrenches."""
     n = np.asarray(normal, float)
     n /= np.linalg.norm(n)
     a = np.eye(3)[int(np.argmin(np.abs(n)))]

@@ -5,7 +5,7 @@ The scenes are `planar-hold bench --spatial`'s (a cube on its four corners, two 
 four-vertex soles, a four-finger grasp; jittered; 8 needs each: mass x dx x dy), written by
 that bench (`--spatial-out`), which also reports its own stage times (`--json`). Then:
 
-  scipy       per need, from Python: the generators built in numpy from SPEC-SPATIAL's
+  scipy       per need, from Python: the generators built in numpy from docs/contract-spatial.md's
               formulas (tangent basis, pyramid edges, wrenches, the needs of the box's
               corners); membership by scipy.optimize.linprog (HiGHS: G^T lam = need,
               lam >= 0) and the distance to the cone by scipy.optimize.nnls
@@ -47,7 +47,7 @@ import planar_hold
 REPO = Path(__file__).resolve().parents[1]
 
 
-# ------------------------------------------------------------------ SPEC-SPATIAL in numpy
+# ------------------------------------------------------------------ docs/contract-spatial.md in numpy
 
 
 def lower(mu):
@@ -63,7 +63,7 @@ def tangent_basis(n):
 
 
 def generators(scene, outer=False):
-    """(K, 6): contacts in order, then points, then edges j (SPEC-SPATIAL section 3)."""
+    """(K, 6): contacts in order, then points, then edges j (docs/contract-spatial.md §2)."""
     k = int(scene.get("pyramid", 4))
     ell = float(scene["half_size"])
     theta = 2 * np.pi * np.arange(k) / k
@@ -85,7 +85,7 @@ def values(iv):
 
 
 def needs(scene):
-    """The corners of mass x dx x dy, mass outer, lower ends first (SPEC-SPATIAL section 4)."""
+    """The corners of mass x dx x dy, mass outer, lower ends first (docs/contract-scenes.md)."""
     mass = scene.get("mass", {})
     m0 = float(mass.get("nominal", 1.0))
     rng = mass.get("range", [m0, m0])
@@ -196,7 +196,7 @@ def main():
     print(f"{'':40} {'scenes/s':>10} {'vs scipy':>9}  computes")
     for name, rate, what in rows:
         print(f"{name:40} {rate:>10.1f} {rate / scipy_rate:>8.1f}x  {what}")
-    print("goal: >= 1000x SciPy (issue 16)")
+    print("goal: >= 1000x SciPy per need")
     print(json.dumps({"machine": machine(), "scenes": n, "scipy_per_s": scipy_rate,
                       "nnls_only_per_s": n / nnls_s, "rust_gate_per_s": n / e2e_s,
                       "python_gate_per_s": n / t_py, "cli_gate_per_s": n / t_cli,

@@ -1,4 +1,4 @@
-// The planar hold cone test (SPEC §4–7): one invocation per case.
+// The planar hold cone test (docs/contract-planar.md §4–§7): one invocation per case.
 //
 // Mirrored line for line by `src/cpu/mod.rs` (same tables, same order, same tolerances); the
 // structs are mirrored by `src/types.rs` (keep in sync: `tests/layout.rs` checks them).
@@ -77,9 +77,9 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> cases: array<Case>;
 @group(0) @binding(1) var<storage, read_write> outcomes: array<Outcome>;
-// (i, j, k, size), SPEC §4 order.
+// (i, j, k, size), docs/contract-planar.md §4 order.
 @group(0) @binding(2) var<uniform> subsets: array<vec4<u32>, WITNESS_COUNT>;
-// (kind, i, j or axis, sign), SPEC §5 order.
+// (kind, i, j or axis, sign), docs/contract-planar.md §5 order.
 @group(0) @binding(3) var<uniform> candidates: array<vec4<u32>, CANDIDATE_COUNT>;
 @group(0) @binding(4) var<uniform> params: Params;
 
@@ -132,7 +132,7 @@ fn product_error(x: f32, y: f32, p: f32) -> f32 {
 
 // a·b − c·d to about one ulp, in plain float32 operations (WGSL does not promise a fused
 // fma, and llvmpipe's is not). The Dekker steps round as the CPU paths do; the shader's other
-// sums and products may still be contracted by a driver, within SPEC §7's tolerance.
+// sums and products may still be contracted by a driver, within docs/contract-planar.md §7's tolerance.
 fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
     let p = unfused(a, b);
     let q = unfused(c, d);
@@ -202,7 +202,7 @@ fn triple_index(i: u32, j: u32, k: u32) -> u32 {
     return 560u - a * (a - 1u) * (a - 2u) / 6u + (a - 1u) * (a - 2u) / 2u - b * (b - 1u) / 2u + (k - j - 1u);
 }
 
-// The first candidate after the block of this kind (SPEC §5 order).
+// The first candidate after the block of this kind (docs/contract-planar.md §5 order).
 fn next_block(kind: u32) -> u32 {
     if kind == KIND_GENERATOR_DIRECTION {
         return FIRST_PERPENDICULAR;
@@ -252,7 +252,7 @@ fn solve(s: vec4<u32>, det: f32, rhs: vec3<f32>) -> vec3<f32> {
     );
 }
 
-// The SPEC §7 witness test of one subset's weights: `forces` false when a force λ_k|w_k| is
+// The docs/contract-planar.md §7 witness test of one subset's weights: `forces` false when a force λ_k|w_k| is
 // below −ε·scale; else the weights clamped at 0, r = Σλw − need and `ok` when |r| ≤ ε·scale.
 // scale = |need|, or with `loose` max(|need|, Σ|λ_k||w_k|) (only where the cone fills R³).
 struct Check {
@@ -646,7 +646,7 @@ fn cone_test(index: u32) {
     }
 
     // C fills R³, yet no witness passed at the need's scale: every one has forces far
-    // larger than the need. Look again at SPEC §7's wider scale.
+    // larger than the need. Look again at docs/contract-planar.md §7's wider scale.
     if best == NO_BINDING && !have_witness {
         for (var t = 0u; t < WITNESS_COUNT; t++) {
             let s = subsets[t];
@@ -684,7 +684,7 @@ fn cone_test(index: u32) {
     outcomes[index].binding = best;
     outcomes[index].capped = 0u;
     outcomes[index].certificate = array<f32, 3>(0.0, 0.0, 0.0);
-    // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
+    // No candidate supports: C fills R³, unless C = {0} and need = 0 (docs/contract-planar.md §6: margin 0).
     var longest = 0.0;
     for (var i = 0u; i < MAX_GENERATORS; i++) {
         longest = max(longest, len[i]);

@@ -1,4 +1,4 @@
-// The general cone test's float32 search (SPEC-SPATIAL §1): Lawson–Hanson's active-set NNLS,
+// The general cone test's float32 search (docs/contract-general.md): Lawson–Hanson's active-set NNLS,
 // min |Σ x_i w_i − need| over x ≥ 0, for K ≤ 256 generators in R³ or R⁶, one invocation per
 // case (`main`) or one workgroup per case (`main_workgroup`: the invocations share the
 // gradient scan over the generators, every other step is run by all of them alike).

@@ -1,6 +1,6 @@
 //! planar-hold: can a set of planar frictional contacts hold a rigid box against gravity?
 //!
-//! The cone test of `SPEC.md` answers exactly, in large batches, on the GPU (wgpu) or the
+//! The cone test of docs/contract-planar.md answers exactly, in large batches, on the GPU (wgpu) or the
 //! CPU: a witness (contact forces that hold), a certificate (a plane that proves nothing can)
 //! and a margin (signed distance to the boundary). The physical layer (`scene`) turns
 //! contacts, masses and edits into cone tests.
@@ -8,7 +8,7 @@
 //! ```
 //! use planar_hold::{Backend, Case, Engine, Verdict};
 //!
-//! // SPEC §6: a flat box on two floor corners, μ = 0.2, holding its own weight.
+//! // docs/contract-planar.md §6: a flat box on two floor corners, μ = 0.2, holding its own weight.
 //! let gens = [[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]];
 //! let case = Case::new(&gens, [0.0, 1.0, 0.0])?;
 //! let mut engine = Engine::new(Backend::Cpu)?; // or Backend::Gpu
@@ -39,7 +39,7 @@ pub use types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_
 /// Everything that can go wrong, as a value: input, adapter, device.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A case with more than [`MAX_GENERATORS`] generators (SPEC §2); holds the count given.
+    /// A case with more than [`MAX_GENERATORS`] generators (docs/contract-planar.md §2); holds the count given.
     #[error("more than {max} generators: {0}", max = MAX_GENERATORS)]
     TooManyGenerators(usize),
     /// A NaN or infinity in a case; names the generator or the need.
@@ -142,7 +142,7 @@ impl Engine {
         }
     }
 
-    /// The general test (SPEC-SPATIAL §1) of every case of `batch` into `out` (same
+    /// The general test (docs/contract-general.md) of every case of `batch` into `out` (same
     /// length). On the CPU: [`general::cpu::solve_batch_into`] on all cores. On the GPU: the
     /// float32 search in `shaders/general.wgsl`, then every case finished and checked in
     /// float64 on all cores from the passive set found; the stats count the cases whose

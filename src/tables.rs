@@ -1,11 +1,11 @@
-//! The two index tables of SPEC §4–5, generated in SPEC order and packed for upload.
+//! The two index tables of docs/contract-planar.md §4–§5, generated in the table order of docs/contract-planar.md §4–§5 and packed for upload.
 //!
 //! Both are uploaded once per device as uniform buffers of `vec4<u32>` entries (16-byte
 //! stride, as uniform arrays require); the CPU reference walks the very same entries.
 
-/// Witness subsets: 16 singles, 120 pairs, 560 triples (SPEC §4).
+/// Witness subsets: 16 singles, 120 pairs, 560 triples (docs/contract-planar.md §4).
 pub const WITNESS_COUNT: usize = 696;
-/// Certificate candidates for 16 generators (SPEC §5).
+/// Certificate candidates for 16 generators (docs/contract-planar.md §5).
 pub const CANDIDATE_COUNT: usize = 385;
 /// Pairs `i < j` of 16 generators.
 pub const PAIR_COUNT: usize = 120;
@@ -56,7 +56,7 @@ pub type PackedSubset = [u32; 4];
 /// A candidate packed as `(kind, i, j or axis, sign)`; sign 0 is `+`, 1 is `−`.
 pub type PackedCandidate = [u32; 4];
 
-/// One certificate candidate of SPEC §5, unpacked.
+/// One certificate candidate of docs/contract-planar.md §5, unpacked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Candidate {
     /// `±(wᵢ × wⱼ)`, the plane through two generators.
@@ -148,7 +148,7 @@ impl std::fmt::Display for Candidate {
     }
 }
 
-/// The 696 witness subsets in SPEC order: singles, pairs, triples, each lexicographic.
+/// The 696 witness subsets in the table order of docs/contract-planar.md §4–§5: singles, pairs, triples, each lexicographic.
 pub fn witness_subsets() -> &'static [PackedSubset; WITNESS_COUNT] {
     static TABLE: std::sync::OnceLock<[PackedSubset; WITNESS_COUNT]> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
@@ -162,7 +162,7 @@ pub fn witness_subsets() -> &'static [PackedSubset; WITNESS_COUNT] {
     })
 }
 
-/// The 385 certificate candidates in SPEC order.
+/// The 385 certificate candidates in the table order of docs/contract-planar.md §4–§5.
 pub fn candidates() -> &'static [PackedCandidate; CANDIDATE_COUNT] {
     static TABLE: std::sync::OnceLock<[PackedCandidate; CANDIDATE_COUNT]> =
         std::sync::OnceLock::new();

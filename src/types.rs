@@ -7,13 +7,13 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::Error;
 
-/// Most generators a case can hold: 4 body pairs × 2 endpoints × 2 edge rays (SPEC §2).
+/// Most generators a case can hold: 4 body pairs × 2 endpoints × 2 edge rays (docs/contract-planar.md §2).
 pub const MAX_GENERATORS: usize = 16;
 
 /// `Outcome::binding` when no candidate supports the cone (it fills R³).
 pub const NO_BINDING: u32 = u32::MAX;
 
-/// The margin reported when no candidate supports the cone, and the most ever reported (SPEC §6).
+/// The margin reported when no candidate supports the cone, and the most ever reported (docs/contract-planar.md §6).
 pub const MARGIN_CAP: f32 = 1000.0;
 
 /// One cone test: up to 16 wrench generators `(fx, fz, moment)` and the wrench `need`.
@@ -23,9 +23,9 @@ pub const MARGIN_CAP: f32 = 1000.0;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Case {
-    /// Wrench generators `(f_x, f_z, moment/ℓ)` in units of the nominal weight (SPEC §2).
+    /// Wrench generators `(f_x, f_z, moment/ℓ)` in units of the nominal weight (docs/contract-planar.md §2).
     pub generators: [[f32; 3]; MAX_GENERATORS],
-    /// The wrench the contacts must supply (SPEC §3); any vector of R³.
+    /// The wrench the contacts must supply (docs/contract-planar.md §3); any vector of R³.
     pub need: [f32; 3],
     /// Bit `i` set: generator slot `i` is in use.
     pub active_mask: u32,
@@ -63,7 +63,7 @@ impl Case {
     }
 }
 
-/// The answer of the cone test (SPEC §4–7).
+/// The answer of the cone test (docs/contract-planar.md §4–§7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// A witness holds: non-negative weights reproduce the need.
@@ -201,7 +201,7 @@ pub struct Outcome {
     /// Index in the candidate table of the nearest supporting candidate, or [`NO_BINDING`].
     pub binding: u32,
     /// Weight `k` of the witness is `witness_weight[k] · 2^witness_exponent[k]`: the kernels
-    /// work on generators and need rescaled by powers of two (SPEC §7 at every scale), and a
+    /// work on generators and need rescaled by powers of two (docs/contract-planar.md §7 at every scale), and a
     /// weight in the caller's units can lie outside float32's range (a need of 1e30 held by a
     /// generator of 1e-30). [`Outcome::witness`] gives the product in float64, always finite.
     pub witness_exponent: [i32; 3],
@@ -255,7 +255,7 @@ impl Outcome {
         self.capped != 0
     }
 
-    /// How two answers to one case differ beyond SPEC §7's tolerance, if they do: the
+    /// How two answers to one case differ beyond docs/contract-planar.md §7's tolerance, if they do: the
     /// verdicts (unless one is uncertain), or the margins by more than 2e-5 relative to
     /// max(1, |m|). How the GPU is checked against the CPU.
     pub fn disagreement(&self, other: &Outcome) -> Option<String> {
@@ -269,7 +269,7 @@ impl Outcome {
 }
 
 /// Whether two margins of one case differ beyond what two engines may: 2e-5 relative to
-/// max(1, |m|) (SPEC §7: margins agree to about 1e-5). Shared by `Outcome::disagreement`
+/// max(1, |m|) (docs/contract-planar.md §7: margins agree to about 1e-5). Shared by `Outcome::disagreement`
 /// and the gate's `HoldReport::disagreement`.
 pub fn margins_differ(a: f32, b: f32) -> bool {
     (a - b).abs() > 2e-5 * 1f32.max(a.abs()).max(b.abs())

@@ -34,7 +34,7 @@ fn check_evidence(case: &Case, o: &Outcome) -> Result<(), String> {
                 .sum::<f64>()
                 .sqrt();
             // Where the cone fills R³ and every witness has forces far beyond the need,
-            // SPEC §7 scales the tolerance by those forces.
+            // docs/contract-planar.md §7 scales the tolerance by those forces.
             let forces: f64 = w
                 .indices
                 .iter()

@@ -58,7 +58,7 @@ fn eval_answers_in_input_order_with_ids_and_evidence() {
 
 #[test]
 fn bad_lines_are_named_and_the_rest_still_answered() {
-    // 17 generators go to the general engine (SPEC-SPATIAL §1); 257 are too many for it.
+    // 17 generators go to the general engine (docs/contract-general.md); 257 are too many for it.
     let too_many = format!(
         "{{\"id\": \"many\", \"generators\": [{}]}}",
         vec!["[1,0,0]"; 257].join(",")
@@ -160,7 +160,7 @@ fn gpu_commands_without_a_runtime_dir_print_no_driver_error() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"verdict\":\"supported\""));
 }
 
-/// The example (a third line refused, from standard input), with a line that is
+/// A refused line in the middle (a third line refused, from standard input), with a line that is
 /// refused since 20 generators are a general case: a generator of 6 numbers, one of them a
 /// string. The message names the line once, first, and serde's position within the line as
 /// a column.

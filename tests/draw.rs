@@ -106,7 +106,7 @@ fn contact(pair: u32, p0: [f64; 2], p1: [f64; 2], mu: f64) -> Value {
     json!({"pair": pair, "p0": p0, "p1": p1, "normal": [0.0, 1.0], "mu": mu})
 }
 
-/// SPEC §6's flat box on two floor corners, and the same box on one floor segment.
+/// docs/contract-planar.md §6's flat box on two floor corners, and the same box on one floor segment.
 fn flat_boxes(mu: f64) -> [Value; 2] {
     [
         json!({"id": "corners", "half_size": 1.0, "contacts": [
@@ -153,7 +153,7 @@ fn flat_box_witness_arrows_start_at_the_corners_and_carry_the_weight() {
             "{}: vertical force components {rise} vs weight {weight}",
             line["id"]
         );
-        // Both arrows lean inward with friction μ = 0.2: ½·A₊ + ½·B₋ (SPEC §6).
+        // Both arrows lean inward with friction μ = 0.2: ½·A₊ + ½·B₋ (docs/contract-planar.md §6).
         for f in &forces {
             let (a, b) = panel.ends(f);
             let (dx, dz) = (b[0] - a[0], b[1] - a[1]);
@@ -179,7 +179,7 @@ fn inside(poly: &[[f64; 2]], p: [f64; 2], margin: f64) -> bool {
 
 #[test]
 fn flat_box_cone_slice_is_the_expected_quadrilateral_with_the_need_inside() {
-    // Slice points (w_x, w_τ)/w_z of A₊, A₋, B₊, B₋ (SPEC §6 generators).
+    // Slice points (w_x, w_τ)/w_z of A₊, A₋, B₊, B₋ (docs/contract-planar.md §6 generators).
     let expected = [[0.2, 0.8], [-0.2, 1.2], [0.2, -1.2], [-0.2, -0.8]];
     for line in flat_boxes(0.2) {
         let (scene, report) = scene_and_report(&line);
@@ -326,7 +326,7 @@ fn file_names_are_safe() {
 // ------------------------------------------------------------------ the command
 
 fn cases() -> PathBuf {
-    common::shared_dir().join("cases")
+    common::data_dir()
 }
 
 fn bin() -> Command {

@@ -401,7 +401,7 @@ fn an_incline_with_little_friction_slides_down_the_slope() {
 }
 
 fn cases() -> PathBuf {
-    common::shared_dir().join("cases")
+    common::data_dir()
 }
 
 fn public_lines() -> Vec<String> {

@@ -1,7 +1,7 @@
 //! The fuzz targets on stable: every seed of `fuzz/corpus/` and mutations of it (bit flips,
 //! byte edits, cuts and splices) through the targets' bodies. A panic fails the test;
 //! errors are the expected answer to most mutants. The real fuzzing is `cargo +nightly
-//! fuzz run TARGET` in `fuzz/` (README, developer section).
+//! fuzz run TARGET` in `fuzz/` (docs/tests.md, fuzzing).
 
 #[path = "../fuzz/bodies/mod.rs"]
 mod bodies;

@@ -1,4 +1,4 @@
-//! The general cone test (SPEC-SPATIAL §1) on the CPU: the public cases against their
+//! The general cone test (docs/contract-general.md) on the CPU: the public cases against their
 //! independently computed answers, every proof re-checked here in float64 (not by the
 //! engine's own checks), and the invariants the math promises over random and degenerate
 //! cones: scaling, per-generator scaling, permutation, duplication, generators added inside
@@ -13,17 +13,13 @@ use serde_json::Value;
 
 mod common;
 
-fn shared(path: &str) -> std::path::PathBuf {
-    common::shared_dir().join(path)
+fn data(name: &str) -> std::path::PathBuf {
+    common::data(name)
 }
 
 fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the shared/ folder beside the repository)",
-            path.display()
-        )
-    });
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the public cases in tests/data)", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
@@ -135,8 +131,8 @@ fn owned_of(v: &Value) -> Owned {
 
 #[test]
 fn public_cases_match_their_answers() {
-    let cases = read_jsonl(&shared("cases/general_public.jsonl"));
-    let expected = read_jsonl(&shared("cases/general_public.expected.jsonl"));
+    let cases = read_jsonl(&data("general_public.jsonl"));
+    let expected = read_jsonl(&data("general_public.expected.jsonl"));
     let mut solver = Solver::new();
     let mut failures = Vec::new();
     for (c, e) in cases.iter().zip(&expected) {
@@ -314,7 +310,7 @@ fn random_case(rng: &mut StdRng, d: usize) -> Owned {
 }
 
 /// Whether two outcomes of the same cone (up to what the invariant changes) agree within
-/// SPEC-SPATIAL's tolerance; near the boundary either verdict may be uncertain.
+/// the general test's tolerance (docs/contract-general.md §6); near the boundary either verdict may be uncertain.
 fn agree(a: &GeneralOutcome, b: &GeneralOutcome, s: f64, what: &str) -> Result<(), String> {
     let tol = 1e-7 * s.max(a.margin.abs()).max(b.margin.abs()).max(1e-300);
     let decisive = a.margin.abs() > 1e-6 * s && b.margin.abs() > 1e-6 * s;
@@ -517,7 +513,7 @@ fn adding_a_generator_never_lowers_the_margin_and_one_inside_changes_nothing() {
     check_all(results);
 }
 
-/// SPEC-SPATIAL §2: a planar case is the spatial one restricted to (f_x, f_z, τ_y/ℓ).
+/// docs/contract-spatial.md §1: a planar case is the spatial one restricted to (f_x, f_z, τ_y/ℓ).
 fn embed(v: &[f64]) -> Vec<f64> {
     vec![v[0], 0.0, v[1], 0.0, v[2], 0.0]
 }
@@ -671,7 +667,7 @@ fn empty_zero_and_whole_space_cones() {
 #[test]
 fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
     use planar_hold::scene::{parse_planar, planar_reports};
-    let text = std::fs::read_to_string(shared("cases/scenes_public.jsonl")).unwrap();
+    let text = std::fs::read_to_string(data("scenes_public.jsonl")).unwrap();
     let mut small = Vec::new();
     let mut grown = Vec::new();
     for line in text.lines() {

@@ -1,5 +1,5 @@
-//! `planar-hold eval` on general lines (SPEC-SPATIAL §1): the public cases graded by the
-//! shared grader, lines of both kinds mixed in one file, and bad general lines named by
+//! `planar-hold eval` on general lines (docs/contract-general.md): the public cases graded by the
+//! project's own rules, lines of both kinds mixed in one file, and bad general lines named by
 //! line with the rest answered.
 
 mod common;
@@ -7,6 +7,7 @@ mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use common::grade;
 use serde_json::Value;
 
 fn temp(name: &str, text: &str) -> PathBuf {
@@ -21,34 +22,13 @@ fn temp(name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// The Python that runs the shared graders: `$PLANAR_HOLD_PYTHON` (scripts/test points it
-/// at its venv, which has numpy), else `python3`. A missing numpy fails the test: a grader
-/// that cannot run must not pass.
-fn python() -> std::process::Command {
-    let exe = std::env::var("PLANAR_HOLD_PYTHON").unwrap_or_else(|_| "python3".into());
-    let probe = std::process::Command::new(&exe)
-        .args(["-c", "import numpy"])
-        .output();
-    assert!(
-        probe.is_ok_and(|o| o.status.success()),
-        "{exe} cannot import numpy: run the tests through scripts/test, or set PLANAR_HOLD_PYTHON"
-    );
-    std::process::Command::new(exe)
-}
-
-/// Runs `eval` on the public general cases with `backend` and the grader on the answers.
-pub fn grade_public(backend: &str) {
-    let shared = common::shared_dir();
-    let cases = shared.join("cases/general_public.jsonl");
-    let out = std::env::temp_dir().join(format!(
-        "planar-hold-general-public-{backend}-{}.jsonl",
-        std::process::id()
-    ));
+/// Runs `eval` on the public general set `name` with `backend` and grades the answers by
+/// the project's rules (`tests/common/grade.rs`): no failure allowed.
+fn grade_public(name: &str, backend: &str) {
     let run = common::cli()
         .arg("eval")
-        .arg(&cases)
-        .args(["--backend", backend, "-o"])
-        .arg(&out)
+        .arg(common::data(&format!("{name}.jsonl")))
+        .args(["--backend", backend])
         .output()
         .unwrap();
     assert!(
@@ -56,27 +36,23 @@ pub fn grade_public(backend: &str) {
         "eval failed: {}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let grade = python()
-        .arg(shared.join("tools/check_general.py"))
-        .arg(&cases)
-        .arg(shared.join("cases/general_public.expected.jsonl"))
-        .arg(&out)
-        .args(["--name", backend])
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&grade.stdout);
-    println!("{report}");
-    assert!(
-        grade.status.success(),
-        "grader failed:\n{report}{}",
-        String::from_utf8_lossy(&grade.stderr)
+    let answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let graded = grade::general_cases(
+        &common::read_data(&format!("{name}.jsonl")),
+        &common::read_data(&format!("{name}.expected.jsonl")),
+        &answers,
+        &format!("{name} ({backend})"),
     );
-    assert!(report.contains("(severe 0, medium 0"), "{report}");
+    println!("{graded}");
+    graded.assert_passed();
 }
 
 #[test]
 fn the_public_general_cases_pass_the_grader_on_the_cpu() {
-    grade_public("cpu");
+    grade_public("general_public", "cpu");
 }
 
 /// The same through the GPU's search and the host's float64 finish (`--backend gpu`); CI
@@ -84,7 +60,22 @@ fn the_public_general_cases_pass_the_grader_on_the_cpu() {
 #[test]
 fn the_public_general_cases_pass_the_grader_on_the_gpu() {
     if common::gpu_engine().is_some() {
-        grade_public("gpu");
+        grade_public("general_public", "gpu");
+    }
+}
+
+/// Cones of near-duplicate generators (exact copies, power-of-two multiples, copies moved by
+/// 1e-12…1e-8 of their length, a face vertex that is also a point contact): the inside
+/// margin is a minimum over every facet, so a facet missed makes it too large.
+#[test]
+fn the_public_near_duplicate_cases_pass_the_grader_on_the_cpu() {
+    grade_public("general_dup_public", "cpu");
+}
+
+#[test]
+fn the_public_near_duplicate_cases_pass_the_grader_on_the_gpu() {
+    if common::gpu_engine().is_some() {
+        grade_public("general_dup_public", "gpu");
     }
 }
 
@@ -223,8 +214,7 @@ fn parquet_input_takes_general_rows_as_json_lines_does() {
     use arrow_array::builder::{Float64Builder, ListBuilder};
     use arrow_array::{ArrayRef, RecordBatch, StringArray};
     use std::sync::Arc;
-    let cases =
-        std::fs::read_to_string(common::shared_dir().join("cases/general_public.jsonl")).unwrap();
+    let cases = std::fs::read_to_string(common::data("general_public.jsonl")).unwrap();
     let mut lines: Vec<Value> = cases
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -394,7 +384,7 @@ fn parquet_output_holds_the_general_answers_facet_included() {
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Float64Type, UInt32Type};
     use arrow_array::Array;
-    let cases = common::shared_dir().join("cases/general_public.jsonl");
+    let cases = common::data("general_public.jsonl");
     let dir = std::env::temp_dir().join(format!(
         "planar-hold-general-parquet-out-{}",
         std::process::id()

@@ -27,9 +27,9 @@ fn gpu() -> Option<GpuEngine> {
     common::gpu_or_skip(GpuEngine::from_env())
 }
 
-/// The public cases (`../shared/cases/general_public.jsonl`) in one batch.
+/// The public cases (`tests/data/general_public.jsonl`) in one batch.
 fn public_batch() -> GeneralBatch {
-    let path = common::shared_dir().join("cases/general_public.jsonl");
+    let path = common::data("general_public.jsonl");
     let text = std::fs::read_to_string(&path).expect("general_public.jsonl");
     let mut batch = GeneralBatch::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -464,7 +464,7 @@ fn eval_on_the_gpu_answers_general_rows_and_counts_the_re_solved() {
     if gpu().is_none() {
         return;
     }
-    let path = common::shared_dir().join("cases/general_public.jsonl");
+    let path = common::data("general_public.jsonl");
     let mut answers = Vec::new();
     for backend in ["both", "cpu"] {
         let out = common::cli()

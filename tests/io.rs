@@ -795,8 +795,7 @@ fn demo_and_info_end_quietly_on_a_closed_pipe() {
 
 #[test]
 fn gate_streams_in_order_across_chunks() {
-    let scenes =
-        std::fs::read_to_string(common::shared_dir().join("cases/scenes_public.jsonl")).unwrap();
+    let scenes = std::fs::read_to_string(common::data("scenes_public.jsonl")).unwrap();
     let lines: Vec<&str> = scenes.lines().filter(|l| !l.trim().is_empty()).collect();
     let once = run(
         cli(&["gate", "-", "--backend", "cpu"]),

@@ -1,4 +1,4 @@
-//! The float32 answers against an independent float64 oracle of SPEC §5–6, written from
+//! The float32 answers against an independent float64 oracle of docs/contract-planar.md §5–§6, written from
 //! the math: every candidate plane, margin = min over supporting unit normals of y·need.
 //! Cases near rays, facets and flat cones included. The oracle's tolerances (1e-7,
 //! relative) sit between float32 rounding, which makes an exactly flat cone or opposite

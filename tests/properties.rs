@@ -1,10 +1,10 @@
-//! Property tests of issue 7: the same answer for the same cone, whatever the units.
+//! Property tests of scale: the same answer for the same cone, whatever the units.
 //!
 //! Over thousands of cases of the random and degenerate families (`sample`), on every
 //! engine: scaling by powers of two (exactly the same answer, the margin scaled exactly) and
 //! of ten (the same answer away from the boundary) across the float32 range, each generator
 //! scaled on its own, generators permuted, a generator added, thin cones of nearly parallel
-//! generators, and the issue's reproductions. Every witness and certificate is re-checked in
+//! generators, and reproductions of scale failures once found. Every witness and certificate is re-checked in
 //! float64, relative to the case's own magnitudes.
 
 mod common;
@@ -29,7 +29,7 @@ fn wide(v: [f32; 3]) -> V {
 /// An outcome's evidence checked in float64 as an outsider would, relative to the case's
 /// magnitudes (no absolute floor, so that it means the same at every scale): finite fields;
 /// a witness of non-negative weights reproducing the need to 1e-4 of its length (plus
-/// float32's rounding of forces far beyond it; of SPEC §7's wider scale where the cone fills
+/// float32's rounding of forces far beyond it; of docs/contract-planar.md §7's wider scale where the cone fills
 /// R³); a unit certificate with every generator on its side within 1e-4 and the need beyond.
 fn check_evidence(case: &Case, o: &Outcome) -> Result<(), String> {
     let need = wide(case.need);
@@ -259,7 +259,7 @@ fn same_answer(case: &Case, a: &Outcome, b: &Outcome, factor: f64, rel: f64) -> 
         .then(|| format!("margin {:e} became {got:e}", m * factor))
 }
 
-/// The unit normal of candidate `index` for the case, in float64 (SPEC §5).
+/// The unit normal of candidate `index` for the case, in float64 (docs/contract-planar.md §5).
 fn candidate_normal(case: &Case, index: u32) -> V {
     use planar_hold::tables::Candidate;
     let g = |i: u32| wide(case.generators[i as usize]);
@@ -608,9 +608,9 @@ fn thin_cones_give_only_proofs_that_check_out() {
     }
 }
 
-// ------------------------------------------------------------------ the issue's reproductions
+// ------------------------------------------------------------------ reproductions of scale failures once found
 
-/// The flat box of SPEC §6 at μ = 0.2 (corners A₊, A₋, B₊, B₋).
+/// The flat box of docs/contract-planar.md §6 at μ = 0.2 (corners A₊, A₋, B₊, B₋).
 const FLAT_BOX: [[f32; 3]; 4] = [
     [0.2, 1.0, 0.8],
     [-0.2, 1.0, 1.2],
@@ -839,7 +839,7 @@ fn more_friction_never_unholds() {
     };
     let scenes = random_scenes(78, 400);
     for (name, mut engine) in common::engines() {
-        // SPEC §6's flat box, as a segment and as two corners: held for every μ ≥ 0.2.
+        // docs/contract-planar.md §6's flat box, as a segment and as two corners: held for every μ ≥ 0.2.
         for mu in MUS
             .iter()
             .filter(|&&m| m >= 0.2)

@@ -1,31 +1,16 @@
-//! The public samples graded by the project's own graders (`../shared/tools/`), through
-//! the CLI, on both backends: zero failures allowed.
+//! The public planar sets of `tests/data/` through the CLI on every backend, graded by the
+//! project's own rules (`tests/common/grade.rs`): zero failures allowed.
 
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-fn grade(tool: &str, args: &[&Path]) -> (bool, String) {
-    let out = Command::new("python3")
-        .arg(common::shared_dir().join("tools").join(tool))
-        .args(args)
-        .output()
-        .expect("python3 runs the grader");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    (out.status.success(), text)
-}
+use common::grade::{self, Grading};
+use serde_json::Value;
 
-fn run_cli(command: &str, backend: &str, input: &Path, output: &Path) {
+fn run_cli(command: &str, backend: &str, input: &Path) -> Vec<Value> {
     let out = common::cli()
-        .args([
-            command,
-            input.to_str().unwrap(),
-            "--backend",
-            backend,
-            "-o",
-            output.to_str().unwrap(),
-        ])
+        .args([command, input.to_str().unwrap(), "--backend", backend])
         .output()
         .unwrap();
     assert!(
@@ -33,6 +18,10 @@ fn run_cli(command: &str, backend: &str, input: &Path, output: &Path) {
         "{command} --backend {backend}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn backends() -> Vec<&'static str> {
@@ -43,90 +32,64 @@ fn backends() -> Vec<&'static str> {
     b
 }
 
-/// Runs `command` on `name`.jsonl on every backend and grades the answers with `tool`
-/// against `name`.expected.jsonl: zero failures allowed.
-fn run_and_grade(command: &str, name: &str, tool: &str) {
-    let cases = common::shared_dir().join("cases");
-    let (input, expected) = (
-        cases.join(format!("{name}.jsonl")),
-        cases.join(format!("{name}.expected.jsonl")),
-    );
-    let dir = tempdir(name);
+/// Runs `command` on `name`.jsonl on every backend and grades the answers with `grader`
+/// against `name`.expected.jsonl.
+fn run_and_grade(
+    command: &str,
+    name: &str,
+    grader: fn(&[Value], &[Value], &[Value], &str) -> Grading,
+) {
+    let cases = common::read_data(&format!("{name}.jsonl"));
+    let expected = common::read_data(&format!("{name}.expected.jsonl"));
     for backend in backends() {
-        let results = dir.join(format!("{backend}.jsonl"));
-        run_cli(command, backend, &input, &results);
-        let (ok, report) = grade(tool, &[&input, &expected, &results]);
-        eprintln!("{backend}: {}", report.lines().last().unwrap_or(""));
-        assert!(ok, "{backend}:\n{report}");
+        let answers = run_cli(command, backend, &common::data(&format!("{name}.jsonl")));
+        grader(&cases, &expected, &answers, &format!("{name} ({backend})")).assert_passed();
     }
 }
 
 #[test]
 fn public_cone_sample_passes_the_grader() {
-    run_and_grade("eval", "public_sample", "check_results.py");
+    run_and_grade("eval", "public_sample", grade::planar_cases);
 }
 
 #[test]
 fn public_scenes_pass_the_gate_grader() {
-    run_and_grade("gate", "scenes_public", "check_gate.py");
+    run_and_grade("gate", "scenes_public", grade::planar_scenes);
 }
 
-/// The public invalid scenes, less those that SPEC-SPATIAL §4 has since made valid: a planar
-/// scene of five body pairs or more (`too_many_generators`, 20 generators) is now decided by
-/// the general engine. That one is answered instead (checked here, and in tests/general.rs).
+/// The public invalid scenes, less the one that docs/contract-scenes.md now makes valid: a
+/// planar scene of five body pairs or more (`too_many_generators`, 20 generators) is decided
+/// by the general engine. That one is answered instead (checked here, and in tests/general.rs).
 #[test]
 fn public_invalid_scenes_are_rejected() {
-    let cases = common::shared_dir().join("cases");
-    let dir = tempdir("invalid");
-    let lines = std::fs::read_to_string(cases.join("scenes_public_invalid.jsonl")).unwrap();
-    let expected =
-        std::fs::read_to_string(cases.join("scenes_public_invalid.expected.jsonl")).unwrap();
-    let (mut kept_lines, mut kept_expected, mut now_valid) =
-        (String::new(), String::new(), Vec::new());
-    for (line, e) in lines.lines().zip(expected.lines()) {
-        if e.contains("\"too_many_generators\"") {
-            now_valid.push(line.to_string());
-            continue;
-        }
-        kept_lines.push_str(line);
-        kept_lines.push('\n');
-        kept_expected.push_str(e);
-        kept_expected.push('\n');
-    }
+    let five_pairs = |e: &Value| e["sub"] == "too_many_generators";
+    let lines = std::fs::read_to_string(common::data("scenes_public_invalid.jsonl")).unwrap();
+    let expected = common::read_data("scenes_public_invalid.expected.jsonl");
+    let now_valid: Vec<&str> = lines
+        .lines()
+        .zip(&expected)
+        .filter(|(_, e)| five_pairs(e))
+        .map(|(l, _)| l)
+        .collect();
     assert_eq!(now_valid.len(), 1, "the public set's five-pair scene");
-    std::fs::write(dir.join("invalid.jsonl"), &kept_lines).unwrap();
-    std::fs::write(dir.join("invalid.expected.jsonl"), &kept_expected).unwrap();
+    let dir = std::env::temp_dir().join(format!("planar-hold-test-invalid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("five.jsonl"), now_valid.join("\n")).unwrap();
     for backend in backends() {
-        let five = Command::new(env!("CARGO_BIN_EXE_planar-hold"))
-            .args(["gate", "--backend", backend])
-            .arg(dir.join("five.jsonl"))
-            .output()
-            .unwrap();
-        let answer: serde_json::Value = serde_json::from_slice(&five.stdout).unwrap();
+        let five = run_cli("gate", backend, &dir.join("five.jsonl"));
         assert!(
-            answer["held"].is_boolean() && answer["n_generators"] == 20,
-            "{answer}"
+            five[0]["held"].is_boolean() && five[0]["n_generators"] == 20,
+            "{}",
+            five[0]
         );
-        let command = format!(
-            "{} gate --backend {backend}",
-            env!("CARGO_BIN_EXE_planar-hold")
-        );
-        let out = Command::new("python3")
-            .arg(common::shared_dir().join("tools/check_gate.py"))
-            .args(["--invalid", &command, "--cases"])
-            .arg(dir.join("invalid.jsonl"))
-            .arg("--expected")
-            .arg(dir.join("invalid.expected.jsonl"))
-            .output()
-            .unwrap();
-        let report = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{backend}:\n{report}");
+        grade::refusals(
+            Path::new(env!("CARGO_BIN_EXE_planar-hold")),
+            &["gate", "--backend", backend],
+            &common::data("scenes_public_invalid.jsonl"),
+            &common::data("scenes_public_invalid.expected.jsonl"),
+            five_pairs,
+            &format!("scenes_public_invalid ({backend})"),
+        )
+        .assert_passed();
     }
-}
-
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("planar-hold-test-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

@@ -1,4 +1,4 @@
-//! SPEC §6 reference values, on every backend.
+//! docs/contract-planar.md §6 reference values, on every backend.
 
 mod common;
 

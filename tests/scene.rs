@@ -1,4 +1,4 @@
-//! The physical layer (SPEC §2, §3, §8, §9) through `planar_hold::scene`, on the CPU engine.
+//! The physical layer (docs/contract-planar.md §2, §3, §8, §9) through `planar_hold::scene`, on the CPU engine.
 
 use std::path::PathBuf;
 
@@ -41,7 +41,7 @@ fn floor_corners(mu: f64) -> Value {
     ])
 }
 
-// ------------------------------------------------------------------ SPEC §6 reference values
+// ------------------------------------------------------------------ docs/contract-planar.md §6 reference values
 
 #[test]
 fn flat_box_segment_and_corners_agree_with_spec() {
@@ -83,7 +83,7 @@ fn segment_and_corner_points_give_the_same_generators() {
     assert_eq!(&gb[4..6], &ga[2..4]);
     assert_eq!(&gb[6..8], &ga[2..4]);
     assert_eq!(a.needs(), vec![[0.0, 1.0, 0.0]]);
-    // SPEC §2: w = (r_x, r_z, (p_z r_x − p_x r_z)/ℓ), t = (n_z, −n_x) = (1, 0).
+    // docs/contract-planar.md §2: w = (r_x, r_z, (p_z r_x − p_x r_z)/ℓ), t = (n_z, −n_x) = (1, 0).
     let g = a.generators();
     assert_eq!(g.len(), 4);
     assert_abs_diff_eq!(g[0][0], 0.3);
@@ -246,7 +246,7 @@ fn box_against_a_wall() {
     assert_abs_diff_eq!(r.robust_margin, -1.0 / 3.0, epsilon = 1e-5);
 }
 
-// ------------------------------------------------------------------ robustness (SPEC §8)
+// ------------------------------------------------------------------ robustness (docs/contract-planar.md §8)
 
 fn with_box(mut line: Value, mass: Option<[f64; 2]>, com: Option<[f64; 2]>) -> Value {
     if let Some(m) = mass {
@@ -362,7 +362,7 @@ fn margin_min_gates() {
     assert!(report(&line).held);
 }
 
-// ------------------------------------------------------------------ edits (SPEC §9)
+// ------------------------------------------------------------------ edits (docs/contract-planar.md §9)
 
 fn edit(before: Vec<Value>, after: Vec<Value>) -> Value {
     json!({"id": "e", "half_size": 1.0, "before": before, "after": after})
@@ -496,18 +496,7 @@ fn point_inside_an_old_segment_is_kept_as_a_point() {
 // ------------------------------------------------------------------ public case files
 
 fn cases_dir() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("PLANAR_HOLD_CASES").map(PathBuf::from),
-        Some(root.join("tests/data")),
-        Some(root.join("shared/cases")),
-        Some(root.join("../shared/cases")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|d| d.join("scenes_public.jsonl").exists())
-        .expect("scenes_public.jsonl not found (set PLANAR_HOLD_CASES to its folder)")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn read_lines(name: &str) -> Vec<String> {
@@ -618,7 +607,7 @@ fn public_invalid_lines_are_rejected_with_their_keywords() {
         .collect();
     assert_eq!(lines.len(), expected.len());
     for (line, e) in lines.iter().zip(&expected) {
-        // SPEC-SPATIAL §4 has since made five body pairs a valid scene (the general engine).
+        // docs/contract-scenes.md has since made five body pairs a valid scene (the general engine).
         if e["sub"] == "too_many_generators" {
             assert!(parse_planar(line).is_ok_and(|s| s.is_general()));
             continue;

@@ -1,5 +1,5 @@
-//! Spatial scenes (SPEC-SPATIAL §2–§5): the public scenes and invalid lines through the gate
-//! graded by the shared graders on every backend, and the invariants of the physics as
+//! Spatial scenes (docs/contract-spatial.md and docs/contract-scenes.md): the public scenes and invalid lines through the gate
+//! graded by the project's own rules on every backend, and the invariants of the physics as
 //! property tests over random scenes: scaling lengths with ℓ, raising μ, adding a contact,
 //! a face as its vertices, quarter turns about the vertical, moving the contacts against the
 //! reference point, a planar scene written as a spatial one, and the support region.
@@ -9,15 +9,11 @@ mod common;
 use std::io::Write;
 use std::path::PathBuf;
 
+use common::grade;
 use planar_hold::sample::Rng;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
-
-fn python() -> std::process::Command {
-    let exe = std::env::var("PLANAR_HOLD_PYTHON").unwrap_or_else(|_| "python3".into());
-    std::process::Command::new(exe)
-}
 
 fn temp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!(
@@ -26,16 +22,14 @@ fn temp(name: &str) -> PathBuf {
     ))
 }
 
-/// `gate` on the public spatial scenes with `backend`, graded by check_gate3d.py.
+/// `gate` on the public spatial scenes with `backend`, graded by the project's rules
+/// (`tests/common/grade.rs`): every answer must carry a support region, and every region is
+/// compared with the reference's.
 fn grade_public(backend: &str) {
-    let shared = common::shared_dir();
-    let scenes = shared.join("cases/scenes3d_public.jsonl");
-    let out = temp(&format!("public-{backend}"));
     let run = common::cli()
         .arg("gate")
-        .arg(&scenes)
-        .args(["--backend", backend, "-o"])
-        .arg(&out)
+        .arg(common::data("scenes3d_public.jsonl"))
+        .args(["--backend", backend])
         .output()
         .unwrap();
     assert!(
@@ -43,18 +37,20 @@ fn grade_public(backend: &str) {
         "gate failed: {}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let grade = python()
-        .arg(shared.join("tools/check_gate3d.py"))
-        .arg(&scenes)
-        .arg(shared.join("cases/scenes3d_public.expected.jsonl"))
-        .arg(&out)
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&grade.stdout);
-    println!("{report}");
-    assert!(grade.status.success(), "grader failed:\n{report}");
-    // Every answer carries a support region, so the grader checked them all.
-    assert!(report.contains("region             0/69"), "{report}");
+    let answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let graded = grade::spatial_scenes(
+        &common::read_data("scenes3d_public.jsonl"),
+        &common::read_data("scenes3d_public.expected.jsonl"),
+        &answers,
+        true,
+        &format!("scenes3d_public ({backend})"),
+    );
+    println!("{graded}");
+    graded.assert_passed();
+    assert_eq!(graded.checked["support region"], 69, "{graded}");
 }
 
 #[test]
@@ -72,26 +68,24 @@ fn the_public_spatial_scenes_pass_the_grader_on_the_gpu() {
 
 #[test]
 fn the_public_invalid_spatial_lines_are_refused_by_line_with_the_problem() {
-    let shared = common::shared_dir();
-    let cmd = format!("{} gate --backend cpu", env!("CARGO_BIN_EXE_planar-hold"));
-    let grade = python()
-        .arg(shared.join("tools/check_gate3d.py"))
-        .args(["--invalid", &cmd, "--cases"])
-        .arg(shared.join("cases/scenes3d_public_invalid.jsonl"))
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&grade.stdout);
-    println!("{report}");
-    assert!(grade.status.success(), "grader failed:\n{report}");
-    assert!(report.contains("invalid3d: 13/13 ok"), "{report}");
+    let graded = grade::refusals(
+        std::path::Path::new(env!("CARGO_BIN_EXE_planar-hold")),
+        &["gate", "--backend", "cpu"],
+        &common::data("scenes3d_public_invalid.jsonl"),
+        &common::data("scenes3d_public_invalid.expected.jsonl"),
+        |_| false,
+        "scenes3d_public_invalid",
+    );
+    println!("{graded}");
+    graded.assert_passed();
+    assert_eq!(graded.cases, 13);
 }
 
 #[test]
 fn planar_and_spatial_lines_mix_in_one_gate_file_and_bad_ones_are_answered_in_place() {
-    let shared = common::shared_dir();
-    let spatial = std::fs::read_to_string(shared.join("cases/scenes3d_public.jsonl")).unwrap();
-    let planar = std::fs::read_to_string(shared.join("cases/scenes_public.jsonl")).unwrap();
-    let bad = std::fs::read_to_string(shared.join("cases/scenes3d_public_invalid.jsonl")).unwrap();
+    let spatial = std::fs::read_to_string(common::data("scenes3d_public.jsonl")).unwrap();
+    let planar = std::fs::read_to_string(common::data("scenes_public.jsonl")).unwrap();
+    let bad = std::fs::read_to_string(common::data("scenes3d_public_invalid.jsonl")).unwrap();
     let mut text = String::new();
     let mut kinds = Vec::new();
     for (a, (b, c)) in spatial
@@ -351,7 +345,7 @@ fn a_face_and_its_vertices_as_point_contacts_give_the_same_answers() {
 }
 
 /// A quarter turn about the vertical maps an axis-aligned normal's pyramid of 4 edges onto
-/// itself (SPEC-SPATIAL §3's basis is tied to the coordinate axes: it turns with the scene
+/// itself (docs/contract-spatial.md §2's basis is tied to the coordinate axes: it turns with the scene
 /// by a multiple of 90° in the tangent plane, which k = 4 does not see). Any other angle
 /// turns the pyramids against the scene, and the inner pyramids' answers change with it.
 #[test]
@@ -458,7 +452,7 @@ fn moving_the_contacts_and_the_centre_of_mass_together_changes_no_verdict() {
 #[test]
 fn a_planar_scene_written_as_a_spatial_one_gives_the_planar_verdict() {
     // Planar contacts in the x–z plane; point contacts extruded along y into edges, a
-    // segment into a face: the pyramid's t₁ is the planar tangent (SPEC-SPATIAL §3, n with
+    // segment into a face: the pyramid's t₁ is the planar tangent (docs/contract-spatial.md §2, n with
     // n_y = 0), its other edges push along ±y, which the planar cone cannot use and need not.
     let mut rng = Rng::new(16);
     let mut planar = Vec::new();
@@ -624,8 +618,7 @@ fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
     let Some(mut gpu) = common::gpu_engine() else {
         return;
     };
-    let text =
-        std::fs::read_to_string(common::shared_dir().join("cases/scenes3d_public.jsonl")).unwrap();
+    let text = std::fs::read_to_string(common::data("scenes3d_public.jsonl")).unwrap();
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -16,8 +16,8 @@ binding facet::
     planar_hold.cone_test(six).margin             # GeneralOutcomes: [0.] (a flat cone)
 
 ``Engine("gpu")`` makes the adapter, device and pipeline once; reuse it for every batch.
-``gate`` judges scenes and edits as ``planar-hold gate`` does, planar ones (SPEC.md) and
-spatial ones (``"dim": 3``, SPEC-SPATIAL.md: a 3-D body on point, edge and face contacts)
+``gate`` judges scenes and edits as ``planar-hold gate`` does, planar ones (docs/contract-planar.md) and
+spatial ones (``"dim": 3``, docs/contract-spatial.md: a 3-D body on point, edge and face contacts)
 mixed in one call; ``support_region`` gives a spatial scene's support region (where the
 centre of mass may go) as an array::
 
@@ -129,7 +129,7 @@ def gate(scenes: Iterable[Any]) -> List[dict]:
 
 
 def support_region(scene: Any, engine: Optional[Engine] = None) -> np.ndarray:
-    """The support region of one spatial scene (SPEC-SPATIAL section 5): the horizontal
+    """The support region of one spatial scene (docs/contract-support-region.md): the horizontal
     centre-of-mass offsets ``[dx, dy]`` (from the scene's reference point, in its length
     unit) at which the contacts hold the body at the nominal mass.
 

@@ -12,7 +12,7 @@ UNCERTAIN: int  # 2: within tolerance of the boundary; counts as not held
 #: Most generators a case of the planar enumeration has (4 body pairs x 2 endpoints x 2 edge
 #: rays): (N, K, 3) arrays with K <= MAX_GENERATORS go to it.
 MAX_GENERATORS: int
-#: Most generators in use in one case of the general engine (SPEC-SPATIAL section 1): 256.
+#: Most generators in use in one case of the general engine (docs/contract-general.md): 256.
 MAX_GENERAL_GENERATORS: int
 #: The margin reported when the contacts push in every direction (``capped``).
 MARGIN_CAP: float
@@ -43,11 +43,11 @@ class Outcomes:
     capped: npt.NDArray[np.bool_]
     """(N,) True when no plane bounds the cone (it fills R^3) and the margin is MARGIN_CAP."""
     binding: npt.NDArray[np.int32]
-    """(N,) index of the nearest supporting candidate plane (SPEC order), -1 for none."""
+    """(N,) index of the nearest supporting candidate plane (the table order of docs/contract-planar.md §5), -1 for none."""
     def __len__(self) -> int: ...
 
 class GeneralOutcomes:
-    """The answers of one ``cone_test`` call on the general engine (SPEC-SPATIAL section 1,
+    """The answers of one ``cone_test`` call on the general engine (docs/contract-general.md,
     float64), one row per case, in the form of ``Outcomes`` where it fits; d is ``dim``.
     Every generator index is a row of the caller's ``generators`` array (rows left out by
     ``active`` or ``counts`` keep their numbers). The witness is given only where the verdict
@@ -121,10 +121,10 @@ class Engine:
 
         generators: (N, K, d) float32 or float64 (read in place, any strides; other types
             are converted to float64 first), d = 3 or 6.
-            - (N, K <= 16, 3): the planar enumeration (SPEC.md, float32): ``Outcomes``.
+            - (N, K <= 16, 3): the planar enumeration (docs/contract-planar.md, float32): ``Outcomes``.
               The generators are planar wrenches (fx, fz, moment).
             - (N, K > 16, 3) and (N, K, 6), or any (N, K, 3) with ``general=True``: the
-              general engine (SPEC-SPATIAL section 1, float64): ``GeneralOutcomes``, with
+              general engine (docs/contract-general.md, float64): ``GeneralOutcomes``, with
               the facet. Six numbers are spatial wrenches (fx, fy, fz, tx, ty, tz).
         active: (N, K) bool, or None for all K active; inactive rows are ignored (they may
             hold anything, NaN included).
@@ -175,10 +175,10 @@ class Engine:
         per engine (planar needs of at most 16 generators through the enumeration, every
         other need through the general engine).
 
-        - Planar (SPEC.md section 8-9, no ``dim``): a box on edge contacts, or an edit
+        - Planar (docs/contract-planar.md §8–§9, no ``dim``): a box on edge contacts, or an edit
           (``before``/``after``). Report: ``held``, ``robust_margin``, ``uncertain``,
           ``needs``, ``binding_need``, ``reason`` (when not held), ...
-        - Spatial (SPEC-SPATIAL section 2-5, ``"dim": 3``): a 3-D body of ``half_size`` l
+        - Spatial (docs/contract-spatial.md and docs/contract-scenes.md, ``"dim": 3``): a 3-D body of ``half_size`` l
           on point, edge and face ``contacts`` (``points``: 1, 2 or 3+ coplanar, relative to
           the nominal centre of mass; inward ``normal``; ``mu`` a number or [lo, hi]; at
           most one contact per ``pair``), ``pyramid`` edges per point (3..64, default 4),
@@ -199,7 +199,7 @@ class Engine:
           ``certificate`` (6 numbers) or None, ``binding``).
 
         Raises ValueError naming the scene index and the problem for a bad scene ("scene 3:
-        contacts[1].normal is the zero vector ..."): SPEC-SPATIAL section 4's list (zero
+        contacts[1].normal is the zero vector ..."): docs/contract-scenes.md's list (zero
         normal, mu < 0, an upside-down interval, half_size or mass <= 0, a face not coplanar,
         more than 256 generators, unknown fields, dim not 3) and malformed JSON; a dict
         holding NaN or infinity is refused as not JSON. TypeError for one scene given alone

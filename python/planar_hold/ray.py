@@ -8,7 +8,7 @@ with the keys of ``eval``'s JSON Lines answers: ``id``, ``verdict`` (a string), 
 ``capped``, ``witness`` ({``generators``, ``weights``} or null), ``certificate`` (or null),
 ``binding``, ``binding_candidate`` (planar answers) and ``facet`` ({``normal``,
 ``generators``} or null; general answers). Rows of up to 16 three-number generators go to
-the planar enumeration, the others (more than 16, or six numbers: SPEC-SPATIAL section 1, up
+the planar enumeration, the others (more than 16, or six numbers: docs/contract-general.md, up
 to 256 generators) to the general engine; a batch may mix them. Every row has every column,
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
 builds one ``Engine`` once and reuses it for every batch it is handed.

@@ -15,11 +15,10 @@ import planar_hold
 REPO = Path(__file__).resolve().parents[2]
 
 
-def shared_dir() -> Path:
-    """``../shared/`` beside the repository (CI lays a copy there), or ``$PLANAR_HOLD_SHARED``,
-    as the Rust tests find it."""
-    d = Path(os.environ.get("PLANAR_HOLD_SHARED", REPO.parent / "shared"))
-    assert (d / "cases").is_dir(), f"no shared data at {d} (set PLANAR_HOLD_SHARED)"
+def data_dir() -> Path:
+    """The public cases and their expected answers, in the repository: ``tests/data/``."""
+    d = REPO / "tests" / "data"
+    assert d.is_dir(), f"{d} is missing from the repository"
     return d
 
 
@@ -44,8 +43,9 @@ def read_jsonl(path: Path) -> List[dict]:
 
 
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    return shared_dir()
+def data() -> Path:
+    """``tests/data/``: the public cases and their expected answers."""
+    return data_dir()
 
 
 def gpu_engine() -> planar_hold.Engine:

@@ -28,8 +28,8 @@ def padded(lines):
 
 
 @pytest.fixture(scope="module")
-def sample(shared):
-    path = shared / "cases" / "public_sample.jsonl"
+def sample(data):
+    path = data / "public_sample.jsonl"
     return path, read_jsonl(path)
 
 
@@ -74,7 +74,7 @@ def test_answers_equal_eval_output(engine, sample):
 
 
 def test_gpu_agrees_with_cpu_within_tolerance(sample):
-    """The GPU's answers against the CPU's: SPEC §7's tolerance (Outcome::disagreement)."""
+    """The GPU's answers against the CPU's: docs/contract-planar.md §7's tolerance (Outcome::disagreement)."""
     from conftest import gpu_engine
 
     gens, active, need = padded(sample[1])

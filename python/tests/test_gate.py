@@ -10,9 +10,9 @@ import planar_hold
 from conftest import read_jsonl, run_cli
 
 
-def test_gate_equals_cli(engine, shared):
+def test_gate_equals_cli(engine, data):
     """Scene and edit dicts in, exactly the report dicts the CLI writes out."""
-    path = shared / "cases" / "scenes_public.jsonl"
+    path = data / "scenes_public.jsonl"
     expected = run_cli("gate", str(path), "--backend", engine.backend)
     scenes = read_jsonl(path)
     assert engine.gate(scenes) == expected
@@ -22,20 +22,20 @@ def test_gate_equals_cli(engine, shared):
     assert any(r["held"] for r in expected) and not all(r["held"] for r in expected)
 
 
-def test_gate_module_function_and_generator_input(shared):
-    scenes = read_jsonl(shared / "cases" / "scenes_public.jsonl")
+def test_gate_module_function_and_generator_input(data):
+    scenes = read_jsonl(data / "scenes_public.jsonl")
     assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
     assert planar_hold.gate([]) == []
     with pytest.raises(TypeError, match="not one scene"):
         planar_hold.gate(scenes[0])
 
 
-def test_bad_scene_is_named_with_the_cli_reason(shared):
+def test_bad_scene_is_named_with_the_cli_reason(data):
     """Each invalid public scene raises ValueError naming its index and the CLI's reason."""
-    path = shared / "cases" / "scenes_public_invalid.jsonl"
+    path = data / "scenes_public_invalid.jsonl"
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     answers = run_cli_allowing_errors(path)
-    good = read_jsonl(shared / "cases" / "scenes_public.jsonl")[0]
+    good = read_jsonl(data / "scenes_public.jsonl")[0]
     checked = 0
     for text, answer in zip(lines, answers):
         if "error" not in answer:

@@ -59,8 +59,8 @@ def local_cluster():
     ray.shutdown()
 
 
-def test_ray_evaluate_equals_eval(local_cluster, shared, tmp_path):
-    path = shared / "cases" / "public_sample.jsonl"
+def test_ray_evaluate_equals_eval(local_cluster, data, tmp_path):
+    path = data / "public_sample.jsonl"
     lines = read_jsonl(path)
     # Some lines without a need, to check the null default.
     for line in lines[::7]:
@@ -74,13 +74,13 @@ def test_ray_evaluate_equals_eval(local_cluster, shared, tmp_path):
     assert {r["id"]: r for r in rows} == as_rows(expected)
 
 
-def test_ray_gpu_backend_equals_eval(local_cluster, shared, tmp_path):
+def test_ray_gpu_backend_equals_eval(local_cluster, data, tmp_path):
     """The GPU backend's actors (each its own Engine("gpu")), here on the software adapter:
     num_gpus=0, as the local cluster has no GPU to hand out; asking for one warns."""
     from conftest import gpu_engine
 
     gpu_engine()  # skips, or fails under PLANAR_HOLD_REQUIRE_GPU, without an adapter
-    path = shared / "cases" / "public_sample.jsonl"
+    path = data / "public_sample.jsonl"
     write_shards(read_jsonl(path), tmp_path / "in")
     ds = ray.data.read_parquet(str(tmp_path / "in"))
     with pytest.warns(UserWarning, match="has none"):
@@ -90,11 +90,11 @@ def test_ray_gpu_backend_equals_eval(local_cluster, shared, tmp_path):
     assert {r["id"]: r for r in rows} == as_rows(expected)
 
 
-def test_ray_general_and_mixed_rows_equal_eval(local_cluster, shared, tmp_path):
+def test_ray_general_and_mixed_rows_equal_eval(local_cluster, data, tmp_path):
     """The general public cases (3 and 6 numbers, up to 256 generators) mixed with the
     planar sample in the same shards and batches: each row answered as eval answers it."""
-    lines = read_jsonl(shared / "cases" / "general_public.jsonl")
-    lines += read_jsonl(shared / "cases" / "public_sample.jsonl")[:200]
+    lines = read_jsonl(data / "general_public.jsonl")
+    lines += read_jsonl(data / "public_sample.jsonl")[:200]
     lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]
     for line in lines[::5]:  # the default need of each dimension
         if line.get("need") in ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0]):
@@ -131,9 +131,9 @@ def test_ray_bad_general_row_is_named(tmp_path):
         planar_hold.ray.answer_rows(engine, batch)
 
 
-def test_example_script_writes_parquet_answers(shared, tmp_path):
+def test_example_script_writes_parquet_answers(data, tmp_path):
     """examples/ray_eval.py: a folder of shards in, a folder of answer shards out."""
-    path = shared / "cases" / "public_sample.jsonl"
+    path = data / "public_sample.jsonl"
     lines = read_jsonl(path)
     write_shards(lines, tmp_path / "in")
     script = REPO / "examples" / "ray_eval.py"

@@ -1,6 +1,6 @@
-"""Spatial scenes (``"dim": 3``, SPEC-SPATIAL.md) through ``planar_hold.gate`` and
+"""Spatial scenes (``"dim": 3``, docs/contract-spatial.md) through ``planar_hold.gate`` and
 ``planar_hold.support_region``: the public scenes against their float64 reference answers
-(and the shared grader), the support region of a cube on its corners, the bad scenes, and
+(and the project's grader, grading.py), the support region of a cube on its corners, the bad scenes, and
 the same body described from another reference point."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import planar_hold
 from conftest import cli_path, read_jsonl, run_cli
+from grading import grade_scene3
 
 CORNERS = [[-0.5, -0.5, -0.5], [0.5, -0.5, -0.5], [0.5, 0.5, -0.5], [-0.5, 0.5, -0.5]]
 
@@ -39,11 +39,11 @@ def tol(m):
 # ------------------------------------------------------------------ public scenes
 
 
-def test_public_scenes_agree_with_the_reference(engine, shared):
+def test_public_scenes_agree_with_the_reference(engine, data):
     """held on every line not near the boundary, the robust margin within 1e-6 max(1, |m|)
     (between the inner's and the outer's where the reference's "coulomb" bracket is open)."""
-    scenes = read_jsonl(shared / "cases" / "scenes3d_public.jsonl")
-    expected = read_jsonl(shared / "cases" / "scenes3d_public.expected.jsonl")
+    scenes = read_jsonl(data / "scenes3d_public.jsonl")
+    expected = read_jsonl(data / "scenes3d_public.expected.jsonl")
     reports = engine.gate(scenes)
     assert len(reports) == len(expected) == len(scenes)
     checked = 0
@@ -77,32 +77,29 @@ def test_public_scenes_agree_with_the_reference(engine, shared):
     assert any(r["held"] for r in reports) and not all(r["held"] for r in reports)
 
 
-def test_public_scenes_pass_the_shared_grader(engine, shared, tmp_path):
-    """The grader of the issue (check_gate3d.py) on planar_hold.gate's reports, every rule
-    (verdicts, witnesses, certificates, the support region) on every line."""
-    cases = shared / "cases"
-    results = tmp_path / "results.jsonl"
-    reports = engine.gate(read_jsonl(cases / "scenes3d_public.jsonl"))
-    results.write_text("".join(json.dumps(r) + "\n" for r in reports))
-    done = subprocess.run(
-        [sys.executable, str(shared / "tools" / "check_gate3d.py"),
-         str(cases / "scenes3d_public.jsonl"), str(cases / "scenes3d_public.expected.jsonl"),
-         str(results)],
-        capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "scenes3d: 69/69 ok" in done.stdout
+def test_public_scenes_pass_the_grader(engine, data):
+    """planar_hold.gate's reports graded by grading.grade_scene3 on every line: verdicts,
+    margins, witnesses and certificates re-checked, the support region of every report."""
+    scenes = read_jsonl(data / "scenes3d_public.jsonl")
+    expected = read_jsonl(data / "scenes3d_public.expected.jsonl")
+    reports = engine.gate(scenes)
+    assert len(reports) == len(scenes) == 69
+    assert all(r.get("support_region") is not None for r in reports)
+    failures = [f"{s['id']}: {why}" for s, e, r in zip(scenes, expected, reports)
+                for why in grade_scene3(s, e, r)]
+    assert not failures, "\n".join(failures[:20])
 
 
-def test_gate_equals_cli_on_spatial_and_mixed_lines(shared, tmp_path):
+def test_gate_equals_cli_on_spatial_and_mixed_lines(data, tmp_path):
     """Dicts and JSON lines give the CLI's reports; planar and spatial lines mixed in one call
     give each kind's own reports, in order."""
-    path = shared / "cases" / "scenes3d_public.jsonl"
+    path = data / "scenes3d_public.jsonl"
     expected = run_cli("gate", str(path), "--backend", "cpu")
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     assert planar_hold.gate(lines) == expected
     assert planar_hold.gate(read_jsonl(path)) == expected
 
-    planar = read_jsonl(shared / "cases" / "scenes_public.jsonl")[:6]
+    planar = read_jsonl(data / "scenes_public.jsonl")[:6]
     spatial = read_jsonl(path)[:6]
     mixed = [s for pair in zip(planar, spatial) for s in pair]
     alone_planar = planar_hold.gate(planar)
@@ -117,7 +114,7 @@ def test_gate_equals_cli_on_spatial_and_mixed_lines(shared, tmp_path):
     assert run_cli("gate", str(f), "--backend", "cpu") == got
 
 
-def test_spatial_report_fields(shared):
+def test_spatial_report_fields(data):
     """What a caller reads: a held scene's witnesses per need and an unheld one's reason."""
     held = planar_hold.gate([cube()])[0]
     assert held["held"] and not held["uncertain"] and "reason" not in held
@@ -165,14 +162,14 @@ def test_cube_support_region_is_its_base_whatever_mu(mu, pyramid, face):
                                   planar_hold.support_region(json.dumps(cube(mu, pyramid, face))))
 
 
-def test_support_region_shapes_and_errors(shared):
+def test_support_region_shapes_and_errors(data):
     one = cube()
     one["contacts"] = one["contacts"][:1]  # one corner: a point at best, here not held
     r = planar_hold.gate([one])[0]
     region = planar_hold.support_region(one)
     assert region.shape == (len(r["support_region"]), 2)
     assert r["support_region_shape"] in ("point", "empty", "segment")
-    planar = read_jsonl(shared / "cases" / "scenes_public.jsonl")[0]
+    planar = read_jsonl(data / "scenes_public.jsonl")[0]
     with pytest.raises(ValueError, match="spatial scene"):
         planar_hold.support_region(planar)
     with pytest.raises(TypeError, match="one scene"):
@@ -195,12 +192,12 @@ def cli_errors(path):
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
-def test_invalid_spatial_scenes_raise_value_error_with_the_problem(shared):
+def test_invalid_spatial_scenes_raise_value_error_with_the_problem(data):
     """Each public invalid line, placed second after a good scene, raises ValueError naming
     scene 1 and the CLI's problem (one of the grader's keywords), never a Rust panic."""
-    path = shared / "cases" / "scenes3d_public_invalid.jsonl"
+    path = data / "scenes3d_public_invalid.jsonl"
     lines = [line for line in path.read_text().splitlines() if line.strip()]
-    expected = read_jsonl(shared / "cases" / "scenes3d_public_invalid.expected.jsonl")
+    expected = read_jsonl(data / "scenes3d_public_invalid.expected.jsonl")
     answers = cli_errors(path)
     assert len(lines) == len(expected) == len(answers)
     for text, exp, answer in zip(lines, expected, answers):
@@ -261,15 +258,15 @@ def shifted(scene, t):
 
 
 @pytest.mark.parametrize("t", [(0.3, -0.2, 0.1), (-0.05, 0.0, -0.7)])
-def test_translating_contacts_and_com_together(shared, t):
+def test_translating_contacts_and_com_together(data, t):
     """Moving every contact and the centre of mass together is the same body: no verdict
     changes (per need, held, uncertain), and the support region moves with them. The
-    margins are taken with moments about the reference point c (SPEC-SPATIAL section 2),
+    margins are taken with moments about the reference point c (docs/contract-spatial.md §1),
     so they are the same only where c moves too, i.e. where the numbers given do not
     change at all; a different c is a different (sheared) norm on R^6 and a different
     margin, which this test does not compare."""
-    scenes = [s for s in read_jsonl(shared / "cases" / "scenes3d_public.jsonl")]
-    expected = read_jsonl(shared / "cases" / "scenes3d_public.expected.jsonl")
+    scenes = [s for s in read_jsonl(data / "scenes3d_public.jsonl")]
+    expected = read_jsonl(data / "scenes3d_public.expected.jsonl")
     # margin_min aside: a held that turns on the margin's size is not what is compared.
     far = [dict(s, margin_min=0.0) for s, e in zip(scenes, expected) if not e["near"]]
     a = planar_hold.gate(far)

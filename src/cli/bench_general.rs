@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::Failure;
 
-/// The (d, K) pairs the issue asks for.
+/// The (d, K) pairs the general bench times: the shapes of contact cones, feet and grasps.
 pub const SHAPES: [(usize, usize); 8] = [
     (3, 32),
     (3, 64),

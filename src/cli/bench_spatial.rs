@@ -1,4 +1,4 @@
-//! `planar-hold bench --spatial`: the gate's rate on spatial scenes (SPEC-SPATIAL §2–§5) of
+//! `planar-hold bench --spatial`: the gate's rate on spatial scenes (docs/contract-spatial.md and docs/contract-scenes.md) of
 //! three families — a cube on its four bottom corners, two feet (two faces of four vertices),
 //! a four-finger grasp — each scene jittered (sizes, positions, normals, μ, the mass and
 //! centre-of-mass box) and with 8 needs (mass × δx × δy intervals), friction pyramids of 4
@@ -24,7 +24,7 @@ use super::Failure;
 /// The families timed, in table order.
 pub const FAMILIES: [&str; 3] = ["cube", "feet", "grasp"];
 
-/// Edges of each friction pyramid (SPEC-SPATIAL §3's default).
+/// Edges of each friction pyramid (docs/contract-spatial.md §2's default).
 const K: usize = 4;
 
 /// A float64 in [lo, hi) from the workload's generator.

@@ -1,15 +1,18 @@
-//! `planar-hold demo`: the SPEC §6 reference scenes side by side with their expected values,
-//! then a random batch on the GPU and the CPU with the agreement count and cases/s of each.
+//! `planar-hold demo`: the planar reference scenes (docs/contract-planar.md §6) side by side
+//! with their expected values, then two spatial scenes through the gate (a cube on its four
+//! corners, a stance on two feet: verdict, robust margin, support region), then a random batch
+//! on the GPU and the CPU with the agreement count and cases/s of each. It writes no files.
 
 use std::io::Write;
 use std::time::Instant;
 
 use planar_hold::sample::{contact_generators, mixed_cases};
+use planar_hold::scene::{hold_reports, parse_line, Report};
 use planar_hold::{Backend, Case, Engine, Outcome};
 
 use super::{BackendArg, Failure};
 
-/// A SPEC §6 scene: name, case, expected verdict and margin.
+/// A docs/contract-planar.md §6 scene: name, case, expected verdict and margin.
 fn reference_scenes() -> Vec<(String, Case, &'static str, f32)> {
     let floor = [0.0f32, 1.0];
     let (a, b) = ([-1.0f32, -1.0], [1.0f32, -1.0]);
@@ -54,6 +57,58 @@ fn reference_scenes() -> Vec<(String, Case, &'static str, f32)> {
     scenes
 }
 
+/// Two spatial scenes (docs/contract-scenes.md §2): a cube of half-size 0.5 on its four bottom
+/// corners, and a 60 kg body standing on two feet (faces of four vertices each), both with
+/// intervals of mass and centre of mass.
+const SPATIAL_SCENES: [&str; 2] = [
+    r#"{"id": "cube on four corners, μ = 0.5", "dim": 3, "half_size": 0.5, "pyramid": 4,
+        "mass": {"nominal": 1.0, "range": [0.9, 1.1]}, "com_offset": [[-0.05, 0.05], [-0.05, 0.05]],
+        "contacts": [{"pair": 0, "points": [[-0.5, -0.5, -0.5]], "normal": [0, 0, 1], "mu": 0.5},
+                     {"pair": 1, "points": [[0.5, -0.5, -0.5]], "normal": [0, 0, 1], "mu": 0.5},
+                     {"pair": 2, "points": [[0.5, 0.5, -0.5]], "normal": [0, 0, 1], "mu": 0.5},
+                     {"pair": 3, "points": [[-0.5, 0.5, -0.5]], "normal": [0, 0, 1], "mu": 0.5}]}"#,
+    r#"{"id": "two feet, μ in [0.6, 0.8], Coulomb cones", "dim": 3, "half_size": 0.4, "pyramid": 4,
+        "friction": "coulomb", "mass": {"nominal": 60.0, "range": [55.0, 65.0]},
+        "com_offset": [[-0.02, 0.06], [-0.03, 0.03]],
+        "contacts": [{"pair": 0, "points": [[-0.08, 0.06, -0.9], [0.17, 0.06, -0.9], [0.17, 0.16, -0.9],
+                                           [-0.08, 0.16, -0.9]], "normal": [0, 0, 1], "mu": [0.6, 0.8]},
+                     {"pair": 1, "points": [[-0.08, -0.16, -0.9], [0.17, -0.16, -0.9], [0.17, -0.06, -0.9],
+                                           [-0.08, -0.06, -0.9]], "normal": [0, 0, 1], "mu": [0.6, 0.8]}]}"#,
+];
+
+/// The spatial scenes through the gate on `engine`, one block each.
+fn show_spatial(out: &mut impl Write, engine: &mut Engine, label: &str) -> Result<(), Failure> {
+    let lines: Vec<_> = SPATIAL_SCENES
+        .iter()
+        .map(|text| parse_line(&text.replace('\n', " ")))
+        .collect::<Result<_, _>>()?;
+    for report in hold_reports(engine, &lines)? {
+        let Report::Spatial(r) = report else {
+            continue;
+        };
+        let region: Vec<String> = r
+            .support_region
+            .iter()
+            .map(|[x, y]| format!("({x:.3}, {y:.3})"))
+            .collect();
+        writeln!(
+            out,
+            "  {}\n    {label:<8} {} at every mass and centre of mass, robust margin {:.5} \
+             ({} needs, {} generators, pyramids of {} edges)\n             support region \
+             ({}): {}",
+            r.id.as_str().unwrap_or_default(),
+            if r.held { "held" } else { "not held" },
+            r.robust_margin,
+            r.needs.len(),
+            r.n_generators,
+            r.pyramid,
+            r.support_region_shape,
+            region.join(" ")
+        )?;
+    }
+    Ok(())
+}
+
 /// One outcome in a line: verdict, margin, and the witness or the certificate. The witness
 /// weights are `eval`'s (re-solved in float64 on the subset), printed to 5 decimals as the
 /// margin is: the float32 search's own would read 0.5699999332427979 for 0.57.
@@ -91,7 +146,8 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
     };
     writeln!(
         out,
-        "SPEC §6 reference scenes (flat square box, corners A = (-1,-1), B = (1,-1), ℓ = 1):"
+        "Reference scenes (docs/contract-planar.md §6: a flat square box, corners A = (-1,-1), \
+         B = (1,-1), ℓ = 1):"
     )?;
     let scenes = reference_scenes();
     let cases: Vec<Case> = scenes.iter().map(|s| s.1).collect();
@@ -112,6 +168,23 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
             writeln!(out, "    gpu      {}", show(case, &g[k]))?;
         }
     }
+
+    writeln!(
+        out,
+        "\nSpatial scenes through the gate (docs/contract-scenes.md; robust margin: force in \
+         nominal weights, moment in weight × half-size; support region: the centre-of-mass \
+         offsets [δx, δy] that hold):"
+    )?;
+    show_spatial(&mut out, &mut cpu, "cpu")?;
+    if let Some(g) = gpu.as_mut() {
+        writeln!(out, "  the same on the GPU:")?;
+        show_spatial(&mut out, g, "gpu")?;
+    }
+    writeln!(
+        out,
+        "  (demo writes no files; pictures: planar-hold draw docs/scenes3d.jsonl -o DIR writes \
+         DIR/<id>.svg)"
+    )?;
 
     writeln!(
         out,

@@ -1,4 +1,4 @@
-//! The general rows of a chunk (SPEC-SPATIAL §1) through the engine `--backend` asks for:
+//! The general rows of a chunk (docs/contract-general.md) through the engine `--backend` asks for:
 //! on the GPU the float32 search runs on the device (taken in turn, as for planar rows) and
 //! this worker finishes its chunk's cases in float64 from the passive sets found; with
 //! `--backend both` the CPU's answers are compared with them. Counts what the host had to

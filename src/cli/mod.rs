@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use planar_hold::{Backend, Engine, Error};
 
-/// Exit statuses, one meaning each (also in `--help` and the README).
+/// Exit statuses, one meaning each (also in `--help` and docs/cli.md).
 pub mod exit {
     /// The engine failed: no GPU adapter, device lost, out of memory (or an internal error).
     pub const ENGINE: u8 = 1;
@@ -57,7 +57,7 @@ enum Command {
     /// {"id", "generators": [[fx, fz, m], ...], "need": [x, y, z]}
     #[command(after_help = EXIT_STATUSES)]
     Eval(eval::Args),
-    /// Hold gate over scenes and edits from JSON Lines (SPEC §8–9), one line per scene or edit.
+    /// Hold gate over scenes and edits from JSON Lines (docs/contract-planar.md §8–§9), one line per scene or edit.
     #[command(after_help = EXIT_STATUSES)]
     Gate(gate::Args),
     /// One SVG picture per scene or edit line: the scene with its forces or failure, and
@@ -73,7 +73,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
         backend: BackendArg,
     },
-    /// The SPEC §6 reference scenes, then a random batch on the GPU and the CPU.
+    /// The docs/contract-planar.md §6 reference scenes, then a random batch on the GPU and the CPU.
     Demo {
         /// Cases in the random batch.
         #[arg(long, default_value_t = 100_000)]

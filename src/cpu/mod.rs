@@ -1,7 +1,7 @@
 //! The CPU reference: `shaders/cone_test.wgsl` ported line for line, reading the same
 //! `Case` bytes and the same tables, writing the same `Outcome` bytes.
 //!
-//! Pair-major, as the shader must be to keep its per-invocation arrays small (SPEC §4–6):
+//! Pair-major, as the shader must be to keep its per-invocation arrays small (docs/contract-planar.md §4–§6):
 //! a first pass over the 120 pairs solves them and keeps their need numerators `cᵢⱼ·need`;
 //! the main pass takes each pair `(i, j)` in table order with `cᵢⱼ = wᵢ × wⱼ` at hand, runs
 //! the triples `(i, j, k)`, `k > j`, whose determinants `cᵢⱼ·wₖ` also bound the pair's plane,
@@ -31,7 +31,7 @@ use crate::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDIN
 /// Larger than any candidate's `y·need`: none found yet (`NONE_YET` in the shader).
 const NONE_YET: f32 = 3.0e38;
 
-/// Relative tolerance of SPEC §7 (same constant `EPS` in the shader).
+/// Relative tolerance of docs/contract-planar.md §7 (same constant `EPS` in the shader).
 pub const EPS: f32 = 1e-5;
 
 type V3 = [f32; 3];
@@ -59,7 +59,7 @@ impl<S: simd::Lanes> Real for S {
     }
 }
 
-/// Elementwise dot product, the fixed order of SPEC §7 (`dot3` in the shader).
+/// Elementwise dot product, the fixed order of docs/contract-planar.md §7 (`dot3` in the shader).
 #[inline(always)]
 fn dot<R: Real>(a: [R; 3], b: [R; 3]) -> R {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -149,7 +149,7 @@ fn exponent_of(v: V3) -> i32 {
     }
 }
 
-/// A case rescaled by exact powers of two (issue 7): the need by `2^-e_need`, each active
+/// A case rescaled by exact powers of two (so that every scale gives the same answer): the need by `2^-e_need`, each active
 /// generator `i` by `2^-e_gen[i]`, so that every largest component lies in [2, 4).
 /// No direction changes and no bit is lost, yet no square, cross or triple product of the
 /// search can overflow or underflow: every test downstream is scale-free, over the whole
@@ -262,7 +262,7 @@ impl Found {
     }
 }
 
-/// The solve of SPEC §4 for one subset `(i, j, k, size)`: weights `λ` with `Σλw = rhs`,
+/// The solve of docs/contract-planar.md §4 for one subset `(i, j, k, size)`: weights `λ` with `Σλw = rhs`,
 /// given the subset's determinant `det` (|wᵢ|² for a single, |cᵢⱼ|² for a pair, D for a
 /// triple). Projection; the normal equations through Lagrange's identity,
 /// `((rhs × wⱼ)·cᵢⱼ, (wᵢ × rhs)·cᵢⱼ) / |cᵢⱼ|²` (error ~ 1/sin θ where the 2×2 Gram system's is
@@ -295,13 +295,13 @@ fn solve(
     }
 }
 
-/// The SPEC §7 witness test of one subset's weights (`check` in the shader): `None` when a
+/// The docs/contract-planar.md §7 witness test of one subset's weights (`check` in the shader): `None` when a
 /// force `λₖ|wₖ|` is below `−ε·scale`; else the weights clamped at zero, the residual
 /// `r = Σλw − need` and whether `|r| ≤ ε·scale`.
 ///
 /// The scale is `|need|`: large cancelling weights buy no slack, so a witness reproduces the
 /// need to ε of its own size, whatever its conditioning. `loose` widens it to
-/// `max(|need|, Σ|λₖ||wₖ|)`, SPEC §7's magnitudes, used only where no plane supports the
+/// `max(|need|, Σ|λₖ||wₖ|)`, docs/contract-planar.md §7's magnitudes, used only where no plane supports the
 /// cone (it fills R³) and every witness has forces far beyond the need.
 #[derive(Clone, Copy)]
 struct Check {
@@ -397,7 +397,7 @@ fn independent(w: &[V3; MAX_GENERATORS], len: &[f32; MAX_GENERATORS], s: [u32; 4
     }
 }
 
-/// The first candidate after the block of this kind (SPEC §5 order; `next_block` in the
+/// The first candidate after the block of this kind (docs/contract-planar.md §5 order; `next_block` in the
 /// shader).
 fn next_block(kind: u32) -> usize {
     if kind == KIND_GENERATOR_DIRECTION {
@@ -415,7 +415,7 @@ fn active_count(active_mask: u32) -> usize {
     (32 - (active_mask & 0xffff).leading_zeros()) as usize
 }
 
-/// The cone test of one case (SPEC §4–7). Mirrors `cone_test` in the shader.
+/// The cone test of one case (docs/contract-planar.md §4–§7). Mirrors `cone_test` in the shader.
 pub fn cone_test(case: &Case) -> Outcome {
     let subsets = witness_subsets();
     let table = candidates();
@@ -627,7 +627,7 @@ pub fn cone_test(case: &Case) -> Outcome {
     }
 
     // C fills R³, yet no witness passed at the need's scale: every one has forces far
-    // beyond the need. Look again, in table order, at SPEC §7's wider scale.
+    // beyond the need. Look again, in table order, at docs/contract-planar.md §7's wider scale.
     if best == NO_BINDING && witness.is_none() {
         for s in subsets {
             if s[0].max(s[1]).max(s[2]) as usize >= n {
@@ -674,7 +674,7 @@ fn conclude(
             }
         }
     }
-    // No candidate supports: C fills R³, unless C = {0} and need = 0 (SPEC §6: margin 0).
+    // No candidate supports: C fills R³, unless C = {0} and need = 0 (docs/contract-planar.md §6: margin 0).
     let mut longest = 0.0f32;
     for l in len {
         longest = longest.max(l);
@@ -736,7 +736,7 @@ fn perpendicular(need: V3, w: V3, need_dot_w: f32, w_len: f32) -> V3 {
 }
 
 /// A candidate's normal before normalisation and the length it must exceed to be valid
-/// (SPEC §5: the tests of the search), from the prescaled case (`candidate_vector` in the
+/// (docs/contract-planar.md §5: the tests of the search), from the prescaled case (`candidate_vector` in the
 /// shader).
 fn candidate_vector(
     e: [u32; 4],
@@ -780,7 +780,7 @@ fn candidate_direction(
     scale3(1.0 / dot(y, y).sqrt(), y)
 }
 
-/// Whether the unit `y` supports every active generator (SPEC §7), tested directly.
+/// Whether the unit `y` supports every active generator (docs/contract-planar.md §7), tested directly.
 fn supports_all(y: V3, w: &[V3; MAX_GENERATORS], len: [f32; MAX_GENERATORS]) -> bool {
     let mut ok = true;
     for k in 0..MAX_GENERATORS {

@@ -160,7 +160,7 @@ fn simplify(mut poly: Vec<[f64; 2]>, tol: f64) -> Vec<[f64; 2]> {
     poly
 }
 
-/// The unit normal of candidate `index` of SPEC §5 for these generators and need, in f64.
+/// The unit normal of candidate `index` of docs/contract-planar.md §5 for these generators and need, in f64.
 pub fn candidate_normal(index: u32, gens: &[V3], need: V3) -> Option<V3> {
     let g = |i: u32| gens.get(i as usize).copied();
     let sign = |negative: bool, v: V3| if negative { v.map(|x| -x) } else { v };

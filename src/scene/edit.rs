@@ -1,4 +1,4 @@
-//! Edits (SPEC §9): the kept contacts of σ → σ′, the overlap of old and new contact sets.
+//! Edits (docs/contract-planar.md §9): the kept contacts of σ → σ′, the overlap of old and new contact sets.
 
 use super::types::{dist, Contact, EditSummary};
 
@@ -53,7 +53,7 @@ pub fn overlap(old: &Contact, new: &Contact, tol: f64) -> Option<Contact> {
     })
 }
 
-/// The kept contacts of an edit σ → σ′ (SPEC §9), in the order of `before`, and what happened
+/// The kept contacts of an edit σ → σ′ (docs/contract-planar.md §9), in the order of `before`, and what happened
 /// to every pair.
 pub fn resolve_edit(
     before: &[Contact],

@@ -1,5 +1,5 @@
-//! The gate over both kinds of line: a planar scene or edit (SPEC §8–9) and a spatial scene
-//! (SPEC-SPATIAL §4), parsed by [`parse_line`] and judged in one batch by [`hold_reports`]:
+//! The gate over both kinds of line: a planar scene or edit (docs/contract-planar.md §8–§9) and a spatial scene
+//! (docs/contract-scenes.md), parsed by [`parse_line`] and judged in one batch by [`hold_reports`]:
 //! planar needs of at most 16 generators through ONE call of the enumeration, every other
 //! need (planar scenes of five body pairs or more, spatial scenes) through ONE call of the
 //! general engine a round (`"coulomb"` scenes still undecided go round again with k doubled).
@@ -23,9 +23,9 @@ use crate::{Engine, Error};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SceneLine {
-    /// A planar scene or edit (SPEC.md §8–9).
+    /// A planar scene or edit (docs/contract-planar.md §8–§9).
     Planar(Scene),
-    /// A 3-D body on point, edge and face contacts (SPEC-SPATIAL §3–4).
+    /// A 3-D body on point, edge and face contacts (docs/contract-spatial.md, docs/contract-scenes.md).
     Spatial(SpatialScene),
 }
 

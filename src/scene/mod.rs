@@ -1,8 +1,8 @@
-//! Physical layer (SPEC §2, §3, §8, §9): contacts, bodies, needs, robust margin, the gate over an edit.
+//! Physical layer (docs/contract-planar.md §2, §3, §8, §9): contacts, bodies, needs, robust margin, the gate over an edit.
 //!
 //! One JSON Lines input line ([`parse_line`]) is a planar [`Scene`] (contacts, or an edit:
-//! contacts `before` and `after`, resolved into the kept contacts of SPEC §9) or, with
-//! `"dim": 3`, a [`SpatialScene`] (SPEC-SPATIAL §2–5: a 3-D body on point, edge and face
+//! contacts `before` and `after`, resolved into the kept contacts of docs/contract-planar.md §9) or, with
+//! `"dim": 3`, a [`SpatialScene`] (docs/contract-spatial.md and docs/contract-scenes.md: a 3-D body on point, edge and face
 //! contacts). A scene turns into one cone test per corner of its mass × centre-of-mass box;
 //! [`hold_reports`] runs the cone tests of many lines in one batch per engine and judges each
 //! line ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also carries the
@@ -55,13 +55,13 @@ pub use types::{
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or
 /// more) is taken as this one. The edge rays `n ± μt` of a larger μ lie within `1/μ` of the
-/// tangent, and SPEC §7's tolerance ε = 1e-5 cannot tell them from it: from μ ≈ 1e5 on, the
+/// tangent, and docs/contract-planar.md §7's tolerance ε = 1e-5 cannot tell them from it: from μ ≈ 1e5 on, the
 /// apex `−need` supports such a cone within ε and the answer would turn to "unsupported" as μ
 /// grows; well before, every witness needs forces ~μ times the need, beyond float32's
-/// resolution at SPEC §7's ε·|need|. A smaller μ only shrinks the cone (SPEC §8), so a scene
+/// resolution at docs/contract-planar.md §7's ε·|need|. A smaller μ only shrinks the cone (docs/contract-planar.md §8), so a scene
 /// held at this μ is held at any larger one, and its margin is a lower bound of the true one.
 pub const MU_MAX: f64 = 100.0;
 
 /// Relative tolerance (times the half-size ℓ) for "on the old contact's line" and for a
-/// segment that is a point, in the edit resolution of SPEC §9.
+/// segment that is a point, in the edit resolution of docs/contract-planar.md §9.
 pub const LINE_TOLERANCE: f64 = 1e-6;

@@ -132,7 +132,7 @@ fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error>
 }
 
 /// Parses and validates one planar JSON line: a scene (`contacts`) or an edit (`before`, `after`,
-/// resolved into the kept contacts of SPEC §9). The caller adds the line number to errors.
+/// resolved into the kept contacts of docs/contract-planar.md §9). The caller adds the line number to errors.
 pub fn parse_planar(text: &str) -> Result<Scene, Error> {
     let raw: RawLine = serde_json::from_str(text).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => input(format!(

@@ -1,4 +1,4 @@
-//! Verdicts (SPEC §4–9): the cone tests' outcomes judged into a [`HoldReport`] per scene, and
+//! Verdicts (docs/contract-planar.md §4–§9): the cone tests' outcomes judged into a [`HoldReport`] per scene, and
 //! the gate that runs all of them in one batch.
 
 use serde::Serialize;
@@ -14,7 +14,7 @@ use crate::{Outcome, Verdict, MARGIN_CAP};
 /// generator comes from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WitnessReport {
-    /// Generator indices (SPEC §2 order, see [`Scene::generators`]), ascending, 0 to 3 of them.
+    /// Generator indices (docs/contract-planar.md §2 order, see [`Scene::generators`]), ascending, 0 to 3 of them.
     pub generators: Vec<u32>,
     /// Weight `λ ≥ 0` of each generator: the force along its edge ray, in units of `m0·g`.
     pub weights: Vec<f64>,
@@ -22,8 +22,8 @@ pub struct WitnessReport {
     pub sources: Vec<String>,
 }
 
-/// The nearest supporting candidate of a need (SPEC §5–6), or, for a scene of more than 16
-/// generators (the general engine, SPEC-SPATIAL §1), the facet that binds.
+/// The nearest supporting candidate of a need (docs/contract-planar.md §5–§6), or, for a scene of more than 16
+/// generators (the general engine, docs/contract-general.md), the facet that binds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BindingReport {
     /// Index in the candidate table ([`crate::NO_BINDING`] for a facet of the general engine).
@@ -46,18 +46,18 @@ pub struct NeedReport {
     pub mass: f64,
     /// The centre-of-mass x-offset of this corner, in the units of `half_size`.
     pub com_offset_x: f64,
-    /// The wrench the contacts must supply (SPEC §3), as the cone test took it.
+    /// The wrench the contacts must supply (docs/contract-planar.md §3), as the cone test took it.
     pub need: [f32; 3],
     /// "supported", "unsupported" or "uncertain".
     pub verdict: &'static str,
-    /// Signed distance of the need to the cone's boundary (SPEC §6), at most [`MARGIN_CAP`].
+    /// Signed distance of the need to the cone's boundary (docs/contract-planar.md §6), at most [`MARGIN_CAP`].
     pub margin: f32,
     /// No candidate supports the cone (it fills R³): the margin is the cap.
     pub capped: bool,
-    /// Contact forces that hold, only when supported (SPEC §4).
+    /// Contact forces that hold, only when supported (docs/contract-planar.md §4).
     pub witness: Option<WitnessReport>,
     /// Unit normal `y` with `y·wᵢ ≥ 0` for every generator and `y·need < 0`, only when
-    /// unsupported (SPEC §5).
+    /// unsupported (docs/contract-planar.md §5).
     pub certificate: Option<[f32; 3]>,
     /// The nearest supporting candidate, which attains the margin; none when capped.
     pub binding: Option<BindingReport>,
@@ -74,7 +74,7 @@ pub struct BindingNeed {
     pub com_offset_x: f64,
 }
 
-/// The robust hold test of a scene, and the gate's answer (SPEC §8–9).
+/// The robust hold test of a scene, and the gate's answer (docs/contract-planar.md §8–§9).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HoldReport {
     /// The input's `id`, echoed as given.
@@ -90,7 +90,7 @@ pub struct HoldReport {
     pub binding_need: BindingNeed,
     /// The scene's `margin_min`, echoed.
     pub margin_min: f64,
-    /// Generators of the cone test: 4 per contact (SPEC §2).
+    /// Generators of the cone test: 4 per contact (docs/contract-planar.md §2).
     pub n_generators: usize,
     /// Why not held, in words (worst need, certificate, binding contacts); `None` when held.
     #[serde(skip_serializing_if = "Option::is_none")]

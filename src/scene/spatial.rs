@@ -1,4 +1,4 @@
-//! Spatial scenes (SPEC-SPATIAL §2–§4): a 3-D body on point, edge and face contacts, its
+//! Spatial scenes (docs/contract-spatial.md, docs/contract-scenes.md): a 3-D body on point, edge and face contacts, its
 //! friction pyramids, the wrenches they give in R⁶ and the needs of its mass × centre-of-mass
 //! box. The one place of the pyramid's edges ([`pyramid_edges`]) and of the wrench of a force
 //! ([`wrench`]): the generators, the general engine's sample cases and the pictures use them.
@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::types::Friction;
 
-/// Most pyramid edges a contact point may have (SPEC-SPATIAL §3), and how far `"coulomb"`
+/// Most pyramid edges a contact point may have (docs/contract-spatial.md §2), and how far `"coulomb"`
 /// refines.
 pub const MAX_PYRAMID: usize = 64;
 
@@ -18,7 +18,7 @@ pub const MIN_PYRAMID: usize = 3;
 /// Default pyramid edges.
 pub const DEFAULT_PYRAMID: usize = 4;
 
-/// How the Coulomb cone `|f_t| ≤ μ f_n` becomes a pyramid (SPEC-SPATIAL §3).
+/// How the Coulomb cone `|f_t| ≤ μ f_n` becomes a pyramid (docs/contract-spatial.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FrictionModel {
@@ -51,7 +51,7 @@ pub enum Pyramid {
     Outer,
 }
 
-/// One contact (SPEC-SPATIAL §3): 1 point, 2 (an edge) or 3+ (a convex face), relative to
+/// One contact (docs/contract-spatial.md §2): 1 point, 2 (an edge) or 3+ (a convex face), relative to
 /// the reference point, in the scene's length unit; the inward unit normal; friction.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SpatialContact {
@@ -82,7 +82,7 @@ impl SpatialContact {
         format!("contact {} (pair {})", self.source, self.pair)
     }
 
-    /// The pyramid's edge directions at this contact for `k` edges (SPEC-SPATIAL §3).
+    /// The pyramid's edge directions at this contact for `k` edges (docs/contract-spatial.md §2).
     pub fn edges(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
         let mu = self.mu.lower();
         let mu = match pyramid {
@@ -93,7 +93,7 @@ impl SpatialContact {
     }
 }
 
-/// SPEC-SPATIAL §3's tangent basis of a unit normal: `t₁ = normalize(a × n)`, `a` the
+/// docs/contract-spatial.md §2's tangent basis of a unit normal: `t₁ = normalize(a × n)`, `a` the
 /// coordinate axis of the smallest `|nᵢ|` (the first on ties), `t₂ = n × t₁`.
 pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let mut a = [0.0; 3];
@@ -111,7 +111,7 @@ pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 }
 
 /// The `k` edges `r_j = n + μ(cos θ_j t₁ + sin θ_j t₂)`, `θ_j = 2πj/k`, of the friction
-/// pyramid at a unit normal `n` (SPEC-SPATIAL §3).
+/// pyramid at a unit normal `n` (docs/contract-spatial.md §2).
 pub fn pyramid_edges(n: [f64; 3], mu: f64, k: usize) -> Vec<[f64; 3]> {
     let (t1, t2) = tangent_basis(n);
     (0..k)
@@ -123,7 +123,7 @@ pub fn pyramid_edges(n: [f64; 3], mu: f64, k: usize) -> Vec<[f64; 3]> {
         .collect()
 }
 
-/// The dimensionless wrench of force `f` at point `p` (SPEC-SPATIAL §2):
+/// The dimensionless wrench of force `f` at point `p` (docs/contract-spatial.md §1):
 /// `(f, ((p − c) × f)/ℓ)`, with `p` already relative to the reference point `c`.
 pub fn wrench(p: [f64; 3], f: [f64; 3], half_size: f64) -> [f64; 6] {
     let t = cross(p, f);
@@ -138,7 +138,7 @@ pub fn wrench(p: [f64; 3], f: [f64; 3], half_size: f64) -> [f64; 6] {
 }
 
 /// The body: half-size ℓ (the moment unit), nominal mass and the box of masses and
-/// horizontal centre-of-mass offsets `(δ_x, δ_y)` to hold over (SPEC-SPATIAL §4).
+/// horizontal centre-of-mass offsets `(δ_x, δ_y)` to hold over (docs/contract-scenes.md).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SpatialBody {
     /// ℓ > 0.
@@ -167,7 +167,7 @@ impl SpatialBody {
     }
 
     /// What the contacts must supply for mass `m` with its centre of mass at `c + δ`
-    /// (SPEC-SPATIAL §2): `(0, 0, a, a·δ_y/ℓ, −a·δ_x/ℓ, 0)`, `a = m/m0`.
+    /// (docs/contract-spatial.md §1): `(0, 0, a, a·δ_y/ℓ, −a·δ_x/ℓ, 0)`, `a = m/m0`.
     pub fn need(&self, mass: f64, offset: [f64; 2]) -> [f64; 6] {
         let a = mass / self.mass_nominal;
         let l = self.half_size;
@@ -222,7 +222,7 @@ impl SpatialScene {
         self.point_count() * k
     }
 
-    /// The generators in R⁶ for `k` edges a point, in SPEC-SPATIAL §3's order: contacts in
+    /// The generators in R⁶ for `k` edges a point, in docs/contract-spatial.md §2's order: contacts in
     /// input order, then points, then edges j.
     pub fn generators(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 6]> {
         let mut out = Vec::with_capacity(self.generator_count(k));
@@ -280,7 +280,7 @@ impl SpatialScene {
     }
 }
 
-/// A certificate read as the motion gravity would make (SPEC-SPATIAL §2): `y` with
+/// A certificate read as the motion gravity would make (docs/contract-spatial.md §1): `y` with
 /// `y·w ≥ 0` for every contact wrench is a twist whose point `p` moves at
 /// `v(p) = y_f + (y_τ × p)/ℓ`, so that `y·w = v(p)·f` is the power of a force `f` at `p`:
 /// no contact resists it, and gravity does work along it.

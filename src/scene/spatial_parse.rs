@@ -1,4 +1,4 @@
-//! One `"dim": 3` JSON line into a validated [`SpatialScene`] (SPEC-SPATIAL §3–§4): fields,
+//! One `"dim": 3` JSON line into a validated [`SpatialScene`] (docs/contract-spatial.md §2–§4): fields,
 //! ranges, coplanar faces, one contact per body pair, at most 256 generators.
 
 use serde::Deserialize;

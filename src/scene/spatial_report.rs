@@ -1,4 +1,4 @@
-//! A spatial scene's hold report (SPEC-SPATIAL §3–§5): the general engine's outcomes for its
+//! A spatial scene's hold report (docs/contract-spatial.md §2–§5): the general engine's outcomes for its
 //! needs judged into held, robust margin, uncertain, the binding need and facet, a reason a
 //! person can act on, and the support region; `"coulomb"`'s bracket between the inner and
 //! the outer pyramid, refined by doubling k.
@@ -34,7 +34,7 @@ pub struct SpatialNeedReport {
     pub mass: f64,
     /// `[δ_x, δ_y]` of this corner, in the scene's length unit.
     pub com_offset: [f64; 2],
-    /// The wrench the contacts must supply (SPEC-SPATIAL §2).
+    /// The wrench the contacts must supply (docs/contract-spatial.md §1).
     pub need: [f64; 6],
     /// "supported", "unsupported" or "uncertain".
     pub verdict: &'static str,
@@ -110,7 +110,7 @@ pub struct SpatialReport {
     /// Why not held, in words; `None` when held.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// SPEC-SPATIAL §5 at the nominal mass: `[δ_x, δ_y]` vertices, counter-clockwise,
+    /// docs/contract-support-region.md at the nominal mass: `[δ_x, δ_y]` vertices, counter-clockwise,
     /// clipped to `|δ| ≤ 4ℓ`.
     pub support_region: Vec<[f64; 2]>,
     /// "polygon", "segment", "point" or "empty".

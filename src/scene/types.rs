@@ -1,4 +1,4 @@
-//! Contacts, bodies and scenes; the generators (SPEC §2) and needs (SPEC §3, §8) they give.
+//! Contacts, bodies and scenes; the generators (docs/contract-planar.md §2) and needs (docs/contract-planar.md §3, §8) they give.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::LINE_TOLERANCE;
 use crate::{Case, Error};
 
-/// Friction coefficient: a number, or an interval `[lo, hi]` whose worst case is `lo` (SPEC §8).
+/// Friction coefficient: a number, or an interval `[lo, hi]` whose worst case is `lo` (docs/contract-planar.md §8).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Friction {
@@ -26,7 +26,7 @@ impl Friction {
     }
 }
 
-/// One contact of a body pair (SPEC §2): the segment `[p0, p1]` (a point when equal), relative
+/// One contact of a body pair (docs/contract-planar.md §2): the segment `[p0, p1]` (a point when equal), relative
 /// to the reference point, with its inward unit normal and friction.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Contact {
@@ -45,18 +45,18 @@ pub struct Contact {
 }
 
 impl Contact {
-    /// Tangent `t = (n_z, −n_x)` (SPEC §2).
+    /// Tangent `t = (n_z, −n_x)` (docs/contract-planar.md §2).
     pub fn tangent(&self) -> [f64; 2] {
         [self.normal[1], -self.normal[0]]
     }
 
-    /// The μ the generators use: the interval's lower end (SPEC §8), at most
+    /// The μ the generators use: the interval's lower end (docs/contract-planar.md §8), at most
     /// [`MU_MAX`](super::MU_MAX).
     pub fn friction(&self) -> f64 {
         self.mu.lower().min(super::MU_MAX)
     }
 
-    /// The friction cone's edge-ray directions `n + μt` then `n − μt` (SPEC §2), with
+    /// The friction cone's edge-ray directions `n + μt` then `n − μt` (docs/contract-planar.md §2), with
     /// [`Contact::friction`]: the forces the generators and the pictures both use.
     pub fn edge_directions(&self) -> [[f64; 2]; 2] {
         edge_directions(self.normal, self.friction())
@@ -74,12 +74,12 @@ impl Contact {
 }
 
 /// The box: half-size ℓ (moment unit), nominal mass and the box of masses and centre-of-mass
-/// x-offsets to hold over (SPEC §3, §8).
+/// x-offsets to hold over (docs/contract-planar.md §3, §8).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Body {
-    /// Half-size ℓ of the box (> 0): the length unit of moments (SPEC §2).
+    /// Half-size ℓ of the box (> 0): the length unit of moments (docs/contract-planar.md §2).
     pub half_size: f64,
-    /// Nominal mass `m0` (> 0): forces are in units of `m0·g` (SPEC §2).
+    /// Nominal mass `m0` (> 0): forces are in units of `m0·g` (docs/contract-planar.md §2).
     pub mass_nominal: f64,
     /// `[lo, hi]`, same units as the nominal mass.
     pub mass_range: [f64; 2],
@@ -99,14 +99,14 @@ impl Body {
             .collect()
     }
 
-    /// The need of a box of mass `m` with its centre of mass at `x` (SPEC §3), in f64.
+    /// The need of a box of mass `m` with its centre of mass at `x` (docs/contract-planar.md §3), in f64.
     pub fn need(&self, mass: f64, com_offset_x: f64) -> [f64; 3] {
         let r = mass / self.mass_nominal;
         [0.0, r, -r * com_offset_x / self.half_size]
     }
 }
 
-/// What an edit did to each body pair (SPEC §9).
+/// What an edit did to each body pair (docs/contract-planar.md §9).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct EditSummary {
     /// Pairs touching before and after with a non-empty overlap: these contribute.
@@ -130,7 +130,7 @@ pub struct Scene {
     pub body: Body,
     /// The contacts that enter the cone test, in input order (for an edit: the kept overlaps).
     pub contacts: Vec<Contact>,
-    /// Least robust margin the gate accepts (SPEC §9; default 0).
+    /// Least robust margin the gate accepts (docs/contract-planar.md §9; default 0).
     pub margin_min: f64,
     /// Present for an edit line.
     pub edit: Option<EditSummary>,
@@ -175,7 +175,7 @@ impl GeneratorSource {
 }
 
 impl Scene {
-    /// The generators of SPEC §2 in f64, in order: contact, endpoint (p0, p1), ray (+, −).
+    /// The generators of docs/contract-planar.md §2 in f64, in order: contact, endpoint (p0, p1), ray (+, −).
     pub fn generators_f64(&self) -> Vec<[f64; 3]> {
         let ell = self.body.half_size;
         self.contacts
@@ -186,7 +186,7 @@ impl Scene {
     }
 
     /// Whether the scene has more than 16 generators (five body pairs or more): the general
-    /// engine decides it (SPEC-SPATIAL §4).
+    /// engine decides it (docs/contract-scenes.md).
     pub fn is_general(&self) -> bool {
         4 * self.contacts.len() > crate::MAX_GENERATORS
     }
@@ -222,7 +222,7 @@ impl Scene {
         self.body.corners()
     }
 
-    /// The needs of SPEC §3 at the corners of the mass × centre-of-mass box, as f32.
+    /// The needs of docs/contract-planar.md §3 at the corners of the mass × centre-of-mass box, as f32.
     pub fn needs(&self) -> Vec<[f32; 3]> {
         self.need_points()
             .into_iter()
@@ -237,14 +237,14 @@ impl Scene {
     }
 }
 
-/// The two generators of SPEC §2 at an application point `p` (relative to the reference
+/// The two generators of docs/contract-planar.md §2 at an application point `p` (relative to the reference
 /// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
 /// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
 pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
     edge_directions(n, mu).map(|r| [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size])
 }
 
-/// The edge-ray directions `n + μt` then `n − μt`, `t = (n_z, −n_x)` (SPEC §2).
+/// The edge-ray directions `n + μt` then `n − μt`, `t = (n_z, −n_x)` (docs/contract-planar.md §2).
 pub fn edge_directions(n: [f64; 2], mu: f64) -> [[f64; 2]; 2] {
     let t = [n[1], -n[0]];
     [1.0, -1.0].map(|s| [n[0] + s * mu * t[0], n[1] + s * mu * t[1]])

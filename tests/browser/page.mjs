@@ -18,8 +18,7 @@ const root = resolve(here, '..', '..');
 const site = join(root, 'target', 'web');
 const shots = join(root, 'target', 'browser');
 const bin = process.env.PLANAR_HOLD_BIN || join(root, 'target', 'release', 'planar-hold');
-const shared = process.env.PLANAR_HOLD_SHARED || resolve(root, '..', 'shared');
-const sample = process.env.PLANAR_HOLD_SAMPLE || join(shared, 'cases', 'public_sample.jsonl');
+const sample = process.env.PLANAR_HOLD_SAMPLE || join(root, 'tests', 'data', 'public_sample.jsonl');
 const examples = join(root, 'docs', 'examples.jsonl');
 
 const failures = [];
@@ -35,7 +34,7 @@ const check = (ok, what) => {
   }
 };
 
-for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 'cargo build --release'], [sample, 'the public sample: ../shared, or set PLANAR_HOLD_SHARED']]) {
+for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 'cargo build --release'], [sample, 'the public sample in tests/data, or set PLANAR_HOLD_SAMPLE']]) {
   if (!existsSync(path)) {
     console.error(`FAIL: ${path} is missing (${how})`);
     process.exit(1);
@@ -43,7 +42,7 @@ for (const [path, how] of [[join(site, 'index.html'), 'run scripts/web'], [bin, 
 }
 mkdirSync(shots, { recursive: true });
 
-/// SPEC §7: margins agree to about 1e-5, relative to max(1, |m|).
+/// docs/contract-planar.md §7: margins agree to about 1e-5, relative to max(1, |m|).
 const closeMargin = (a, b) => Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(a), Math.abs(b));
 
 function compareEval(pageText, cliText) {
@@ -157,7 +156,7 @@ try {
   check(reason.length > 0, `and says why: "${reason.slice(0, 100)}…"`);
   await page.screenshot({ path: join(shots, 'page-not-held.png'), fullPage: true });
 
-  // The README's screenshot: a box on one floor corner, leaning on a wall; μ decides.
+  // The screenshot of docs/page.md: a box on one floor corner, leaning on a wall; μ decides.
   await page.selectOption('#examples', '2');
   await page.evaluate(() => window.planarHold.idle());
   await page.waitForTimeout(200);

@@ -1,6 +1,8 @@
 //! Shared by the integration tests: engines on every backend, the public data, comparisons.
 #![allow(dead_code)]
 
+pub mod grade;
+
 use std::path::PathBuf;
 
 use planar_hold::{Backend, Engine};
@@ -34,18 +36,38 @@ pub fn engines() -> Vec<(&'static str, Engine)> {
     all
 }
 
-/// `../shared/` beside the repository (CI lays a copy there), or `$PLANAR_HOLD_SHARED`.
-pub fn shared_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PLANAR_HOLD_SHARED") {
-        return PathBuf::from(dir);
+/// The public cases and their expected answers, in the repository: `tests/data/`.
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// `tests/data/NAME`; a file missing there is looked for in `$PLANAR_HOLD_SHARED/cases/`,
+/// an optional extra source (another copy of the public sets), never a requirement.
+pub fn data(name: &str) -> PathBuf {
+    let here = data_dir().join(name);
+    if !here.exists() {
+        if let Some(dir) = std::env::var_os("PLANAR_HOLD_SHARED") {
+            let there = PathBuf::from(dir).join("cases").join(name);
+            if there.exists() {
+                return there;
+            }
+        }
     }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
     assert!(
-        dir.join("cases").is_dir(),
-        "no shared data at {} (set PLANAR_HOLD_SHARED)",
-        dir.display()
+        here.exists(),
+        "{} is missing from the repository",
+        here.display()
     );
-    dir
+    here
+}
+
+/// The lines of a JSON Lines file in `tests/data/`, parsed.
+pub fn read_data(name: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(data(name)).expect("a readable data file");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
 }
 
 /// The CLI binary built with the tests.

@@ -218,7 +218,7 @@ fn step(range: [f64; 2], n: u32, k: u32) -> f64 {
     }
 }
 
-/// The sweep's cases: the scene's own generators (SPEC §2) at each μ, its own need (SPEC §3)
+/// The sweep's cases: the scene's own generators (docs/contract-planar.md §2) at each μ, its own need (docs/contract-planar.md §3)
 /// at each offset.
 pub fn sweep_cases(
     scene: &Scene,

@@ -60,7 +60,7 @@ function setMass(s, m, w = null) {
   s.mass = { nominal, range: [round(lo), round(lo + w)] };
 }
 
-/// The centre of mass's interval (SPEC §8: held over all of it ⇔ held at its ends): `±w/2`.
+/// The centre of mass's interval (docs/contract-planar.md §8: held over all of it ⇔ held at its ends): `±w/2`.
 function setComWidth(s, w) {
   const [lo, hi] = comRange(s);
   const x = (lo + hi) / 2;
