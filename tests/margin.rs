@@ -1,4 +1,4 @@
-//! Margins one can check (SPEC-SPATIAL §1a): the inside margin is a minimum over *all*
+//! Margins one can check (docs/contract-general.md §8): the inside margin is a minimum over *all*
 //! facets, so the facet set must be complete. These tests would have caught a missing
 //! facet: near-duplicate generators (exact copies, power-of-two multiples, copies moved by
 //! 1e-12…1e-8 of their length) may change the margin only as much as the cone moves; the
@@ -409,7 +409,7 @@ fn the_support_region_and_the_point_test_agree_just_inside_and_outside_every_edg
 fn every_public_answer_says_whether_its_margin_is_proven() {
     let mut solver = Solver::new();
     for (name, most_unproven) in [("general_public", 0), ("general_dup_public", 8)] {
-        let path = common::shared_dir().join(format!("cases/{name}.jsonl"));
+        let path = common::data(&format!("{name}.jsonl"));
         let text = std::fs::read_to_string(&path).unwrap();
         let mut unproven = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {

@@ -1,4 +1,4 @@
-//! The general cone test from Python (SPEC-SPATIAL §1): `(N, K, 3)` arrays with K > 16 and
+//! The general cone test from Python (docs/contract-general.md): `(N, K, 3)` arrays with K > 16 and
 //! `(N, K, 6)` arrays, K ≤ 256 generators in use per case, in float64.
 //!
 //! The same shape as the planar half of the binding: the arrays are checked for shape with

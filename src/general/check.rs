@@ -1,5 +1,5 @@
 //! The float64 checks every proof of the general engine passes before it is reported
-//! (SPEC-SPATIAL §1's tolerances), on the caller's generators as given: nothing the search
+//! (docs/contract-general.md's tolerances), on the caller's generators as given: nothing the search
 //! computed is trusted, only the indices, weights and normals it proposes.
 
 use super::linalg::{dot, norm, pivoted};

@@ -1,4 +1,4 @@
-//! Proof that a set of checked facets is **all** the facets of a cone (SPEC-SPATIAL §1a),
+//! Proof that a set of checked facets is **all** the facets of a cone (docs/contract-general.md §8),
 //! by a test that does not trust the enumeration that found them.
 //!
 //! The facets of a full-dimensional polyhedral cone, joined where they share a ridge (a
@@ -24,7 +24,7 @@
 //! Sets are of generator positions, one per direction (twins and zero generators left out).
 
 use super::cpu::RANK_TOL;
-use super::linalg::{dot, pivoted, Basis, Vector};
+use super::linalg::{dot, Basis, Vector};
 use super::GenSet;
 
 /// What [`closure`] found.
@@ -40,13 +40,17 @@ pub(crate) enum Closure {
     Broken,
 }
 
-/// The rank of a set of unit generators.
+/// The rank of a set of unit generators (near-duplicate directions were merged before, so
+/// no pivoting is needed to keep a cluster from counting twice).
 fn rank(d: usize, unit: &[Vector], set: &GenSet) -> usize {
-    pivoted(d, d, RANK_TOL, || {
-        set.iter().map(|i| (i, &unit[i as usize][..]))
-    })
-    .0
-    .len()
+    let mut basis = Basis::new(d);
+    for i in set.iter() {
+        basis.push(&unit[i as usize], RANK_TOL);
+        if basis.len() == d {
+            break;
+        }
+    }
+    basis.len()
 }
 
 /// Whether `on` (facets' generator sets, each a checked facet of a cone in R^d whose
@@ -272,6 +276,23 @@ fn faces_complete(d: usize, unit: &[Vector], faces: &[GenSet], k: usize, l: usiz
         return false;
     }
     for (a, s) in faces.iter().enumerate() {
+        if l == 0 && s.len() == k {
+            // Simplicial (k generators of rank k): its facets leave one out; each must lie in
+            // exactly one other face.
+            for q in s.iter() {
+                let mut r = *s;
+                r.0[q as usize >> 6] &= !(1 << (q & 63));
+                let holders = faces
+                    .iter()
+                    .enumerate()
+                    .filter(|&(b, t)| b != a && r.is_subset(t))
+                    .count();
+                if holders != 1 {
+                    return false;
+                }
+            }
+            continue;
+        }
         let mut subs: Vec<GenSet> = Vec::new();
         for (b, t) in faces.iter().enumerate() {
             if a == b {

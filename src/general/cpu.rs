@@ -1,4 +1,4 @@
-//! The general cone test on the CPU, in float64 (SPEC-SPATIAL §1).
+//! The general cone test on the CPU, in float64 (docs/contract-general.md).
 //!
 //! One [`Solver`] per thread holds every buffer, so a case allocates nothing once the
 //! buffers have grown to the largest case seen. The steps, for a case of K generators in R^d:
@@ -43,7 +43,7 @@ pub const RANK_TOL: f64 = 1e-8;
 /// the certificate's plane).
 pub const ON_TOL: f64 = 1e-10;
 
-/// A generator lies on a facet when `|n·w| ≤ FACET_ON·|w|`: SPEC-SPATIAL §1's ε, the
+/// A generator lies on a facet when `|n·w| ≤ FACET_ON·|w|`: docs/contract-general.md's ε, the
 /// tolerance a facet supports the generators within, so that every generator is either on
 /// a checked facet or clearly inside it, and two estimates of one plane agree on it.
 pub const FACET_ON: f64 = EPS;
@@ -360,8 +360,8 @@ impl Solver {
         self.facets_proven(case).0
     }
 
-    /// [`Solver::facets`], and whether the set is proven to be all of them (SPEC-SPATIAL
-    /// §1a; also true when there are none because C is all of R^d, or not full-dimensional).
+    /// [`Solver::facets`], and whether the set is proven to be all of them
+    /// (docs/contract-general.md §8; also true when there are none because C is all of R^d, or not full-dimensional).
     /// What the support region is cut from.
     pub fn facets_proven(&mut self, case: &GeneralCase<'_>) -> (Vec<Facet>, bool) {
         self.prepare(case);
@@ -869,13 +869,16 @@ impl Solver {
     /// towards its opposite, with a witness: in L; with a certificate: not), and L is the
     /// span of those in it.
     fn lineality(&mut self, d: usize, distinct: &GenSet) -> Option<usize> {
+        if self.pointed(d) {
+            return Some(0);
+        }
         let (normals, _) = pivoted(d, d, RANK_TOL, || {
             self.facets
                 .iter()
                 .enumerate()
                 .map(|(t, f)| (t as u32, &f.normal[..]))
         });
-        if normals.len() == d || self.pointed(d) {
+        if normals.len() == d {
             return Some(0);
         }
         let mut common = *distinct;
@@ -1330,10 +1333,27 @@ impl Solver {
         acc.iter().all(|&w| w == 0)
     }
 
-    /// The facet a dual ray `v` stands for: the generators near its plane, the unit normal
-    /// of their span (oriented as `v`), checked ([`Solver::facet_with_normal`]); `None` when
-    /// they do not span d−1 dimensions or the plane does not support every direction.
+    /// The facet a dual ray `v` stands for, checked ([`Solver::facet_with_normal`]): `v`
+    /// itself when it passes (its generators spanning d−1 dimensions), else the unit normal
+    /// of the span of the generators near its plane (oriented as `v`) re-derived from them;
+    /// `None` when they do not span d−1 dimensions or the plane does not support every
+    /// direction.
     fn refine(&mut self, d: usize, v: &Vector) -> Option<FoundFacet> {
+        // A simplicial facet (d−1 kept directions on it, independent) as the ray found it.
+        if let Some(f) = self.facet_with_normal(d, v) {
+            let unit = &self.unit;
+            let mut span = Basis::new(d);
+            let mut kept = 0;
+            for i in f.on.iter().filter(|&i| !self.twin[i as usize]) {
+                kept += 1;
+                if kept < d {
+                    span.push(&unit[i as usize], RANK_TOL);
+                }
+            }
+            if kept + 1 == d && span.len() + 1 == d {
+                return Some(f);
+            }
+        }
         let nd = self.distinct.len();
         let mut vals = std::mem::take(&mut self.vals);
         {
@@ -1363,7 +1383,7 @@ impl Solver {
 
     /// The facet of unit inward normal `n` (the complement of d−1 independent generators),
     /// checked in float64: every direction kept by [`Solver::dedup`] on its side,
-    /// `u·n ≥ −ε` (`u` unit: SPEC-SPATIAL §1's `y·wᵢ ≥ −ε|y||wᵢ|`), and the generators
+    /// `u·n ≥ −ε` (`u` unit: docs/contract-general.md's `y·wᵢ ≥ −ε|y||wᵢ|`), and the generators
     /// within [`ON_TOL`] of its plane (twins included) as the facet's. The margin is thus
     /// the cone of the kept directions' (a sub-cone of C: never larger than C's), and a
     /// twin may lie up to [`SAME_DIRECTION`] outside.

@@ -1,4 +1,4 @@
-//! The general cone test (SPEC-SPATIAL §1): any number of generators (up to 256) in R³ or
+//! The general cone test (docs/contract-general.md): any number of generators (up to 256) in R³ or
 //! R⁶, in float64. Where the planar enumeration (`cpu`, `shaders/cone_test.wgsl`) tries a
 //! fixed table of subsets, this engine works on the cone itself:
 //!
@@ -25,7 +25,7 @@ pub use gpu::GeneralStats;
 
 use crate::{Error, Verdict};
 
-/// Most generators a general case may hold (SPEC-SPATIAL §1).
+/// Most generators a general case may hold (docs/contract-general.md).
 pub const MAX_GENERAL_GENERATORS: usize = 256;
 
 /// Dimensions the general test takes: R³ (planar wrenches) and R⁶ (spatial wrenches).
@@ -34,7 +34,7 @@ pub const DIMS: [usize; 2] = [3, 6];
 /// The largest dimension: arrays of this length hold a vector of either.
 pub const MAX_DIM: usize = 6;
 
-/// SPEC-SPATIAL §1's relative tolerance in float64.
+/// docs/contract-general.md's relative tolerance in float64.
 pub const EPS: f64 = 1e-9;
 
 /// The margin reported when the cone is all of R^d, and the largest ever reported.
@@ -134,7 +134,7 @@ pub struct Facet {
     pub generators: GenSet,
 }
 
-/// The answer of the general test to one case (SPEC-SPATIAL §1), in the caller's units.
+/// The answer of the general test to one case (docs/contract-general.md), in the caller's units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GeneralOutcome {
     /// Supported only with a witness, unsupported only with a certificate.
@@ -155,7 +155,7 @@ pub struct GeneralOutcome {
     pub capped: bool,
     /// Inside: the facet attaining the margin; outside: the certificate's plane; else none.
     pub facet: Option<Facet>,
-    /// The margin is proven (SPEC-SPATIAL §1a): inside, the facet set it is the least over
+    /// The margin is proven (docs/contract-general.md §8): inside, the facet set it is the least over
     /// was proven complete; true on every other answer. False: the margin is the least
     /// over the checked facets found, an upper bound.
     pub margin_checked: bool,

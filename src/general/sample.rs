@@ -1,6 +1,6 @@
 //! Workloads of the general test for benchmarks and tests: the cones contact problems make,
 //! reproducible from a seed. Friction pyramids at contact points on a body (a wrench of a
-//! force at a point, SPEC-SPATIAL §2, in R⁶; its planar restriction in R³), needs about the
+//! force at a point, docs/contract-spatial.md §1, in R⁶; its planar restriction in R³), needs about the
 //! body's weight: most held, some not, a few near the boundary.
 
 use super::GeneralBatch;
@@ -77,7 +77,7 @@ pub fn contact_cases(seed: u64, n: usize, d: usize, k: usize) -> GeneralBatch {
     batch
 }
 
-/// SPEC-SPATIAL §3's tangent basis of a unit normal.
+/// docs/contract-spatial.md §2's tangent basis of a unit normal.
 fn tangents(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let mut axis = [0.0; 3];
     let a = (0..3)

@@ -1,4 +1,4 @@
-//! The JSON Lines form of the general test (SPEC-SPATIAL §1): lines whose generators have 6
+//! The JSON Lines form of the general test (docs/contract-general.md): lines whose generators have 6
 //! numbers, or more than 16 generators of 3, and their answers.
 //!
 //! A line is tried as a planar case first (the fast path); only when that fails is it read
@@ -108,7 +108,7 @@ fn shape_error(text: &[u8], e: serde_json::Error) -> NotGeneral {
     }
 }
 
-/// One general answer line (SPEC-SPATIAL §1).
+/// One general answer line (docs/contract-general.md).
 #[derive(Serialize)]
 pub struct GeneralAnswer<'a> {
     /// The input's id, as given.

@@ -187,23 +187,23 @@ pub struct Answer<I = Value> {
     /// The input line's `id`, omitted when it had none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<I>,
-    /// "supported", "unsupported" or "uncertain" (SPEC §4–7).
+    /// "supported", "unsupported" or "uncertain" (docs/contract-planar.md §4–§7).
     pub verdict: &'static str,
-    /// Signed distance of the need to the cone's boundary (SPEC §6), at most 1000.
+    /// Signed distance of the need to the cone's boundary (docs/contract-planar.md §6), at most 1000.
     pub margin: f32,
     /// True when no candidate supports the cone (it fills R³) and the margin is the cap.
     pub capped: bool,
-    /// Present only when supported (SPEC §4).
+    /// Present only when supported (docs/contract-planar.md §4).
     pub witness: Option<WitnessJson>,
-    /// Unit normal `y` with `y·wᵢ ≥ 0` and `y·need < 0`; present only when unsupported (SPEC §5).
+    /// Unit normal `y` with `y·wᵢ ≥ 0` and `y·need < 0`; present only when unsupported (docs/contract-planar.md §5).
     pub certificate: Option<[f32; 3]>,
-    /// Index of the nearest supporting candidate in the table of SPEC §5; none when capped.
+    /// Index of the nearest supporting candidate in the table of docs/contract-planar.md §5; none when capped.
     pub binding: Option<u32>,
     /// The binding candidate in words, e.g. "+(w0 x w3)".
     pub binding_candidate: Option<&'static str>,
 }
 
-/// The witness of an answer: `need = Σ weights[k] · w[generators[k]]` (SPEC §4).
+/// The witness of an answer: `need = Σ weights[k] · w[generators[k]]` (docs/contract-planar.md §4).
 #[derive(Serialize)]
 pub struct WitnessJson {
     /// Generator slots, ascending, 0 to 3 of them.

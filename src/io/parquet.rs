@@ -621,7 +621,7 @@ fn triple(
     }
 }
 
-/// Row `i` as a general case (SPEC-SPATIAL §1: generators of 6 numbers, or more than 16)
+/// Row `i` as a general case (docs/contract-general.md: generators of 6 numbers, or more than 16)
 /// into `out.general`: its index there, `None` when the row is planar in shape (the planar
 /// reader answers it), or why it is refused. `numbers` is scratch.
 fn general_row(

@@ -1,4 +1,4 @@
-//! The support region (SPEC-SPATIAL §5): the horizontal centre-of-mass offsets `δ` at which
+//! The support region (docs/contract-support-region.md): the horizontal centre-of-mass offsets `δ` at which
 //! the contacts hold the body at the nominal mass. The need is affine in `δ`, so the region
 //! is `{δ : n_f·need(δ) ≥ 0 for every facet f}`, a convex polygon cut from the facets of the
 //! contacts' cone; it does not depend on the mass (the need scales with it).
@@ -32,7 +32,7 @@ pub struct SupportRegion {
     /// The region reaches the clip box (unbounded, or larger than the box), or lies
     /// beyond it (then `vertices` is empty).
     pub clipped: bool,
-    /// Cut from a facet set proven complete (SPEC-SPATIAL §1a). False: some facet may be
+    /// Cut from a facet set proven complete (docs/contract-general.md §8). False: some facet may be
     /// missing, and the region may be too large.
     pub checked: bool,
 }
@@ -102,7 +102,7 @@ pub fn support_region(
             Ok(Some(h)) => lines.push(h),
         }
     }
-    // Every facet of the cone, each checked, the set proven complete (SPEC-SPATIAL §1a):
+    // Every facet of the cone, each checked, the set proven complete (docs/contract-general.md §8):
     // the region is then exactly the polygon their half-planes cut.
     let (facets, complete) = solver.facets_proven(&case);
     let mut planes = Vec::with_capacity(facets.len());

@@ -54,7 +54,7 @@ pub struct SpatialNeedReport {
     pub certificate: Option<[f64; 6]>,
     /// What binds this need; none when capped or the cone is flat.
     pub binding: Option<SpatialBinding>,
-    /// The margin is proven (SPEC-SPATIAL §1a); false: it is an upper bound.
+    /// The margin is proven (docs/contract-general.md §8); false: it is an upper bound.
     pub margin_checked: bool,
 }
 
@@ -81,7 +81,7 @@ pub struct SpatialReport {
     /// Minimum of the needs' margins: force in `m0·g` and moment in `m0·g·ℓ`, in one
     /// Euclidean norm.
     pub robust_margin: f64,
-    /// Every need's margin is proven (SPEC-SPATIAL §1a); false: the robust margin is an
+    /// Every need's margin is proven (docs/contract-general.md §8); false: the robust margin is an
     /// upper bound, and the gate holds only where `margin_min` asks for no margin.
     pub margin_checked: bool,
     /// Not held, and no need certified: within tolerance of the boundary, or (for
@@ -117,7 +117,7 @@ pub struct SpatialReport {
     pub support_region_shape: &'static str,
     /// The region reaches the clip box (it is unbounded or larger).
     pub support_region_clipped: bool,
-    /// The region is cut from a facet set proven complete (SPEC-SPATIAL §1a, §5).
+    /// The region is cut from a facet set proven complete (docs/contract-general.md §8, §5).
     pub support_region_checked: bool,
     /// One report per need, in need order ([`SpatialScene::need_points`]).
     pub needs: Vec<SpatialNeedReport>,
