@@ -348,7 +348,7 @@ pub(crate) fn pivot(
         *x -= c * y;
     }
     let nt = dot(&t[..d], &t[..d]).sqrt();
-    if !(nt > 1e-12) {
+    if nt.is_nan() || nt <= 1e-12 {
         return None;
     }
     t = t.map(|x| x / nt);

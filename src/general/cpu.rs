@@ -764,7 +764,7 @@ impl Solver {
             }
         }
         let nc = dot(&c[..d], &c[..d]).sqrt();
-        if !(nc > 0.0) {
+        if nc.is_nan() || nc <= 0.0 {
             return None;
         }
         let c = c.map(|v| v / nc);
@@ -1389,7 +1389,7 @@ impl Solver {
     /// twin may lie up to [`SAME_DIRECTION`] outside.
     fn facet_with_normal(&mut self, d: usize, n: &Vector) -> Option<FoundFacet> {
         let nn = dot(&n[..d], &n[..d]).sqrt();
-        if !((nn - 1.0).abs() <= 1e-12) {
+        if (nn - 1.0).abs().is_nan() || (nn - 1.0).abs() > 1e-12 {
             return None;
         }
         let nd = self.distinct.len();
