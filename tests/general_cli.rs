@@ -427,10 +427,17 @@ fn parquet_output_holds_the_general_answers_facet_included() {
             .column_by_name("margin")
             .unwrap()
             .as_primitive::<Float64Type>();
+        let checked = batch.column_by_name("margin_checked").unwrap().as_boolean();
         for r in 0..batch.num_rows() {
             let j = &json[rows];
             rows += 1;
             assert_eq!(margin.value(r), j["margin"].as_f64().unwrap(), "{j}");
+            // General rows say whether the margin is proven, as the JSON answer does; planar
+            // rows (no such key) hold null.
+            match j.get("margin_checked") {
+                Some(c) => assert_eq!(Some(checked.value(r)), c.as_bool(), "{j}"),
+                None => assert!(checked.is_null(r), "{j}"),
+            }
             match j.get("facet") {
                 Some(f) if !f.is_null() => {
                     facets += 1;

@@ -6,8 +6,9 @@ optional ``need``: as many numbers, null for the nominal weight, (0, 1, 0) or
 (0, 0, 1, 0, 0, 0); optional ``id``: any type, passed through) to a Dataset of answer rows
 with the keys of ``eval``'s JSON Lines answers: ``id``, ``verdict`` (a string), ``margin``,
 ``capped``, ``witness`` ({``generators``, ``weights``} or null), ``certificate`` (or null),
-``binding``, ``binding_candidate`` (planar answers) and ``facet`` ({``normal``,
-``generators``} or null; general answers). Rows of up to 16 three-number generators go to
+``binding``, ``binding_candidate`` (planar answers), ``facet`` ({``normal``,
+``generators``} or null; general answers) and ``margin_checked`` (general answers; false only where
+the facet set could not be proven complete: the margin is then an upper bound). Rows of up to 16 three-number generators go to
 the planar enumeration, the others (more than 16, or six numbers: docs/contract-general.md, up
 to 256 generators) to the general engine; a batch may mix them. Every row has every column,
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
@@ -48,6 +49,7 @@ ANSWER_SCHEMA = pa.schema(
             "facet",
             pa.struct([("normal", pa.list_(pa.float64())), ("generators", pa.list_(pa.int64()))]),
         ),
+        ("margin_checked", pa.bool_()),
     ]
 )
 

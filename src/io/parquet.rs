@@ -976,8 +976,8 @@ pub fn answers_batch(
     let mut f_normal = ListBuilder::with_capacity(Float64Builder::with_capacity(0), n);
     let mut f_gens = ListBuilder::with_capacity(UInt32Builder::with_capacity(0), n);
     let mut f_valid = Vec::with_capacity(n);
-    // Whether the margin is proven (true on planar rows: the enumeration tries every
-    // candidate).
+    // Whether the margin is proven (general rows; null on planar rows, whose JSON answers
+    // have no such key: the enumeration tries every candidate).
     let mut margin_checked = BooleanBuilder::with_capacity(n);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
@@ -1069,7 +1069,7 @@ pub fn answers_batch(
                 f_normal.append_null();
                 f_gens.append_null();
                 f_valid.push(false);
-                margin_checked.append_value(true);
+                margin_checked.append_null();
                 line.append_null();
                 error.append_null();
             }
