@@ -53,6 +53,48 @@ fn rank(d: usize, unit: &[Vector], set: &GenSet) -> usize {
     basis.len()
 }
 
+/// [`rank`], remembered: the faces' intersections recur (each pair from both sides, a ridge
+/// from each facet holding it).
+struct Ranks<'a> {
+    d: usize,
+    unit: &'a [Vector],
+    known: std::collections::HashMap<[u64; 4], u8, std::hash::BuildHasherDefault<SetHasher>>,
+}
+
+impl Ranks<'_> {
+    fn of(&mut self, set: &GenSet) -> usize {
+        if let Some(&r) = self.known.get(&set.0) {
+            return r as usize;
+        }
+        let r = rank(self.d, self.unit, set);
+        self.known.insert(set.0, r as u8);
+        r
+    }
+}
+
+/// A hasher for generator sets: the words folded by multiplication (the sets are not chosen
+/// by an adversary, and SipHash would cost more than it saves).
+#[derive(Default)]
+struct SetHasher(u64);
+
+impl std::hash::Hasher for SetHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+    }
+
+    fn write_u64(&mut self, w: u64) {
+        self.0 = (self.0 ^ w)
+            .wrapping_mul(0x9e3779b97f4a7c15)
+            .rotate_left(29);
+    }
+}
+
 /// Whether `on` (facets' generator sets, each a checked facet of a cone in R^d whose
 /// lineality space has dimension `l`) is closed under ridge adjacency (module doc).
 pub(crate) fn closure(
@@ -94,6 +136,11 @@ pub(crate) fn closure(
     let mut acc = vec![0u64; words];
     let mut counts = vec![0u8; nf];
     let mut touched: Vec<usize> = Vec::new();
+    let mut ranks = Ranks {
+        d,
+        unit,
+        known: Default::default(),
+    };
     for (f, s) in on.iter().enumerate() {
         let len = s.len();
         if l == 0 && len + 1 == d {
@@ -147,7 +194,7 @@ pub(crate) fn closure(
                 continue;
             }
             let common = s.and(&on[h]);
-            match rank(d, unit, &common) {
+            match ranks.of(&common) {
                 r if r + 2 == d => {
                     if ridges.contains(&common) {
                         broken = true; // one ridge in three facets
@@ -158,7 +205,7 @@ pub(crate) fn closure(
                 _ => {}
             }
         }
-        if !broken && faces_complete(d, unit, &ridges, d - 2, l) {
+        if !broken && faces_complete(&mut ranks, &ridges, d - 2, l) {
             continue;
         }
         // Some ridge of f lies in no other facet found (or the intersections mislead):
@@ -265,7 +312,7 @@ fn binomial(n: u64, k: u64) -> u64 {
 /// l + 1 has one, of l + 2 two; above, each face's own facets, found as its intersections of
 /// rank k − 1 with the others, must be complete in turn (then every ridge of P's found
 /// facets lies in a second one, and the facet graph of P is connected).
-fn faces_complete(d: usize, unit: &[Vector], faces: &[GenSet], k: usize, l: usize) -> bool {
+fn faces_complete(ranks: &mut Ranks<'_>, faces: &[GenSet], k: usize, l: usize) -> bool {
     if k == l {
         return faces.len() == 1;
     }
@@ -302,7 +349,7 @@ fn faces_complete(d: usize, unit: &[Vector], faces: &[GenSet], k: usize, l: usiz
             if common.len() + 1 < k {
                 continue;
             }
-            match rank(d, unit, &common) {
+            match ranks.of(&common) {
                 r if r + 1 == k => {
                     if subs.contains(&common) {
                         return false; // one subface in three faces
@@ -313,7 +360,7 @@ fn faces_complete(d: usize, unit: &[Vector], faces: &[GenSet], k: usize, l: usiz
                 _ => {}
             }
         }
-        if !faces_complete(d, unit, &subs, k - 1, l) {
+        if !faces_complete(ranks, &subs, k - 1, l) {
             return false;
         }
     }
