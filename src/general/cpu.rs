@@ -54,6 +54,9 @@ const OUT: f64 = f64::NEG_INFINITY;
 /// Two unit generators closer than this are one direction: the facet search takes one.
 const SAME_DIRECTION: f64 = 1e-8;
 
+/// Two checked facets whose unit normals are closer than this are one plane.
+const SAME_PLANE: f64 = 1e-7;
+
 /// One extreme ray of the dual cone during the double description: a unit vector and the
 /// generators (among those processed) it is orthogonal to.
 #[derive(Clone, Copy, Debug)]
@@ -101,6 +104,9 @@ pub struct Solver {
     cut_key: Vec<f64>,
     /// Whether `facets` was proven to be every facet ([`Solver::prove_complete`]).
     complete: bool,
+    /// Checked facets merged into another on the same plane ([`Solver::merge_planes`]):
+    /// the margin is the least over `facets` and these.
+    shadows: Vec<FoundFacet>,
     /// Whether `facets` (and `complete`) are those of the cone `rays` describes.
     facets_of_rays: bool,
     /// Scratch of the adjacency test.
@@ -327,7 +333,7 @@ impl Solver {
         // Least n·need; ties (within rounding) to the lexicographically smallest index list.
         // Proven complete, the set's least is the margin; else it is an upper bound.
         let mut best: Option<(f64, &FoundFacet)> = None;
-        for f in &self.facets {
+        for f in self.facets.iter().chain(&self.shadows) {
             let m = dot(&f.normal[..d], &xs[..d]);
             best = match best {
                 Some((bm, bf))
@@ -795,6 +801,7 @@ impl Solver {
             return; // the same cone as the last call's: its facets and their proof stand
         }
         self.facets.clear();
+        self.shadows.clear();
         let d = case.dim;
         for r in 0..self.rays.len() {
             let v = self.rays[r].v;
@@ -824,6 +831,7 @@ impl Solver {
         let mut on: Vec<GenSet> = Vec::with_capacity(self.facets.len());
         let mut normals: Vec<Vector> = Vec::with_capacity(self.facets.len());
         for _round in 0..8 {
+            self.merge_planes(d);
             on.clear();
             on.extend(self.facets.iter().map(|f| f.on.and(&distinct)));
             normals.clear();
@@ -860,6 +868,42 @@ impl Solver {
             }
         }
         false
+    }
+
+    /// Facets found twice on one plane (normals within [`SAME_PLANE`]: two estimates that
+    /// disagree on a generator within rounding of it) made one, the generators of both on
+    /// it. Sorted by normal, neighbours compared.
+    fn merge_planes(&mut self, d: usize) {
+        if self.facets.len() < 2 {
+            return;
+        }
+        self.facets
+            .sort_unstable_by(|a, b| a.normal[0].total_cmp(&b.normal[0]));
+        let mut out: Vec<FoundFacet> = Vec::with_capacity(self.facets.len());
+        for f in self.facets.drain(..) {
+            let same = out
+                .iter_mut()
+                .rev()
+                .take_while(|g| f.normal[0] - g.normal[0] <= SAME_PLANE)
+                .find(|g| {
+                    (0..d)
+                        .map(|a| (g.normal[a] - f.normal[a]).powi(2))
+                        .sum::<f64>()
+                        <= SAME_PLANE * SAME_PLANE
+                });
+            match same {
+                Some(g) => {
+                    for i in f.on.iter() {
+                        g.on.insert(i as usize);
+                    }
+                    // Still a checked plane: the margin is the least over these too.
+                    self.shadows.push(f);
+                }
+                None => out.push(f),
+            }
+        }
+        out.sort_unstable_by_key(|f| f.on.0);
+        self.facets = out;
     }
 
     /// The dimension of C's lineality space L, proven, or `None`: 0 when the facets'
