@@ -330,3 +330,73 @@ fn output_to_a_pipe_writes_through_it_and_leaves_it_in_place() {
     let read = reader.join().unwrap();
     assert!(read.contains("\"verdict\":\"supported\""), "{read}");
 }
+
+/// The `sh` blocks of the README's first screen, run as written (the `echo '…' |` input
+/// piped into the built binary): the box's answer is the `text` block that follows, byte for
+/// byte; the stance's answer holds what the README says of it.
+#[test]
+fn the_readme_examples_answer_as_the_readme_says() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let blocks: Vec<(&str, &str)> = readme
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .filter_map(|b| b.split_once('\n'))
+        .collect();
+    let run = |block: &str| -> String {
+        let (input, _) = block
+            .split_once("echo '")
+            .and_then(|(_, rest)| rest.split_once("' \\"))
+            .unwrap_or_else(|| panic!("no echo '…' | in {block}"));
+        let args: Vec<&str> = block
+            .split("-- ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no cargo run -- in {block}"))
+            .split_whitespace()
+            .collect();
+        let mut child = common::cli()
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{input}\n").as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sh: Vec<usize> = (0..blocks.len())
+        .filter(|&i| blocks[i].0 == "sh" && blocks[i].1.contains("echo '"))
+        .collect();
+    assert!(sh.len() >= 2, "the README's two examples");
+    // The box: the text block after it is its answer.
+    let (lang, want) = blocks[sh[0] + 1];
+    assert_eq!(lang, "text");
+    assert_eq!(run(blocks[sh[0]].1).trim(), want.trim());
+    // The stance: held, the robust margin and the support region the README quotes.
+    let got = run(blocks[sh[1]].1);
+    let v: serde_json::Value = serde_json::from_str(got.trim()).unwrap();
+    assert_eq!(v["held"], true);
+    let m = v["robust_margin"].as_f64().unwrap();
+    assert!(
+        readme.contains(&format!("`\"robust_margin\":{}", &format!("{m:.5}")[..7])),
+        "{m}"
+    );
+    // Quoted to two decimals.
+    let vertices: Vec<[f64; 2]> = serde_json::from_value(v["support_region"].clone()).unwrap();
+    let rounded: Vec<String> = vertices
+        .iter()
+        .map(|p| {
+            let r = |x: f64| (x * 100.0).round() / 100.0 + 0.0;
+            format!("[{},{}]", r(p[0]), r(p[1]))
+        })
+        .collect();
+    let region = format!("[{}]", rounded.join(","));
+    assert!(readme.contains(&region), "{region}");
+}
