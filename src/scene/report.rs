@@ -61,6 +61,15 @@ pub struct NeedReport {
     pub certificate: Option<[f32; 3]>,
     /// The nearest supporting candidate, which attains the margin; none when capped.
     pub binding: Option<BindingReport>,
+    /// The margin is proven (docs/contract-general.md §8): always by the enumeration; by
+    /// the general engine (five body pairs or more) when its facet set was proven complete.
+    /// Written only when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub margin_checked: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// The need that attains the robust margin.
@@ -100,6 +109,10 @@ pub struct HoldReport {
     pub edit: Option<EditSummary>,
     /// One report per need, in need order ([`Scene::need_points`]).
     pub needs: Vec<NeedReport>,
+    /// Every need's margin is proven; false: the robust margin is an upper bound, and the
+    /// scene is held only where `margin_min` asks for no margin. Written only when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub margin_checked: bool,
 }
 
 fn sources_of(scene: &Scene, sources: &[GeneratorSource], gens: &[u32]) -> Vec<String> {
@@ -181,6 +194,7 @@ pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
             }),
             certificate: o.certificate(),
             binding: binding_of(scene, &sources, o),
+            margin_checked: true,
         })
         .collect();
     conclude(scene, reports)
@@ -228,6 +242,7 @@ pub fn judge_general(scene: &Scene, outcomes: &[GeneralOutcome]) -> HoldReport {
                     generators,
                 }
             }),
+            margin_checked: o.margin_checked,
         })
         .collect();
     conclude(scene, reports)
@@ -251,10 +266,13 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
     let verdicts: Vec<Verdict> = reports.iter().map(verdict_of).collect();
     let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
     let margin_ok = (robust as f64) >= scene.margin_min;
-    let held = all_supported && margin_ok;
+    let margin_checked = reports.iter().all(|r| r.margin_checked);
+    // An unproven margin is an upper bound: it passes margin_min only when none is asked.
+    let unproven = all_supported && margin_ok && !margin_checked && scene.margin_min > 0.0;
+    let held = all_supported && margin_ok && !unproven;
     let any_unsupported = verdicts.contains(&Verdict::Unsupported);
     let any_uncertain = verdicts.contains(&Verdict::Uncertain);
-    let uncertain = !held && any_uncertain && !any_unsupported;
+    let uncertain = !held && (any_uncertain || unproven) && !any_unsupported;
 
     let need_name = |i: usize| {
         let r = &reports[i];
@@ -273,7 +291,16 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
         };
         let count = |kind: Verdict| verdicts.iter().filter(|&&v| v == kind).count();
         let total = reports.len();
-        let mut why = if let Some(i) = worst(Verdict::Unsupported) {
+        let mut why = if unproven {
+            format!(
+                "robust margin {:.5} ≥ margin_min {} is not proven: a facet set of the \
+                 contacts' cone could not be proven complete, so it is only an upper bound \
+                 (every need supported); {}",
+                robust,
+                scene.margin_min,
+                contacts_text(&reports[bi].binding)
+            )
+        } else if let Some(i) = worst(Verdict::Unsupported) {
             let r = &reports[i];
             format!(
                 "{}: certified unsupported ({} of {total} needs), certificate y = {} \
@@ -331,6 +358,7 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
         reason,
         edit: scene.edit.clone(),
         needs: reports,
+        margin_checked,
     }
 }
 
