@@ -58,6 +58,7 @@ def result_dicts(out, ids):
                 }
                 if out.has_facet[i]
                 else None,
+                "margin_checked": bool(out.margin_checked[i]),
             }
         )
     return rows
