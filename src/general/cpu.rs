@@ -1383,18 +1383,17 @@ impl Solver {
     /// `None` when they do not span d−1 dimensions or the plane does not support every
     /// direction.
     fn refine(&mut self, d: usize, v: &Vector) -> Option<FoundFacet> {
-        // A simplicial facet (d−1 kept directions on it, independent) as the ray found it.
+        // The facet as the ray found it, when it passes and its generators span d−1.
         if let Some(f) = self.facet_with_normal(d, v) {
             let unit = &self.unit;
             let mut span = Basis::new(d);
-            let mut kept = 0;
             for i in f.on.iter().filter(|&i| !self.twin[i as usize]) {
-                kept += 1;
-                if kept < d {
-                    span.push(&unit[i as usize], RANK_TOL);
+                span.push(&unit[i as usize], RANK_TOL);
+                if span.len() + 1 == d {
+                    break;
                 }
             }
-            if kept + 1 == d && span.len() + 1 == d {
+            if span.len() + 1 == d {
                 return Some(f);
             }
         }
