@@ -7,8 +7,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use planar_hold::sample::mixed_cases;
-use planar_hold::{cpu, Backend, Case, Engine, Outcome};
+use planar_hold::planar::sample::mixed_cases;
+use planar_hold::{planar, Backend, Case, Engine, Outcome};
 
 const SMALL: [usize; 2] = [256, 65_536];
 const LARGE: usize = 1_000_000;
@@ -55,11 +55,11 @@ fn bench_backend(
 
 fn cone_test(c: &mut Criterion) {
     let cases = mixed_cases(2026, LARGE);
-    bench_backend(c, "cpu", &cases, true, cpu::cone_test_batch_into);
-    bench_backend(c, "cpu1", &cases, false, cpu::cone_test_slice);
+    bench_backend(c, "cpu", &cases, true, planar::cone_test_batch_into);
+    bench_backend(c, "cpu1", &cases, false, planar::cone_test_slice);
     bench_backend(c, "cpu-ref", &cases, false, |batch, out| {
         for (o, case) in out.iter_mut().zip(batch) {
-            *o = cpu::cone_test(case);
+            *o = planar::cone_test(case);
         }
     });
     match Engine::new(Backend::Gpu) {

@@ -3,8 +3,8 @@
 //! `valgrind --tool=callgrind target/release/examples/fast_path_profile 65536` counts the
 //! instructions per case (divide `cone_test_slice_with`'s inclusive count by N).
 
-use planar_hold::sample::mixed_cases;
-use planar_hold::{cpu, Outcome};
+use planar_hold::planar::sample::mixed_cases;
+use planar_hold::{planar, Outcome};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,16 +17,16 @@ fn main() {
     let start = std::time::Instant::now();
     if args.iter().any(|a| a == "--reference") {
         for (o, c) in out.iter_mut().zip(&cases) {
-            *o = cpu::cone_test(c);
+            *o = planar::cone_test(c);
         }
     } else {
-        cpu::cone_test_slice(&cases, &mut out);
+        planar::cone_test_slice(&cases, &mut out);
     }
     let s = start.elapsed().as_secs_f64();
     let supported = out.iter().filter(|o| o.verdict == 0).count();
     println!(
         "{n} cases ({}) in {s:.3} s: {:.0} cases/s, {supported} supported",
-        cpu::Simd::chosen(),
+        planar_hold::simd::Simd::chosen(),
         n as f64 / s
     );
 }

@@ -24,7 +24,7 @@ if [ -n "$sample" ]; then
   echo "eval --backend both over $sample: exit $? (0: GPU and CPU agree on every case)"
 fi
 "$bin" bench --cases "${CASES:-16777216}" --backend gpu,cpu,cpu1 --json
-# The general kernel (shaders/general.wgsl, docs/contract-general.md). GPU against CPU on the public
+# The general kernel (shaders/search.wgsl, docs/contract-general.md). GPU against CPU on the public
 # general cases (exit 3 on any disagreement; stderr says how many the host re-solved); the
 # search alone (pack, upload, kernel, readback, and kernel-only from timestamps) at 16M cases
 # per shape (up to 1M distinct contact cones, repeated); then the general table: the CPU on

@@ -1,7 +1,7 @@
 // The planar hold cone test (docs/contract-planar.md §4–§7): one invocation per case.
 //
-// Mirrored line for line by `src/cpu/mod.rs` (same tables, same order, same tolerances); the
-// structs are mirrored by `src/types.rs` (keep in sync: `tests/layout.rs` checks them).
+// Mirrored line for line by `src/planar/cone_test.rs` (same tables, same order, same tolerances); the
+// structs are mirrored by `src/planar/types.rs` (keep in sync: `tests/layout.rs` checks them).
 //
 // Pair-major, so that nothing per pair or per triple needs a large dynamically indexed array
 // (a GPU can only put those in slow local memory; `tests/shader.rs` keeps all of them under
@@ -47,14 +47,14 @@ const THIN: f32 = 0.125;
 // 64 fills a wave of 64 (AMD) or two warps of 32 (NVIDIA), and llvmpipe's 8-wide SIMD.
 const WORKGROUP_SIZE: u32 = 64u;
 
-// Keep in sync with `Case` in src/types.rs (208 bytes).
+// Keep in sync with `Case` in src/planar/types.rs (208 bytes).
 struct Case {
     generators: array<f32, 48>,
     need: array<f32, 3>,
     active_mask: u32,
 }
 
-// Keep in sync with `Outcome` in src/types.rs (68 bytes).
+// Keep in sync with `Outcome` in src/planar/types.rs (68 bytes).
 struct Outcome {
     verdict: u32,
     witness_len: u32,

@@ -21,20 +21,19 @@
 
 #![warn(missing_docs)]
 
-pub mod cpu;
+pub mod device;
 pub mod draw;
 pub mod general;
-pub mod gpu;
 pub mod io;
-pub mod sample;
+pub mod planar;
+pub mod rng;
 pub mod scene;
-pub mod tables;
-pub mod types;
+pub mod simd;
 
 /// The JSON Lines form of cases and answers (the name it had before `io` held every format).
 pub use io::json as jsonl;
 
-pub use types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+pub use planar::types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 
 /// Everything that can go wrong, as a value: input, adapter, device.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +61,7 @@ pub enum Error {
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
     /// Allocating a chunk's buffers failed; a smaller
-    /// [`GpuOptions::max_chunk_cases`](gpu::GpuOptions::max_chunk_cases) may fit.
+    /// [`GpuOptions::max_chunk_cases`](planar::host::GpuOptions::max_chunk_cases) may fit.
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
     /// The device's limits do not admit a chunk of even one case.
@@ -84,11 +83,11 @@ pub enum Backend {
 
 /// A cone-test engine of either backend, created once and reused for every batch.
 pub enum Engine {
-    /// The CPU's lane-parallel path ([`cpu::cone_test_batch_into`]), bit for bit the
+    /// The CPU's lane-parallel path ([`planar::cone_test_batch_into`]), bit for bit the
     /// reference's answers, on rayon's thread pool.
     Cpu,
     /// The shader on the device chosen from the environment (boxed: it holds the device).
-    Gpu(Box<gpu::GpuEngine>),
+    Gpu(Box<planar::host::GpuEngine>),
 }
 
 impl Engine {
@@ -105,7 +104,7 @@ impl Engine {
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Cpu => Engine::Cpu,
-            Backend::Gpu => Engine::Gpu(Box::new(gpu::GpuEngine::from_env()?)),
+            Backend::Gpu => Engine::Gpu(Box::new(planar::host::GpuEngine::from_env()?)),
         })
     }
 
@@ -135,7 +134,7 @@ impl Engine {
                 out.len()
             ))),
             Engine::Cpu => {
-                cpu::cone_test_batch_into(cases, out);
+                planar::cone_test_batch_into(cases, out);
                 Ok(())
             }
             Engine::Gpu(gpu) => gpu.evaluate_into(cases, out),
@@ -143,15 +142,15 @@ impl Engine {
     }
 
     /// The general test (docs/contract-general.md) of every case of `batch` into `out` (same
-    /// length). On the CPU: [`general::cpu::solve_batch_into`] on all cores. On the GPU: the
-    /// float32 search in `shaders/general.wgsl`, then every case finished and checked in
+    /// length). On the CPU: [`general::solver::solve_batch_into`] on all cores. On the GPU: the
+    /// float32 search in `shaders/search.wgsl`, then every case finished and checked in
     /// float64 on all cores from the passive set found; the stats count the cases whose
     /// hint the host did not confirm (re-solved on the host; always 0 on the CPU).
     ///
     /// # Errors
     ///
     /// [`Error::Input`] when `out` and `batch` differ in length. On the GPU also those of
-    /// [`gpu::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
+    /// [`planar::host::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
     pub fn evaluate_general_into(
         &mut self,
         batch: &general::GeneralBatch,
@@ -181,7 +180,7 @@ impl Engine {
                 out.len()
             ))),
             Engine::Cpu => {
-                general::cpu::solve_batch_with(batch, out, inside_margin);
+                general::solver::solve_batch_with(batch, out, inside_margin);
                 Ok(general::GeneralStats {
                     cases: batch.len(),
                     resolved: 0,

@@ -3,9 +3,11 @@
 
 mod common;
 
-use planar_hold::gpu::{GpuContext, GpuEngine, GpuOptions};
-use planar_hold::sample::{box_cases, case_of_kind, mixed_cases, Rng, KINDS};
-use planar_hold::{cpu, Case, Outcome, Verdict};
+use planar_hold::device::GpuContext;
+use planar_hold::planar::host::{GpuEngine, GpuOptions};
+use planar_hold::planar::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
+use planar_hold::rng::Rng;
+use planar_hold::{planar, Case, Outcome, Verdict};
 
 /// Checks an outcome's evidence in float64, as an outsider would: a witness reproduces the
 /// need with non-negative weights; a certificate is a unit normal with every generator on
@@ -94,7 +96,7 @@ fn workload() -> Vec<Case> {
 #[test]
 fn cpu_answers_carry_valid_evidence() {
     let cases = workload();
-    let outcomes = cpu::cone_test_batch(&cases);
+    let outcomes = planar::cone_test_batch(&cases);
     let bad: Vec<String> = cases
         .iter()
         .zip(&outcomes)
@@ -126,7 +128,7 @@ fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
         return;
     };
     let cases = workload();
-    let on_cpu = cpu::cone_test_batch(&cases);
+    let on_cpu = planar::cone_test_batch(&cases);
     let on_gpu = gpu.evaluate(&cases).unwrap();
     let mut disagreements = Vec::new();
     let mut same_witness = 0usize;
@@ -184,7 +186,7 @@ fn chunked_streaming_matches_one_dispatch() {
     assert_eq!(&again[..], &at_once[..999]);
     small.evaluate_into(&[], &mut []).unwrap();
     // And the CPU agrees case by case.
-    let on_cpu = cpu::cone_test_batch(&cases);
+    let on_cpu = planar::cone_test_batch(&cases);
     assert!(chunked
         .iter()
         .zip(&on_cpu)
@@ -194,8 +196,8 @@ fn chunked_streaming_matches_one_dispatch() {
 #[test]
 fn single_thread_and_batch_cpu_agree_exactly() {
     let cases = mixed_cases(5, 3000);
-    let batch = cpu::cone_test_batch(&cases);
-    let one_by_one: Vec<Outcome> = cases.iter().map(cpu::cone_test).collect();
+    let batch = planar::cone_test_batch(&cases);
+    let one_by_one: Vec<Outcome> = cases.iter().map(planar::cone_test).collect();
     assert_eq!(batch, one_by_one);
 }
 
@@ -216,7 +218,7 @@ fn chunks_smaller_than_the_smallest_slot_work() {
     tiny.evaluate_into(&cases, &mut out).unwrap();
     assert!(out
         .iter()
-        .zip(&cpu::cone_test_batch(&cases))
+        .zip(&planar::cone_test_batch(&cases))
         .all(|(g, c)| g.disagreement(c).is_none()));
 }
 
@@ -249,8 +251,8 @@ fn scattered_cases(seed: u64, n: usize) -> Vec<Case> {
 #[test]
 fn scattered_slots_fast_path_matches_the_reference_exactly() {
     let cases = scattered_cases(13, 20_000);
-    let batch = cpu::cone_test_batch(&cases);
-    let one_by_one: Vec<Outcome> = cases.iter().map(cpu::cone_test).collect();
+    let batch = planar::cone_test_batch(&cases);
+    let one_by_one: Vec<Outcome> = cases.iter().map(planar::cone_test).collect();
     assert_eq!(batch, one_by_one);
 }
 
@@ -261,7 +263,7 @@ fn gpu_agrees_with_cpu_on_scattered_slots() {
     };
     let cases = scattered_cases(17, 3000);
     let on_gpu = gpu.evaluate(&cases).unwrap();
-    let on_cpu = cpu::cone_test_batch(&cases);
+    let on_cpu = planar::cone_test_batch(&cases);
     let bad: Vec<String> = on_gpu
         .iter()
         .zip(&on_cpu)

@@ -4,7 +4,7 @@
 //! cones: scaling, per-generator scaling, permutation, duplication, generators added inside
 //! or anywhere, the planar embedding, and agreement with the planar enumeration.
 
-use planar_hold::general::cpu::Solver;
+use planar_hold::general::solver::Solver;
 use planar_hold::general::{GeneralCase, GeneralOutcome};
 use planar_hold::{Case, Verdict};
 use rand::rngs::StdRng;
@@ -549,7 +549,7 @@ fn the_planar_embedding_and_the_enumeration_agree_with_the_general_engine() {
                 rng.random_range(-1.0..1.0),
             ]
         };
-        let planar = planar_hold::cpu::cone_test(&Case::new(&gens, need).unwrap());
+        let planar = planar_hold::planar::cone_test(&Case::new(&gens, need).unwrap());
         let flat: Vec<f64> = gens.iter().flat_map(|g| g.map(f64::from)).collect();
         let need64: Vec<f64> = need.iter().map(|&x| f64::from(x)).collect();
         let s = nrm(&need64);

@@ -1,7 +1,7 @@
-//! The general test on the GPU (`shaders/general.wgsl` + the host's float64 finish) against
+//! The general test on the GPU (`shaders/search.wgsl` + the host's float64 finish) against
 //! the CPU engine: the public cases and random cases of both dimensions give the same
 //! verdicts (except where one says uncertain) and margins (1e-6 relative), every proof
-//! re-checked here; the shader's float32 search against its twin (`general::search32`);
+//! re-checked here; the shader's float32 search against its twin (`general::search`);
 //! both kernel variants; chunked uploads against one dispatch; the Pod layouts against
 //! naga's reflection. GPU tests skip without an adapter unless `PLANAR_HOLD_REQUIRE_GPU`.
 
@@ -9,11 +9,11 @@ mod common;
 
 use std::mem::{offset_of, size_of};
 
-use planar_hold::general::gpu::{GeneralMode, GENERAL_WGSL};
-use planar_hold::general::search32::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
-use planar_hold::general::{check, cpu, GeneralBatch, GeneralOutcome, GeneralStats};
-use planar_hold::gpu::GpuEngine;
-use planar_hold::types::{GeneralHint, GeneralParams, GeneralRecord};
+use planar_hold::general::host::{GeneralMode, SEARCH_WGSL};
+use planar_hold::general::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
+use planar_hold::general::types::{GeneralHint, GeneralParams, GeneralRecord};
+use planar_hold::general::{check, solver, GeneralBatch, GeneralOutcome, GeneralStats};
+use planar_hold::planar::host::GpuEngine;
 use planar_hold::{Backend, Engine, Error, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -186,7 +186,7 @@ fn run_both(name: &str, batch: &GeneralBatch) -> Option<GeneralStats> {
     let gpu_time = t.elapsed();
     let mut on_cpu = vec![GeneralOutcome::default(); batch.len()];
     let t = std::time::Instant::now();
-    cpu::solve_batch_into(batch, &mut on_cpu);
+    solver::solve_batch_into(batch, &mut on_cpu);
     let cpu_time = t.elapsed();
     eprintln!(
         "{name} on {}: {} cases, {} re-solved on the host; GPU+host {:.0} cases/s, CPU {:.0} cases/s",
@@ -257,7 +257,7 @@ fn the_shader_search_equals_its_twin() {
             let mut differ = Vec::new();
             let mut statuses = [0usize; 3];
             for (i, (h, rec)) in hints.iter().zip(&records).enumerate() {
-                let t = search32::search(&values, rec);
+                let t = search::search(&values, rec);
                 statuses[t.status as usize] += 1;
                 let mut a = h.index[..h.len as usize].to_vec();
                 let mut b = t.index[..t.len as usize].to_vec();
@@ -365,7 +365,7 @@ fn chunked_uploads_match_one_dispatch() {
 fn the_engine_answers_general_batches_on_every_backend() {
     let batch = random_batch(11, 500, 6);
     let mut expected = vec![GeneralOutcome::default(); batch.len()];
-    cpu::solve_batch_into(&batch, &mut expected);
+    solver::solve_batch_into(&batch, &mut expected);
     for (name, mut engine) in common::engines() {
         let mut out = vec![GeneralOutcome::default(); batch.len()];
         let stats = engine.evaluate_general_into(&batch, &mut out).unwrap();
@@ -397,14 +397,11 @@ fn twin_hints_finish_to_the_cpu_answers() {
         let batch = random_batch(21 + d as u64, 800, d);
         let (mut values, mut records) = (Vec::new(), Vec::new());
         pack_range(&batch, 0..batch.len(), &mut values, &mut records);
-        let hints: Vec<GeneralHint> = records
-            .iter()
-            .map(|r| search32::search(&values, r))
-            .collect();
+        let hints: Vec<GeneralHint> = records.iter().map(|r| search::search(&values, r)).collect();
         let mut out = vec![GeneralOutcome::default(); batch.len()];
-        let stats = planar_hold::general::gpu::finish_into(&batch, &hints, &mut out, true);
+        let stats = planar_hold::general::host::finish_into(&batch, &hints, &mut out, true);
         let mut expected = vec![GeneralOutcome::default(); batch.len()];
-        cpu::solve_batch_into(&batch, &mut expected);
+        solver::solve_batch_into(&batch, &mut expected);
         eprintln!(
             "twin d = {d}: {} re-solved of {}",
             stats.resolved, stats.cases
@@ -419,7 +416,7 @@ fn pod_layouts_match_the_shader() {
     assert_eq!(size_of::<GeneralRecord>(), 16);
     assert_eq!(size_of::<GeneralHint>(), 40);
     assert_eq!(size_of::<GeneralParams>(), 16);
-    let module = naga::front::wgsl::parse_str(GENERAL_WGSL).expect("parses");
+    let module = naga::front::wgsl::parse_str(SEARCH_WGSL).expect("parses");
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).unwrap();
     let mut seen = 0;
@@ -507,7 +504,7 @@ fn packing_on_all_cores_equals_case_by_case() {
     pack_range(&batch, 100..batch.len(), &mut values, &mut records);
     let mut one_by_one = Vec::new();
     for i in 100..batch.len() {
-        let rec = search32::pack_case(&batch.get(i), &mut one_by_one);
+        let rec = search::pack_case(&batch.get(i), &mut one_by_one);
         assert_eq!(rec, records[i - 100], "record {i}");
     }
     assert!(values == one_by_one);

@@ -4,14 +4,16 @@
 
 mod common;
 
-use planar_hold::cpu::{self, Simd};
-use planar_hold::sample::{box_cases, case_of_kind, mixed_cases, Rng, KINDS};
+use planar_hold::planar;
+use planar_hold::planar::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
+use planar_hold::rng::Rng;
+use planar_hold::simd::Simd;
 use planar_hold::{Case, Outcome, MAX_GENERATORS};
 
 /// The outcomes of `simd`, one call over the whole slice.
 fn fast(simd: Simd, cases: &[Case]) -> Vec<Outcome> {
     let mut out = vec![Outcome::default(); cases.len()];
-    cpu::cone_test_slice_with(simd, cases, &mut out);
+    planar::cone_test_slice_with(simd, cases, &mut out);
     out
 }
 
@@ -23,7 +25,7 @@ fn differences(simd: Simd, cases: &[Case]) -> Vec<String> {
         .zip(&got)
         .enumerate()
         .filter_map(|(i, (case, g))| {
-            let want = cpu::cone_test(case);
+            let want = planar::cone_test(case);
             (bytemuck::bytes_of(g) != bytemuck::bytes_of(&want))
                 .then(|| format!("{simd} case {i}: {case:?}\n  fast {g:?}\n  ref  {want:?}"))
         })
@@ -180,7 +182,7 @@ fn cli_reports_the_instruction_set_and_rejects_a_bad_one() {
     assert_eq!(line["simd"], "baseline");
     let active = line["mean_active_generators"].as_f64().unwrap();
     // The workload: the --cases of the run (its largest batch), seed 2026.
-    let cases = planar_hold::sample::mixed_cases(2026, 300);
+    let cases = planar_hold::planar::sample::mixed_cases(2026, 300);
     let expected = cases
         .iter()
         .map(|c| c.active_mask.count_ones() as f64)

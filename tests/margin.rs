@@ -5,9 +5,9 @@
 //! facets agree with a brute force over every (d−1)-subset where that is cheap; the
 //! support region agrees with the point test just inside and just outside every edge.
 
-use planar_hold::general::cpu::Solver;
+use planar_hold::general::solver::Solver;
 use planar_hold::general::{sample, GenSet, GeneralBatch, GeneralCase, GeneralOutcome};
-use planar_hold::sample::Rng;
+use planar_hold::rng::Rng;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine, Verdict};
 use serde_json::{json, Value};
@@ -171,7 +171,7 @@ fn near_duplicates_keep_the_margin(mut solve: impl FnMut(&GeneralBatch) -> Vec<G
 fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_cpu() {
     near_duplicates_keep_the_margin(|batch| {
         let mut out = vec![GeneralOutcome::default(); batch.len()];
-        planar_hold::general::cpu::solve_batch_into(batch, &mut out);
+        planar_hold::general::solver::solve_batch_into(batch, &mut out);
         out
     });
 }

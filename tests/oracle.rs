@@ -6,8 +6,9 @@
 
 mod common;
 
-use planar_hold::sample::{case_of_kind, Rng, KINDS};
-use planar_hold::{cpu, Case, Verdict};
+use planar_hold::planar::sample::{case_of_kind, KINDS};
+use planar_hold::rng::Rng;
+use planar_hold::{planar, Case, Verdict};
 
 type V = [f64; 3];
 
@@ -99,7 +100,7 @@ fn workload() -> Vec<Case> {
 #[test]
 fn margins_and_verdicts_match_the_float64_oracle() {
     let cases = workload();
-    let mut engines = vec![("cpu", cpu::cone_test_batch(&cases))];
+    let mut engines = vec![("cpu", planar::cone_test_batch(&cases))];
     if let Some(mut gpu) = common::gpu_engine() {
         engines.push(("gpu", gpu.evaluate(&cases).unwrap()));
     }

@@ -9,7 +9,8 @@
 
 mod common;
 
-use planar_hold::sample::{box_cases, mixed_cases, Rng};
+use planar_hold::planar::sample::{box_cases, mixed_cases};
+use planar_hold::rng::Rng;
 use planar_hold::{Case, Engine, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS};
 
 type V = [f64; 3];
@@ -261,7 +262,7 @@ fn same_answer(case: &Case, a: &Outcome, b: &Outcome, factor: f64, rel: f64) -> 
 
 /// The unit normal of candidate `index` for the case, in float64 (docs/contract-planar.md §5).
 fn candidate_normal(case: &Case, index: u32) -> V {
-    use planar_hold::tables::Candidate;
+    use planar_hold::planar::tables::Candidate;
     let g = |i: u32| wide(case.generators[i as usize]);
     let n = wide(case.need);
     let cross = |a: V, b: V| {
@@ -316,8 +317,8 @@ fn the_fast_path_is_the_reference_at_every_scale() {
         cases.extend(rescaled(case, k, |i| f[i] * k));
         cases.push(*case);
     }
-    let batch = planar_hold::cpu::cone_test_batch(&cases);
-    let one_by_one: Vec<Outcome> = cases.iter().map(planar_hold::cpu::cone_test).collect();
+    let batch = planar_hold::planar::cone_test_batch(&cases);
+    let one_by_one: Vec<Outcome> = cases.iter().map(planar_hold::planar::cone_test).collect();
     for (k, (a, b)) in batch.iter().zip(&one_by_one).enumerate() {
         assert_eq!(a, b, "case {k}: {:?}", cases[k]);
     }

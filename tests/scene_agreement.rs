@@ -3,7 +3,7 @@
 
 mod common;
 
-use planar_hold::sample::Rng;
+use planar_hold::rng::Rng;
 use planar_hold::scene::{parse_planar, planar_reports, Scene};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};

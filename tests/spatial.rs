@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use common::grade;
-use planar_hold::sample::Rng;
+use planar_hold::rng::Rng;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};

@@ -9,7 +9,7 @@ use std::io::BufReader;
 use planar_hold::io::lines::LineReader;
 use planar_hold::io::parquet::ParquetCases;
 use planar_hold::io::{format_json, parse_json_chunk};
-use planar_hold::{cpu, jsonl, scene};
+use planar_hold::{jsonl, planar, scene};
 
 /// JSON Lines of cases: the line splitter (BOM, blank and long lines), the parser (fast
 /// path, serde, and the general cases' reader), and the answers of whatever parsed (the
@@ -17,13 +17,13 @@ use planar_hold::{cpu, jsonl, scene};
 pub fn case_json(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         if let Ok((_, case)) = jsonl::parse_case(text) {
-            let _ = cpu::cone_test(&case);
+            let _ = planar::cone_test(&case);
         }
     }
     let mut lines = LineReader::new(BufReader::with_capacity(64, data), 8, 1 << 12);
     while let Ok(Some(chunk)) = lines.next_chunk() {
         let mut batch = parse_json_chunk(&chunk);
-        let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
+        let outcomes: Vec<_> = batch.cases.iter().map(planar::cone_test).collect();
         batch.solve_general();
         format_json(&batch, &outcomes, &mut Vec::new());
     }
@@ -60,7 +60,7 @@ pub fn parquet(data: &[u8]) {
             continue;
         };
         while let Some(Ok(batch)) = reader.next_batch() {
-            let outcomes: Vec<_> = batch.cases.iter().map(cpu::cone_test).collect();
+            let outcomes: Vec<_> = batch.cases.iter().map(planar::cone_test).collect();
             format_json(&batch, &outcomes, &mut Vec::new());
         }
     }

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::ops::Range;
 
-use planar_hold::general::cpu::Solver;
+use planar_hold::general::solver::Solver;
 use planar_hold::general::{
     all_finite, default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_DIM,
     MAX_GENERAL_GENERATORS,

@@ -653,7 +653,7 @@ impl Engine {
                         if !fill.fill(b * BLOCK, cases) {
                             return false;
                         }
-                        planar_hold::cpu::cone_test_slice(cases, outcomes);
+                        planar_hold::planar::cone_test_slice(cases, outcomes);
                         rows.write(outcomes);
                         true
                     })

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use planar_hold::cpu::Simd;
-use planar_hold::sample::{box_cases, mixed_cases};
-use planar_hold::{cpu, Backend, Case, Engine, Outcome, MAX_GENERATORS};
+use planar_hold::planar::sample::{box_cases, mixed_cases};
+use planar_hold::simd::Simd;
+use planar_hold::{planar, Backend, Case, Engine, Outcome, MAX_GENERATORS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -77,7 +77,7 @@ pub enum Which {
     Cpu,
     /// The CPU fast path on one thread.
     Cpu1,
-    /// The scalar CPU reference (`cpu::cone_test`, the shader's mirror) on one thread.
+    /// The scalar CPU reference (`planar::cone_test`, the shader's mirror) on one thread.
     CpuRef,
     /// The shader through wgpu.
     Gpu,
@@ -123,12 +123,12 @@ impl Runner {
         match &mut self.engine {
             None if self.which == Which::CpuRef => {
                 for (o, c) in out.iter_mut().zip(cases) {
-                    *o = cpu::cone_test(c);
+                    *o = planar::cone_test(c);
                 }
                 Ok(None)
             }
             None => {
-                cpu::cone_test_slice(cases, out);
+                planar::cone_test_slice(cases, out);
                 Ok(None)
             }
             Some(engine) => {
@@ -502,7 +502,7 @@ fn print_table(
     println!(
         "  CPU fast path: {simd}, {} cases per group ({})",
         simd.lanes(),
-        cpu::SIMD_ENV
+        planar_hold::simd::SIMD_ENV
     );
     for r in runners {
         println!("  {:<5} {}", r.which.name(), r.adapter);

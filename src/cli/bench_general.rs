@@ -5,17 +5,19 @@
 //! cores and on one, for the NNLS alone (verdict, witness, certificate, distance) and the
 //! whole test with the inside margin (the facets); the instruction set of the engine's
 //! column kernels is named in the header. Where `--backend` has gpu, also the GPU
-//! end to end (`shaders/general.wgsl`'s float32 search, then the float64 finish and facets
+//! end to end (`shaders/search.wgsl`'s float32 search, then the float64 finish and facets
 //! on all cores) and how many cases the host re-solved; `--general-search-only` times the
 //! GPU's search alone (pack, upload, kernel, readback; the kernel from timestamps) at
 //! `--cases` cases per shape, for a real GPU's kernel-only rate.
 
 use std::time::Instant;
 
-use planar_hold::general::cpu::{solve_batch_into, solve_batch_without_inside_margin_into, Solver};
 use planar_hold::general::sample::{contact_cases, random_cases};
+use planar_hold::general::solver::{
+    solve_batch_into, solve_batch_without_inside_margin_into, Solver,
+};
 use planar_hold::general::{GeneralBatch, GeneralOutcome};
-use planar_hold::gpu::GpuEngine;
+use planar_hold::planar::host::GpuEngine;
 use planar_hold::Verdict;
 use serde_json::json;
 
@@ -64,7 +66,7 @@ fn gpu_engine() -> Option<GpuEngine> {
 
 pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     let arch = super::bench::cpu_features();
-    let kernels = planar_hold::general::cpu::kernels();
+    let kernels = planar_hold::general::solver::kernels();
     let mut gpu = if gpu { gpu_engine() } else { None };
     let adapter = gpu.as_ref().map(|g| g.describe());
     println!(

@@ -9,9 +9,9 @@
 
 use std::time::Instant;
 
-use planar_hold::general::cpu::{solve_batch_into, Solver};
+use planar_hold::general::solver::{solve_batch_into, Solver};
 use planar_hold::general::{GeneralBatch, GeneralOutcome};
-use planar_hold::sample::Rng;
+use planar_hold::rng::Rng;
 use planar_hold::scene::{
     hold_reports, parse_line, support_region, Pyramid, SceneLine, SpatialScene,
 };

@@ -6,8 +6,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use planar_hold::general::gpu::finish_serial;
-use planar_hold::general::{cpu, GeneralOutcome};
+use planar_hold::general::host::finish_serial;
+use planar_hold::general::{solver, GeneralOutcome};
 use planar_hold::io::{CaseBatch, RowCase};
 use planar_hold::Engine;
 
@@ -59,7 +59,7 @@ pub fn solve(
     let mut disagreements = Vec::new();
     if engines.check.is_some() {
         let mut checked = vec![GeneralOutcome::default(); n];
-        cpu::solve_batch_serial(&batch.general, &mut checked);
+        solver::solve_batch_serial(&batch.general, &mut checked);
         for (row, &number) in batch.rows.iter().zip(&batch.numbers) {
             let Ok(RowCase::General(i)) = row.as_ref().map(|&r| RowCase::of(r)) else {
                 continue;

@@ -1,7 +1,8 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
-use planar_hold::cpu::{Simd, SIMD_ENV};
-use planar_hold::gpu::{adapters, GpuEngine};
+use planar_hold::device::adapters;
+use planar_hold::planar::host::GpuEngine;
+use planar_hold::simd::{Simd, SIMD_ENV};
 
 use std::io::Write;
 

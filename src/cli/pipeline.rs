@@ -84,7 +84,7 @@ impl SharedEngine {
         match self {
             SharedEngine::Cpu if cases.len() != out.len() => Err(internal("outcomes miscounted")),
             SharedEngine::Cpu => {
-                planar_hold::cpu::cone_test_slice(cases, out);
+                planar_hold::planar::cone_test_slice(cases, out);
                 Ok(())
             }
             SharedEngine::Gpu(_) => Ok(self.with(|e| e.evaluate_into(cases, out))?),

@@ -9,8 +9,8 @@ use svg::node::element::{Circle, ClipPath, Definitions, Group, Polygon, Rectangl
 
 use super::frame::{arrow, label, line, r, Frame};
 use super::style;
+use crate::planar::tables::Candidate;
 use crate::scene::{HoldReport, Scene};
-use crate::tables::Candidate;
 
 type V3 = [f64; 3];
 

@@ -18,8 +18,8 @@ use serde_json::Value;
 use svg::node::element::{Group, Rectangle, Title};
 use svg::Document;
 
+use crate::planar::tables::Candidate;
 use crate::scene::{HoldReport, Scene, LINE_TOLERANCE};
-use crate::tables::Candidate;
 
 pub use cone::{half_spaces, slice};
 

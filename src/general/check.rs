@@ -122,7 +122,7 @@ pub fn facet_normed(
             return false;
         }
     }
-    let (basis, _) = pivoted(d, d, super::cpu::RANK_TOL, || {
+    let (basis, _) = pivoted(d, d, super::solver::RANK_TOL, || {
         on.iter().map(|i| (i, case.generator(i as usize)))
     });
     basis.len() == d - 1

@@ -23,8 +23,8 @@
 //! facet across it by turning the plane about the ridge ([`pivot`]) and checks it again.
 //! Sets are of generator positions, one per direction (twins and zero generators left out).
 
-use super::cpu::RANK_TOL;
 use super::linalg::{dot, Basis, Vector};
+use super::solver::RANK_TOL;
 use super::GenSet;
 
 /// What [`closure`] found.
@@ -278,7 +278,7 @@ fn ridges_of(d: usize, unit: &[Vector], s: &GenSet, n: &Vector) -> Option<Vec<Ge
             if lo >= -super::EPS || hi <= super::EPS {
                 let mut on = GenSet::default();
                 for &g in &gens {
-                    if dot(&unit[g as usize][..d], &w[..d]).abs() <= super::cpu::FACET_ON {
+                    if dot(&unit[g as usize][..d], &w[..d]).abs() <= super::solver::FACET_ON {
                         on.insert(g as usize);
                     }
                 }

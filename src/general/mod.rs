@@ -15,13 +15,14 @@
 
 pub mod check;
 mod complete;
-pub mod cpu;
-pub mod gpu;
+pub mod host;
 pub mod linalg;
 pub mod sample;
-pub mod search32;
+pub mod search;
+pub mod solver;
+pub mod types;
 
-pub use gpu::GeneralStats;
+pub use host::GeneralStats;
 
 use crate::{Error, Verdict};
 

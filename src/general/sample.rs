@@ -4,7 +4,7 @@
 //! body's weight: most held, some not, a few near the boundary.
 
 use super::GeneralBatch;
-use crate::sample::Rng;
+use crate::rng::Rng;
 
 /// `n` cases in R^d (3 or 6) of exactly `k` generators each (`k` ≤ 256): contacts of a
 /// pyramid of 4 edges (R⁶) or 2 rays (R³) at random points of a unit box, until `k`

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use crate::general::{
     default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_GENERAL_GENERATORS,
 };
-use crate::types::MAX_GENERATORS;
+use crate::planar::types::MAX_GENERATORS;
 
 /// One general input line, read whole (the general path is not the per-line hot path).
 #[derive(Deserialize)]

@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::tables::{Candidate, CANDIDATE_COUNT};
-use crate::types::{Case, Outcome, MAX_GENERATORS};
+use crate::planar::tables::{Candidate, CANDIDATE_COUNT};
+use crate::planar::types::{Case, Outcome, MAX_GENERATORS};
 
 /// The need when a line gives none: gravity on a unit mass, (0, 1, 0).
 pub const DEFAULT_NEED: [f32; 3] = [0.0, 1.0, 0.0];
@@ -306,7 +306,7 @@ pub fn write_answer(out: &mut Vec<u8>, id: Option<&str>, case: &Case, o: &Outcom
     });
     match o.witness_parts() {
         Some((slots, weights)) => {
-            let polished = crate::types::polish(case, slots, &weights[..slots.len()]);
+            let polished = crate::planar::types::polish(case, slots, &weights[..slots.len()]);
             out.extend_from_slice(b"{\"generators\":");
             write_array(out, slots, |out, slot| {
                 out.extend_from_slice(itoa::Buffer::new().format(slot).as_bytes());
@@ -371,7 +371,7 @@ mod fast {
     use serde_json::value::RawValue;
 
     use super::DEFAULT_NEED;
-    use crate::types::{Case, MAX_GENERATORS};
+    use crate::planar::types::{Case, MAX_GENERATORS};
 
     enum Key {
         Id,
@@ -578,13 +578,13 @@ mod fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{Verdict, NO_BINDING};
+    use crate::planar::types::{Verdict, NO_BINDING};
 
     /// The scanner accepts the plain lines and agrees with the serde path on each; it
     /// leaves the rest to serde.
     #[test]
     fn the_fast_path_agrees_with_serde() {
-        let mut lines: Vec<String> = crate::sample::mixed_cases(5, 3000)
+        let mut lines: Vec<String> = crate::planar::sample::mixed_cases(5, 3000)
             .iter()
             .enumerate()
             .map(|(i, c)| {
@@ -675,9 +675,9 @@ mod tests {
             Some("{}"),
         ]
         .map(|t| t.map(|t| RawValue::from_string(t.to_string()).unwrap()));
-        let mut answers: Vec<(Case, Outcome)> = crate::sample::mixed_cases(11, 4000)
+        let mut answers: Vec<(Case, Outcome)> = crate::planar::sample::mixed_cases(11, 4000)
             .into_iter()
-            .map(|c| (c, crate::cpu::cone_test(&c)))
+            .map(|c| (c, crate::planar::cone_test(&c)))
             .collect();
         let real = answers.len();
         let extremes = [

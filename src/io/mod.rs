@@ -12,7 +12,7 @@ pub mod parquet;
 use arrow_array::ArrayRef;
 
 use crate::general::{GeneralBatch, GeneralOutcome};
-use crate::types::{Case, Outcome};
+use crate::planar::types::{Case, Outcome};
 
 /// Set in a row's index (`CaseBatch::rows`) when the row's case is a general one: the rest
 /// of the bits index `CaseBatch::general`.
@@ -185,7 +185,7 @@ impl CaseBatch {
         self.general_outcomes.clear();
         self.general_outcomes
             .resize(self.general.len(), GeneralOutcome::default());
-        crate::general::cpu::solve_batch_serial(&self.general, &mut self.general_outcomes);
+        crate::general::solver::solve_batch_serial(&self.general, &mut self.general_outcomes);
     }
 }
 

@@ -41,7 +41,7 @@ use serde_json::value::RawValue;
 
 use super::json::{candidate_name, f32_as_written, DEFAULT_NEED};
 use super::{CaseBatch, Ids, JsonIds, RowCase};
-use crate::types::{polish, Case, Outcome, MAX_GENERATORS};
+use crate::planar::types::{polish, Case, Outcome, MAX_GENERATORS};
 
 // ------------------------------------------------------------------ reading
 

@@ -15,7 +15,7 @@ use super::spatial::SpatialScene;
 use super::spatial_parse::{has_dim, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
 use super::types::Scene;
-use crate::general::cpu::Solver;
+use crate::general::solver::Solver;
 use crate::general::{GeneralBatch, GeneralOutcome};
 use crate::{Engine, Error};
 

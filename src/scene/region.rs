@@ -11,8 +11,8 @@
 
 use serde::Serialize;
 
-use crate::general::cpu::{Solver, RANK_TOL};
 use crate::general::linalg::Basis;
+use crate::general::solver::{Solver, RANK_TOL};
 use crate::general::GeneralCase;
 
 /// The clip box's half-width, in half-sizes ℓ.

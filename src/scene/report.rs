@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::types::{EditSummary, GeneratorSource, Scene};
 use crate::general::GeneralOutcome;
-use crate::tables::Candidate;
+use crate::planar::tables::Candidate;
 use crate::{Outcome, Verdict, MARGIN_CAP};
 
 /// A witness in physical terms: generator indices, weights (in nominal weights `m0·g`,
@@ -370,7 +370,7 @@ impl HoldReport {
         if self.held != other.held && !self.uncertain && !other.uncertain {
             return Some(format!("held {} vs {}", self.held, other.held));
         }
-        crate::types::margins_differ(self.robust_margin, other.robust_margin).then(|| {
+        crate::planar::types::margins_differ(self.robust_margin, other.robust_margin).then(|| {
             format!(
                 "robust margin {} vs {}",
                 self.robust_margin, other.robust_margin

@@ -1,5 +1,5 @@
 //! The kernel through the browser's WebGPU: the same `shaders/cone_test.wgsl`, tables and Pod
-//! structs as the native engine (`planar_hold::gpu`), awaited instead of blocked on (a page
+//! structs as the native engine (`planar_hold::planar::host`), awaited instead of blocked on (a page
 //! cannot wait on its own thread: every map and error scope is a promise).
 //!
 //! Each call makes its own buffers, so calls that overlap (a drag while a sweep runs) never
@@ -7,9 +7,9 @@
 
 use std::mem::size_of;
 
-use planar_hold::gpu::{CONE_TEST_WGSL, WORKGROUP_SIZE};
-use planar_hold::tables::{candidates, witness_subsets};
-use planar_hold::types::Params;
+use planar_hold::planar::host::{CONE_TEST_WGSL, WORKGROUP_SIZE};
+use planar_hold::planar::tables::{candidates, witness_subsets};
+use planar_hold::planar::types::Params;
 use planar_hold::{Case, Outcome};
 use wasm_bindgen::JsValue;
 use wgpu::util::DeviceExt;

@@ -65,7 +65,7 @@ async fn outcomes(on: On, cases: &[Case]) -> Result<Vec<Outcome>, JsValue> {
         On::Gpu => gpu()?.evaluate(cases).await,
         On::Cpu => {
             let mut out = vec![Outcome::default(); cases.len()];
-            planar_hold::cpu::cone_test_batch_into(cases, &mut out);
+            planar_hold::planar::cone_test_batch_into(cases, &mut out);
             Ok(out)
         }
     }

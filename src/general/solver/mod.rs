@@ -156,7 +156,7 @@ pub struct Solver {
     banned: Vec<u32>,
     /// Scratch: `u·n` over the kept directions, for checking a facet.
     vals: Vec<f64>,
-    /// Whether the CPU runs AVX2 ([`crate::cpu::Simd::chosen`]).
+    /// Whether the CPU runs AVX2 ([`crate::simd::Simd::chosen`]).
     simd: bool,
     /// Skip the facets: supported cases get margin 0 and no facet.
     no_inside_margin: bool,
@@ -176,8 +176,8 @@ impl Solver {
     pub fn new() -> Solver {
         Solver {
             simd: matches!(
-                crate::cpu::Simd::chosen(),
-                crate::cpu::Simd::Avx2 | crate::cpu::Simd::Avx512
+                crate::simd::Simd::chosen(),
+                crate::simd::Simd::Avx2 | crate::simd::Simd::Avx512
             ),
             ..Solver::default()
         }
@@ -1854,7 +1854,7 @@ fn lex_less(a: &GenSet, b: &GenSet) -> bool {
 
 /// The instruction set the general engine's column kernels (the NNLS's gradient, the
 /// double description's signs, the unit scaling) run with: `"avx2"` where
-/// [`crate::cpu::Simd::chosen`] is AVX2 or AVX-512 (`PLANAR_HOLD_SIMD` decides, as for the
+/// [`crate::simd::Simd::chosen`] is AVX2 or AVX-512 (`PLANAR_HOLD_SIMD` decides, as for the
 /// planar fast path), else `"baseline"` (the build's own, SSE2 on x86-64). Same answers
 /// bit for bit either way.
 pub fn kernels() -> &'static str {

@@ -11,25 +11,18 @@
 //! expression the lane-parallel path computes (a triple's determinant as the triple in table
 //! order forms it), and minima and maxima are exact, so the answers stay bit for bit.
 
-mod lanes;
-mod simd;
-
-pub use lanes::{cone_test_slice, cone_test_slice_with};
 use std::ops::{Add, Mul, Sub};
 
-use rayon::prelude::*;
-pub use simd::{Simd, SIMD_ENV};
-
-use crate::tables::{
+use super::tables::{
     candidates, pair_index, triple_index, witness_subsets, APEX, CANDIDATE_COUNT,
     FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
     FIRST_TRIPLE, KIND_APEX, KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE,
     KIND_PERPENDICULAR, PAIR_COUNT,
 };
-use crate::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+use super::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 
 /// Larger than any candidate's `y·need`: none found yet (`NONE_YET` in the shader).
-const NONE_YET: f32 = 3.0e38;
+pub(super) const NONE_YET: f32 = 3.0e38;
 
 /// Relative tolerance of docs/contract-planar.md §7 (same constant `EPS` in the shader).
 pub const EPS: f32 = 1e-5;
@@ -52,22 +45,22 @@ impl Real for f32 {
     }
 }
 
-impl<S: simd::Lanes> Real for S {
+impl<S: crate::simd::Lanes> Real for S {
     #[inline(always)]
     fn splat(x: f32) -> S {
-        <S as simd::Lanes>::splat(x)
+        <S as crate::simd::Lanes>::splat(x)
     }
 }
 
 /// Elementwise dot product, the fixed order of docs/contract-planar.md §7 (`dot3` in the shader).
 #[inline(always)]
-fn dot<R: Real>(a: [R; 3], b: [R; 3]) -> R {
+pub(super) fn dot<R: Real>(a: [R; 3], b: [R; 3]) -> R {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 /// `a × b` (`cross3` in the shader).
 #[inline(always)]
-fn cross<R: Real>(a: [R; 3], b: [R; 3]) -> [R; 3] {
+pub(super) fn cross<R: Real>(a: [R; 3], b: [R; 3]) -> [R; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -77,7 +70,7 @@ fn cross<R: Real>(a: [R; 3], b: [R; 3]) -> [R; 3] {
 
 /// Pairs with `|wᵢ × wⱼ| < THIN·|wᵢ||wⱼ|` get their cross product from `diff_of_products`
 /// (see `pair_cross`; `THIN` in the shader). Above it the plain one's direction is within ~1e-6 rad.
-const THIN: f32 = 0.125;
+pub(super) const THIN: f32 = 0.125;
 
 /// Veltkamp's split: `a = hi + lo` exactly, each half with at most 12 significant bits, so
 /// that a product of halves is exact in float32 (prescaled operands cannot overflow).
@@ -102,7 +95,7 @@ fn product_error<R: Real>(x: R, y: R, p: R) -> R {
 /// path (`diff_of_products` in the shader). Rust never contracts `a*b + c` into an fma, so
 /// the products need none of the shader's `unfused` guard.
 #[inline(always)]
-fn diff_of_products<R: Real>(a: R, b: R, c: R, d: R) -> R {
+pub(super) fn diff_of_products<R: Real>(a: R, b: R, c: R, d: R) -> R {
     let (p, q) = (a * b, c * d);
     (p - q) + (product_error(a, b, p) - product_error(c, d, q))
 }
@@ -245,7 +238,7 @@ fn cross_axis(w: V3, axis: u32) -> V3 {
 
 /// A witness found so far (`Found` in the shader).
 #[derive(Clone, Copy, Default)]
-struct Found {
+pub(super) struct Found {
     len: u32,
     index: [u32; 3],
     weight: [f32; 3],
@@ -253,7 +246,7 @@ struct Found {
 
 impl Found {
     /// The witness of table entry `s = (i, j, k, size)` (unused indices are 0 there too).
-    fn of(s: [u32; 4], weight: [f32; 3]) -> Found {
+    pub(super) fn of(s: [u32; 4], weight: [f32; 3]) -> Found {
         Found {
             len: s[3],
             index: [s[0], s[1], s[2]],
@@ -651,7 +644,7 @@ pub fn cone_test(case: &Case) -> Outcome {
 /// path). `scaled` is the prescaled case the search ran on.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn conclude(
+pub(super) fn conclude(
     best: u32,
     best_dot: f32,
     witness: Option<Found>,
@@ -814,27 +807,4 @@ fn direct_search(
         }
     }
     (best, best_dot)
-}
-
-/// The cone test of every case on all cores (rayon), in order.
-pub fn cone_test_batch(cases: &[Case]) -> Vec<Outcome> {
-    let mut out = vec![Outcome::default(); cases.len()];
-    cone_test_batch_into(cases, &mut out);
-    out
-}
-
-/// As `cone_test_batch`, into a caller's buffer of the same length (no allocation).
-/// Runs the lane-parallel path (`cone_test_slice`), bit for bit the reference's answers.
-pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
-    assert_eq!(cases.len(), out.len(), "one outcome per case");
-    /// Cases per rayon task: large enough to amortise scheduling, small enough to balance.
-    const GRAIN: usize = 256;
-    if cases.len() <= GRAIN {
-        // One task's worth: no thread hand-off for a latency-bound call.
-        cone_test_slice(cases, out);
-        return;
-    }
-    out.par_chunks_mut(GRAIN)
-        .zip(cases.par_chunks(GRAIN))
-        .for_each(|(o, c)| cone_test_slice(c, o));
 }

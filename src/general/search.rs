@@ -1,7 +1,7 @@
-//! The general kernel's float32 search on the CPU: `shaders/general.wgsl` line for line
+//! The general kernel's float32 search on the CPU: `shaders/search.wgsl` line for line
 //! (same state, same order of operations, same constants), reading the same bytes the
 //! host uploads. Its answer is only a hint: the host re-runs the search in float64 from it
-//! ([`super::cpu::Solver::solve_hinted`]) and checks every proof, so a wrong hint costs time,
+//! ([`super::solver::Solver::solve_hinted`]) and checks every proof, so a wrong hint costs time,
 //! never a wrong answer. `tests/general_gpu.rs` runs it against the shader.
 //!
 //! The search is Lawson–Hanson's active-set NNLS, min |Σ xᵢwᵢ − need| over x ≥ 0, on the
@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use super::linalg::norm;
 use super::{GeneralBatch, GeneralCase, MAX_DIM};
-use crate::types::{GeneralHint, GeneralRecord};
+use crate::general::types::{GeneralHint, GeneralRecord};
 
 /// The search stopped with the need reproduced (residual at most [`INSIDE_TOL`]).
 pub const HINT_INSIDE: u32 = 0;

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
-use crate::tables::{candidates, witness_subsets};
+use crate::planar::tables::{candidates, witness_subsets};
 use crate::Error;
 
 /// What the `info` command shows of one adapter.
@@ -149,7 +149,7 @@ impl GpuContext {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("cone_test.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::CONE_TEST_WGSL.into()),
+            source: wgpu::ShaderSource::Wgsl(crate::planar::host::CONE_TEST_WGSL.into()),
         });
         let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
             binding,

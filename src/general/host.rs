@@ -1,5 +1,5 @@
-//! The general test's GPU host side: `shaders/general.wgsl` searches every case in float32
-//! (Lawson–Hanson, the twin of [`super::search32`]); the host finishes each case in float64
+//! The general test's GPU host side: `shaders/search.wgsl` searches every case in float32
+//! (Lawson–Hanson, the twin of [`super::search`]); the host finishes each case in float64
 //! from the passive set it found ([`Solver::solve_hinted`], on all cores), facets and
 //! checks included, so the answers are the CPU engine's. A hint the float64 solve does not
 //! confirm is searched on from there ("re-solved on the host") and counted.
@@ -15,15 +15,16 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::cpu::Solver;
-use super::search32::{case_values, pack_range};
+use super::search::{case_values, pack_range};
+use super::solver::Solver;
 use super::{GeneralBatch, GeneralOutcome};
-use crate::gpu::{GpuContext, GpuEngine};
-use crate::types::{GeneralHint, GeneralParams, GeneralRecord};
+use crate::device::GpuContext;
+use crate::general::types::{GeneralHint, GeneralParams, GeneralRecord};
+use crate::planar::host::GpuEngine;
 use crate::Error;
 
 /// The shader source, embedded (validated by naga in `build.rs`).
-pub const GENERAL_WGSL: &str = include_str!("../../shaders/general.wgsl");
+pub const SEARCH_WGSL: &str = include_str!("../../shaders/search.wgsl");
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
 pub const GENERAL_WORKGROUP_SIZE: u32 = 64;
@@ -103,8 +104,8 @@ impl GeneralKernel {
         let device = &ctx.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("general.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(GENERAL_WGSL.into()),
+            label: Some("search.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(SEARCH_WGSL.into()),
         });
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,

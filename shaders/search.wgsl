@@ -3,8 +3,8 @@
 // case (`main`) or one workgroup per case (`main_workgroup`: the invocations share the
 // gradient scan over the generators, every other step is run by all of them alike).
 //
-// Mirrored line for line by `src/general/search32.rs` (same state, order and constants); the
-// structs by `GeneralRecord`, `GeneralHint` and `GeneralParams` in `src/types.rs` (keep in
+// Mirrored line for line by `src/general/search.rs` (same state, order and constants); the
+// structs by `GeneralRecord`, `GeneralHint` and `GeneralParams` in `src/general/types.rs` (keep in
 // sync: `tests/general_gpu.rs` checks them). The answer is only a hint: the host re-runs the
 // search in float64 from the passive set written here and checks every proof.
 //
@@ -24,7 +24,7 @@ const RANK_TOL: f32 = 1e-5;
 
 const WORKGROUP_SIZE: u32 = 64u;
 
-// Keep in sync with `GeneralRecord` in src/types.rs (16 bytes).
+// Keep in sync with `GeneralRecord` in src/general/types.rs (16 bytes).
 struct Record {
     offset: u32,
     count: u32,
@@ -32,7 +32,7 @@ struct Record {
     _pad: u32,
 }
 
-// Keep in sync with `GeneralHint` in src/types.rs (40 bytes).
+// Keep in sync with `GeneralHint` in src/general/types.rs (40 bytes).
 struct Hint {
     status: u32,
     len: u32,
@@ -41,7 +41,7 @@ struct Hint {
     iterations: u32,
 }
 
-// Keep in sync with `GeneralParams` in src/types.rs (16 bytes).
+// Keep in sync with `GeneralParams` in src/general/types.rs (16 bytes).
 struct GeneralParams {
     count: u32,
     _pad0: u32,

@@ -1,4 +1,4 @@
-//! Streams batches of any size through the shader: chunks under the device's limits,
+//! The enumeration's GPU host: `shaders/cone_test.wgsl` through wgpu. Streams batches of any size through the shader: chunks under the device's limits,
 //! two reused slots so that the upload and compute of one chunk overlap the readback of
 //! the previous one, memory bounded by two chunks whatever the batch size.
 
@@ -7,8 +7,8 @@ use std::mem::size_of;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use super::{GpuContext, WORKGROUP_SIZE};
-use crate::types::{Case, Outcome, Params};
+use super::types::{Case, Outcome, Params};
+use crate::device::GpuContext;
 use crate::Error;
 
 /// Tuning knobs; the defaults suit every adapter, tests lower them to force many chunks.
@@ -61,8 +61,14 @@ pub struct GpuEngine {
     /// Kernel time of the current (or last) call, summed over its chunks.
     kernel: Option<std::time::Duration>,
     /// The general test's kernel (`crate::general::gpu`), built on first use.
-    general: Option<Box<crate::general::gpu::GeneralKernel>>,
+    general: Option<Box<crate::general::host::GeneralKernel>>,
 }
+
+/// The shader source, embedded (validated by naga in `build.rs`).
+pub const CONE_TEST_WGSL: &str = include_str!("../../shaders/cone_test.wgsl");
+
+/// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
+pub const WORKGROUP_SIZE: u32 = 64;
 
 const CASE_BYTES: u64 = size_of::<Case>() as u64;
 const OUTCOME_BYTES: u64 = size_of::<Outcome>() as u64;
@@ -122,7 +128,7 @@ impl GpuEngine {
         &mut self,
     ) -> (
         &GpuContext,
-        &mut Option<Box<crate::general::gpu::GeneralKernel>>,
+        &mut Option<Box<crate::general::host::GeneralKernel>>,
     ) {
         (&self.ctx, &mut self.general)
     }

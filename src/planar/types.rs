@@ -244,7 +244,7 @@ impl Outcome {
         (self.verdict() == Verdict::Unsupported).then_some(self.certificate)
     }
 
-    /// Index of the binding candidate in [`crate::tables::candidates`]; `None` when no
+    /// Index of the binding candidate in [`crate::planar::tables::candidates`]; `None` when no
     /// candidate supports the cone.
     pub fn binding(&self) -> Option<u32> {
         (self.binding != NO_BINDING).then_some(self.binding)
@@ -273,50 +273,4 @@ impl Outcome {
 /// and the gate's `HoldReport::disagreement`.
 pub fn margins_differ(a: f32, b: f32) -> bool {
     (a - b).abs() > 2e-5 * 1f32.max(a.abs()).max(b.abs())
-}
-
-/// One case of the general kernel (`shaders/general.wgsl`): where its numbers start in the
-/// chunk's float32 buffer (the unit need, then `count` unit generators, `dim` numbers each),
-/// how many generators, and the dimension (3 or 6). 16 bytes.
-/// Keep in sync with `struct Record` in `shaders/general.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct GeneralRecord {
-    /// Index of the case's first number (its need) in the chunk's value buffer.
-    pub offset: u32,
-    /// Generators (K ≤ 256).
-    pub count: u32,
-    /// 3 or 6.
-    pub dim: u32,
-    /// Padding to 16 bytes.
-    pub _pad: u32,
-}
-
-/// What the general kernel's float32 search writes for one case: its passive set (the hint
-/// the host's float64 solve starts from) and what it thinks of the need. 40 bytes.
-/// Keep in sync with `struct Hint` in `shaders/general.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GeneralHint {
-    /// `HINT_INSIDE`, `HINT_OUTSIDE` or `HINT_UNFINISHED` of [`crate::general::search32`].
-    pub status: u32,
-    /// Generators in the passive set (≤ dim).
-    pub len: u32,
-    /// The passive set's generator indices (in the order the search holds them).
-    pub index: [u32; 6],
-    /// |need − Σ xᵢwᵢ| in the unit scale (the need normalised), float32.
-    pub residual: f32,
-    /// Outer iterations the search took.
-    pub iterations: u32,
-}
-
-/// The general kernel's uniform: cases in the dispatch. Keep in sync with
-/// `struct GeneralParams` in `shaders/general.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct GeneralParams {
-    /// Cases in the dispatch.
-    pub count: u32,
-    /// Padding to a uniform's 16-byte alignment.
-    pub _pad: [u32; 3],
 }

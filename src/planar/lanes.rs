@@ -20,17 +20,20 @@
 //! The rare lane whose cone fills R³ with no witness at the need's scale is handed to the
 //! reference for its second look.
 
+use rayon::prelude::*;
 use std::array::from_fn;
 
-#[cfg(target_arch = "x86_64")]
-use super::simd::{Avx2, Avx512};
-use super::simd::{Lanes, Portable, Simd};
-use super::{conclude, cross, diff_of_products, dot, Found, Prescaled, EPS, NONE_YET, THIN};
-use crate::tables::{
+use super::cone_test::{
+    conclude, cross, diff_of_products, dot, Found, Prescaled, EPS, NONE_YET, THIN,
+};
+use super::tables::{
     witness_subsets, APEX, FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR,
     FIRST_PERPENDICULAR, FIRST_TRIPLE, PAIR_COUNT,
 };
-use crate::types::{Case, Outcome, MAX_GENERATORS, NO_BINDING};
+use super::types::{Case, Outcome, MAX_GENERATORS, NO_BINDING};
+#[cfg(target_arch = "x86_64")]
+use crate::simd::{Avx2, Avx512};
+use crate::simd::{Lanes, Portable, Simd};
 
 /// The widest group (AVX-512).
 const MAX_LANES: usize = 16;
@@ -526,7 +529,7 @@ impl<S: Lanes> Kernel<S> {
             if binding == NO_BINDING && !found {
                 // The cone fills R³ but no witness passed at the need's scale: the
                 // reference's second look at the wider scale (rare), for this lane alone.
-                return super::cone_test(case);
+                return super::cone_test::cone_test(case);
             }
             // No subset with a witness is need = 0's empty witness.
             let found = found.then(|| {
@@ -653,4 +656,27 @@ impl<S: Lanes> Kernel<S> {
         consider(supports, -self.need_len, APEX, &mut best_dot);
         (best_dot, best)
     }
+}
+
+/// The cone test of every case on all cores (rayon), in order.
+pub fn cone_test_batch(cases: &[Case]) -> Vec<Outcome> {
+    let mut out = vec![Outcome::default(); cases.len()];
+    cone_test_batch_into(cases, &mut out);
+    out
+}
+
+/// As `cone_test_batch`, into a caller's buffer of the same length (no allocation).
+/// Runs the lane-parallel path (`cone_test_slice`), bit for bit the reference's answers.
+pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
+    assert_eq!(cases.len(), out.len(), "one outcome per case");
+    /// Cases per rayon task: large enough to amortise scheduling, small enough to balance.
+    const GRAIN: usize = 256;
+    if cases.len() <= GRAIN {
+        // One task's worth: no thread hand-off for a latency-bound call.
+        cone_test_slice(cases, out);
+        return;
+    }
+    out.par_chunks_mut(GRAIN)
+        .zip(cases.par_chunks(GRAIN))
+        .for_each(|(o, c)| cone_test_slice(c, o));
 }

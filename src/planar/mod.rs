@@ -1,0 +1,17 @@
+//! The enumeration engine (docs/contract-planar.md): R³, at most 16 generators, float32, by a
+//! fixed table of 696 witness subsets and 385 certificate planes.
+//!
+//! One room of the same shape as [`crate::general`]: the Pod types mirrored in the kernel
+//! ([`types`]), the tables ([`tables`]), the kernel `shaders/cone_test.wgsl` and its CPU twin
+//! of the same name ([`cone_test`]), the fast path on SIMD lanes (bit for bit the twin's
+//! answers), the GPU host ([`host`]) and the sample cases ([`sample`]).
+
+pub mod cone_test;
+pub mod host;
+mod lanes;
+pub mod sample;
+pub mod tables;
+pub mod types;
+
+pub use cone_test::{cone_test, EPS};
+pub use lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with};
