@@ -1,4 +1,5 @@
-//! Panels: world coordinates to pixels (uniform scale, y up), axes with ticks, arrows.
+//! Panels: world coordinates to pixels (uniform scale, y up), axes with ticks, arrows, and
+//! numbers as the captions write them.
 
 use svg::node::element::{Group, Line, Rectangle, Text};
 
@@ -143,6 +144,17 @@ fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
 fn number(v: f64, step: f64) -> String {
     let decimals = (-step.log10().floor()).max(0.0) as usize;
     format!("{:.*}", decimals, v + 0.0)
+}
+
+/// A number to at most four decimals, no trailing zeros.
+pub fn short(v: f64) -> String {
+    let s = format!("{:.4}", v + 0.0);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
 }
 
 /// A straight line in pixels.

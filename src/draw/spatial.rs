@@ -21,7 +21,8 @@ use serde_json::Value;
 use svg::node::element::{Definitions, Group, Marker, Rectangle, Title};
 use svg::Document;
 
-use super::{frame, plane::short, style, wrap};
+use super::frame::{self, short};
+use super::{style, wrap};
 use crate::general::GENERAL_MARGIN_CAP;
 use crate::scene::spatial::{cross, norm3};
 use crate::scene::{FrictionModel, Pyramid, SpatialReport, SpatialScene};
