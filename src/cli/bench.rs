@@ -14,6 +14,7 @@ use planar_hold::{planar, Backend, Case, Engine, Outcome, MAX_GENERATORS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use super::machine::cpu_model;
 use super::Failure;
 
 /// The fixed batch sizes: one workgroup's worth (latency-bound) and a mid-size batch.
@@ -170,34 +171,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
-}
-
-/// The CPU's model and the widest vector instruction set it has, for every figure printed.
-pub fn cpu_features() -> String {
-    #[cfg(target_arch = "x86_64")]
-    let set = if std::arch::is_x86_feature_detected!("avx512f") {
-        "AVX-512"
-    } else if std::arch::is_x86_feature_detected!("avx2") {
-        "AVX2"
-    } else {
-        "no AVX2"
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let set = std::env::consts::ARCH;
-    format!("{} ({set})", cpu_model())
-}
-
-/// "model name" from /proc/cpuinfo (Linux), else "unknown CPU".
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
 }
 
 /// Peak resident memory of this process (VmHWM), in MiB; Linux only.

@@ -65,7 +65,7 @@ fn gpu_engine() -> Option<GpuEngine> {
 }
 
 pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
-    let arch = super::bench::cpu_features();
+    let arch = super::machine::cpu_features();
     let kernels = planar_hold::general::solver::kernels();
     let mut gpu = if gpu { gpu_engine() } else { None };
     let adapter = gpu.as_ref().map(|g| g.describe());

@@ -324,7 +324,7 @@ pub fn run(
     json_out: bool,
     out: Option<&str>,
 ) -> Result<(), Failure> {
-    let arch = super::bench::cpu_features();
+    let arch = super::machine::cpu_features();
     let mut gpu = if gpu {
         match Engine::new(Backend::Gpu) {
             Ok(g) => Some(g),

@@ -1,60 +1,8 @@
-//! `planar-hold draw`: one SVG picture per scene or edit line (`planar_hold::draw`), and the
-//! writer `gate --draw` shares.
+//! `planar-hold draw`: one SVG picture per scene or edit line (`planar_hold::draw`), the
+//! gate's pipeline writing pictures instead of reports.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-
-use planar_hold::scene::{Report, SceneLine};
-
+use super::pictures::Pictures;
 use super::{exit, BackendArg, Failure};
-
-/// Writes the pictures of one run into a directory, one file per line, never two lines into
-/// one file: a name already written in this run gets `-line-<N>` added.
-pub struct Pictures {
-    dir: PathBuf,
-    used: HashSet<String>,
-}
-
-impl Pictures {
-    /// Creates `dir` if needed.
-    pub fn new(dir: &str) -> Result<Pictures, Failure> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::new(format!("cannot create directory {dir}: {e}"), exit::IO))?;
-        Ok(Pictures {
-            dir: PathBuf::from(dir),
-            used: HashSet::new(),
-        })
-    }
-
-    /// Writes the picture of input line `line`.
-    pub fn write(
-        &mut self,
-        line: usize,
-        scene: &SceneLine,
-        report: &Report,
-    ) -> Result<(), Failure> {
-        let mut name = planar_hold::draw::file_name(Some(report.id()), line);
-        if self.used.contains(&name) {
-            name = format!("{}-line-{line}.svg", name.trim_end_matches(".svg"));
-        }
-        let path = self.dir.join(&name);
-        let text = match (scene, report) {
-            (SceneLine::Planar(s), Report::Planar(r)) => planar_hold::draw::svg_text(s, r),
-            (SceneLine::Spatial(s), Report::Spatial(r)) => {
-                planar_hold::draw::spatial::svg_text(s, r)
-            }
-            _ => return Err(Failure::new("draw: a report of the other kind", exit::IO)),
-        };
-        std::fs::write(&path, text)
-            .map_err(|e| Failure::new(format!("cannot write {}: {e}", show(&path)), exit::IO))?;
-        self.used.insert(name);
-        Ok(())
-    }
-}
-
-fn show(p: &Path) -> String {
-    p.display().to_string()
-}
 
 /// `planar-hold draw`: the gate's pipeline with the reports discarded and a picture per
 /// valid line; bad lines are named on stderr as `gate` names them (exit status 5).

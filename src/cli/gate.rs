@@ -8,7 +8,7 @@ use planar_hold::io::lines::{LineChunk, MAX_LINE};
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
 
-use super::draw::Pictures;
+use super::pictures::Pictures;
 use super::pipeline::{self, Engines, Output, Progress};
 use super::{BackendArg, Failure};
 

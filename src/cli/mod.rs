@@ -11,6 +11,8 @@ mod eval;
 mod gate;
 mod general;
 mod info;
+mod machine;
+mod pictures;
 mod pipeline;
 mod quiet;
 
