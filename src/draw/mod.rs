@@ -10,80 +10,47 @@
 
 mod cone;
 mod frame;
+mod page;
 mod plane;
 pub mod spatial;
 mod story;
 mod style;
 
 use serde_json::Value;
-use svg::node::element::{Group, Rectangle, Title};
 use svg::Document;
+
+use page::{page, Caption};
 
 use crate::scene::{HoldReport, Scene};
 
 pub use cone::{half_spaces, slice};
 pub use story::{story, Failure, Story};
 
-const WIDTH: f64 = 1000.0;
 const SCENE_PANEL: [f64; 4] = [60.0, 56.0, 430.0, 430.0];
 const CONE_PANEL: [f64; 4] = [570.0, 56.0, 400.0, 430.0];
 const CAPTION_TOP: f64 = 540.0;
-const LINE_HEIGHT: f64 = 17.0;
-/// Characters per caption line before it wraps (at 12 px, about 6.6 px a character).
-const WRAP: usize = 140;
 
 /// The picture of `scene` and its report `report` (the report must be the scene's own).
 pub fn picture(scene: &Scene, report: &HoldReport) -> Document {
     let story = story(scene, report);
     let title = title(report);
     let (cone_panel, notes) = cone::panel(CONE_PANEL, scene, report, story.need_index);
-    let mut caption: Vec<String> = Vec::new();
-    for l in story.lines.iter().chain(&notes) {
-        caption.extend(wrap(l, WRAP));
-    }
     let legend = "Left, to scale: blue: contacts (c<k>) and normals; light blue dashed, grey dotted: an \
                   edit's contacts before and after; green dashed: friction cone edges (μ's lower \
                   end); black: weight; orange: contact forces, same scale; red: what fails (binding \
                   contacts, pivot and turn, sliding). Right: shaded: the contacts' wrenches per unit \
                   of vertical force (f_z = 1); dots: the needs, one per centre of mass (masses \
                   coincide), inside the shaded polygon = held; red dashed: the binding facet.";
-    let legend_lines = wrap(legend, WRAP);
-    let height = CAPTION_TOP + LINE_HEIGHT * (caption.len() + legend_lines.len()) as f64 + 16.0;
-
-    let mut doc = Document::new()
-        .set("width", WIDTH)
-        .set("height", height)
-        .set("viewBox", (0, 0, WIDTH, frame::r(height)))
-        .set("font-family", style::FONT)
-        .add(Title::new(title.as_str()))
-        .add(style::markers())
-        .add(
-            Rectangle::new()
-                .set("class", "background")
-                .set("width", "100%")
-                .set("height", "100%")
-                .set("fill", "#ffffff"),
-        )
-        .add(
-            frame::label(&title, [SCENE_PANEL[0] - 40.0, 30.0], "start", style::TEXT)
-                .set("class", "caption title")
-                .set("font-size", 16)
-                .set("font-weight", "bold"),
-        );
-    doc = doc
-        .add(plane::panel(SCENE_PANEL, scene, &story))
-        .add(cone_panel);
-    let mut text = Group::new().set("class", "caption");
-    let mut y = CAPTION_TOP;
-    for l in &caption {
-        text = text.add(frame::label(l, [20.0, y], "start", style::TEXT));
-        y += LINE_HEIGHT;
-    }
-    for l in &legend_lines {
-        text = text.add(frame::label(l, [20.0, y], "start", style::AXIS).set("font-size", 11));
-        y += LINE_HEIGHT;
-    }
-    doc.add(text)
+    let caption = Caption::new(CAPTION_TOP, story.lines.iter().chain(&notes), legend);
+    page(
+        caption.page_height(),
+        &title,
+        [SCENE_PANEL[0] - 40.0, 30.0],
+        &[],
+    )
+    .add(plane::panel(SCENE_PANEL, scene, &story))
+    .add(cone_panel)
+    .add(caption.group())
 }
 
 /// The picture as SVG text.
@@ -151,23 +118,4 @@ fn fmt_margin(m: f32) -> String {
     } else {
         format!("{m:.2e}")
     }
-}
-
-/// Splits `text` into lines of at most `width` characters at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
 }

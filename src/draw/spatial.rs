@@ -18,22 +18,18 @@ mod axo;
 mod top;
 
 use serde_json::Value;
-use svg::node::element::{Definitions, Group, Marker, Rectangle, Title};
 use svg::Document;
 
-use super::frame::{self, short};
-use super::{style, wrap};
+use super::frame::short;
+use super::page::{page, Caption};
+use super::style;
 use crate::general::GENERAL_MARGIN_CAP;
 use crate::scene::spatial::{cross, norm3};
 use crate::scene::{FrictionModel, Pyramid, SpatialReport, SpatialScene};
 
-const WIDTH: f64 = 1000.0;
 const AXO_PANEL: [f64; 4] = [20.0, 50.0, 540.0, 470.0];
 const TOP_PANEL: [f64; 4] = [640.0, 70.0, 340.0, 340.0];
 const CAPTION_TOP: f64 = 548.0;
-const LINE_HEIGHT: f64 = 17.0;
-/// Characters per caption line (12 px type, about 6.6 px a character).
-const WRAP: usize = 140;
 /// A turn whose axis (and pitch) lie farther than this many half-sizes from the centre of
 /// mass moves the body nearly as a translation: drawn as a slide.
 const FAR: f64 = 6.0;
@@ -90,10 +86,6 @@ pub struct SpatialStory {
 pub fn picture(scene: &SpatialScene, report: &SpatialReport) -> Document {
     let story = story(scene, report);
     let title = title(report);
-    let mut caption: Vec<String> = Vec::new();
-    for l in &story.lines {
-        caption.extend(wrap(l, WRAP));
-    }
     let legend = "Left, z up, seen from the front right: grey: the box [−ℓ, ℓ]³ around the \
                   reference point (the scene has no other geometry); blue: contacts (faces \
                   shaded, edges thick, points dots; c<k>); green: friction pyramid edges (μ's \
@@ -104,68 +96,16 @@ pub fn picture(scene: &SpatialScene, report: &SpatialReport) -> Document {
                   mass); green or red box: the centre-of-mass box, held or not; cross: the \
                   nominal centre of mass. Margins are in R⁶: force in m0·g and moment in \
                   m0·g·ℓ in one Euclidean norm.";
-    let legend_lines = wrap(legend, WRAP);
-    let height = CAPTION_TOP + LINE_HEIGHT * (caption.len() + legend_lines.len()) as f64 + 16.0;
-
-    let mut doc = Document::new()
-        .set("width", WIDTH)
-        .set("height", frame::r(height))
-        .set("viewBox", (0, 0, WIDTH, frame::r(height)))
-        .set("font-family", style::FONT)
-        .add(Title::new(title.as_str()))
-        .add(style::markers())
-        .add(axis_marker())
-        .add(
-            Rectangle::new()
-                .set("class", "background")
-                .set("width", "100%")
-                .set("height", "100%")
-                .set("fill", "#ffffff"),
-        )
-        .add(
-            frame::label(&title, [20.0, 30.0], "start", style::TEXT)
-                .set("class", "caption title")
-                .set("font-size", 16)
-                .set("font-weight", "bold"),
-        );
-    doc = doc
+    let caption = Caption::new(CAPTION_TOP, &story.lines, legend);
+    page(caption.page_height(), &title, [20.0, 30.0], &[style::AXIS])
         .add(axo::panel(AXO_PANEL, scene, report, &story))
-        .add(top::panel(TOP_PANEL, scene, report, &story));
-    let mut text = Group::new().set("class", "caption");
-    let mut y = CAPTION_TOP;
-    for l in &caption {
-        text = text.add(frame::label(l, [20.0, y], "start", style::TEXT));
-        y += LINE_HEIGHT;
-    }
-    for l in &legend_lines {
-        text = text.add(frame::label(l, [20.0, y], "start", style::AXIS).set("font-size", 11));
-        y += LINE_HEIGHT;
-    }
-    doc.add(text)
+        .add(top::panel(TOP_PANEL, scene, report, &story))
+        .add(caption.group())
 }
 
 /// The picture of `scene` and its report, as SVG text.
 pub fn svg_text(scene: &SpatialScene, report: &SpatialReport) -> String {
     picture(scene, report).to_string()
-}
-
-/// The arrowhead of the axis triad's colour (not among the shared arrow colours).
-fn axis_marker() -> Definitions {
-    Definitions::new().add(
-        Marker::new()
-            .set("id", style::marker_id(style::AXIS))
-            .set("viewBox", "0 0 10 10")
-            .set("refX", 9)
-            .set("refY", 5)
-            .set("markerWidth", 5)
-            .set("markerHeight", 5)
-            .set("orient", "auto")
-            .add(
-                svg::node::element::Path::new()
-                    .set("d", "M 0 0 L 10 5 L 0 10 z")
-                    .set("fill", style::AXIS),
-            ),
-    )
 }
 
 fn verdict_words(report: &SpatialReport) -> &'static str {

@@ -26,25 +26,26 @@ pub fn marker_id(colour: &str) -> String {
     format!("head-{}", colour.trim_start_matches('#'))
 }
 
+/// The arrowhead marker of `colour`.
+pub fn marker(colour: &str) -> Marker {
+    Marker::new()
+        .set("id", marker_id(colour))
+        .set("viewBox", "0 0 10 10")
+        .set("refX", 9)
+        .set("refY", 5)
+        .set("markerWidth", 5)
+        .set("markerHeight", 5)
+        .set("orient", "auto")
+        .add(
+            Path::new()
+                .set("d", "M 0 0 L 10 5 L 0 10 z")
+                .set("fill", colour),
+        )
+}
+
 /// The arrowhead markers, one per arrow colour.
 pub fn markers() -> Definitions {
     ARROW_COLOURS
         .iter()
-        .fold(Definitions::new(), |defs, &colour| {
-            defs.add(
-                Marker::new()
-                    .set("id", marker_id(colour))
-                    .set("viewBox", "0 0 10 10")
-                    .set("refX", 9)
-                    .set("refY", 5)
-                    .set("markerWidth", 5)
-                    .set("markerHeight", 5)
-                    .set("orient", "auto")
-                    .add(
-                        Path::new()
-                            .set("d", "M 0 0 L 10 5 L 0 10 z")
-                            .set("fill", colour),
-                    ),
-            )
-        })
+        .fold(Definitions::new(), |defs, &colour| defs.add(marker(colour)))
 }
