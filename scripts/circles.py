@@ -2,6 +2,7 @@
 """Lists the edges between the files and folders of a Rust crate and reports the cycles.
 
 Usage: circles.py [--edges] [--children] [SRC ...]   (default SRC: src)
+       circles.py --self-test                         (its own checks on a made-up crate)
 
 An edge is a path written `crate::…`, `super::…` or `self::…` (and, in the crate's binary,
 `<lib name>::…`, the library by name), in a `use` or anywhere in code, resolved to the file
@@ -13,8 +14,10 @@ its own child modules (`plane::panel(…)` in `draw/mod.rs`), so a `mod.rs` that
 which uses an item defined in that `mod.rs` shows as a cycle too.
 
 Folder level: each file stands for its folder (`src/cli/bench.rs` and `src/cli/mod.rs` for
-`src/cli`, `src/lib.rs` for `src`); an edge between two files of different folders is an
-edge between the folders.
+`src/cli`, `src/lib.rs` for `src`, `src/draw/spatial.rs` beside `src/draw/spatial/` for
+`src/draw/spatial`), but for the binary's root `src/main.rs`, another crate,
+which stands for itself; an edge between two files of different folders is an edge between
+the folders.
 
 Prints the edge count, then every cycle (strongly connected set of two or more) at file
 level and at folder level, each with the edges that close it (the path written and its line);
@@ -57,9 +60,7 @@ def tokens(text):
     i, line, n = 0, 1, len(text)
     while i < n:
         m = TOKEN.match(text, i)
-        kind = m.lastgroup if m.lastgroup != "hashes" else "raw_string"
-        if m.group("raw_string") is not None:
-            kind = "raw_string"
+        kind = "raw_string" if m.group("raw_string") is not None else m.lastgroup
         start = i
         if kind == "block_comment":
             depth, j = 1, i + 2
@@ -257,9 +258,10 @@ def absolute(modules, here, segs, lib_alias, lib_root):
     return base, segs
 
 
-def resolve(modules, base, segs, depth=0):
+def resolve(modules, start, base, segs, depth=0):
     """The module whose file defines `segs` (relative to module `base`), following `use`
-    bindings; None when it leaves the crate."""
+    bindings (`start(site, path)` makes a binding's path absolute); None when it leaves the
+    crate."""
     mod = base
     segs = list(segs)
     while segs and depth < 32:
@@ -274,26 +276,24 @@ def resolve(modules, base, segs, depth=0):
             return mod
         if name in m.bindings:
             site, target = m.bindings[name]
-            ab = ABSOLUTE(site, target)
+            ab = start(site, target)
             if ab is None:
                 return None
-            return resolve(modules, ab[0], list(ab[1]) + segs[1:], depth + 1)
+            return resolve(modules, start, ab[0], list(ab[1]) + segs[1:], depth + 1)
         for site, target in m.globs:
-            ab = ABSOLUTE(site, target)
+            ab = start(site, target)
             if ab is None:
                 continue
-            inner = resolve(modules, ab[0], ab[1], depth + 1)
+            inner = resolve(modules, start, ab[0], ab[1], depth + 1)
             if inner is not None and inner in modules and (
                 name in modules[inner].items
                 or name in modules[inner].bindings
                 or name in modules[inner].children
             ):
-                return resolve(modules, inner, segs, depth + 1)
+                return resolve(modules, start, inner, segs, depth + 1)
         return mod  # not found: the module itself
     return mod
 
-
-ABSOLUTE = None
 
 
 def crate_files(src, lib_alias):
@@ -390,20 +390,21 @@ def lib_name(src):
 
 
 def report(src, show_edges, children):
-    global ABSOLUTE
     alias = lib_name(src)
     modules, sites = crate_files(src, alias)
-    ABSOLUTE = lambda here, segs: absolute(modules, here, segs, alias, ())  # noqa: E731
+    def start(here, segs):
+        return absolute(modules, here, segs, alias, ())
+
     rel = lambda f: os.path.relpath(f)  # noqa: E731
     edges = defaultdict(lambda: defaultdict(list))  # file -> file -> [(path text, line)]
     for file, here, segs, line, in_use in sites:
         bare = segs[0] not in STARTS and segs[0] != alias
         if bare and not children:
             continue
-        ab = ABSOLUTE(here, segs)
+        ab = start(here, segs)
         if ab is None:
             continue
-        target = resolve(modules, ab[0], ab[1])
+        target = resolve(modules, start, ab[0], ab[1])
         if target is None or target not in modules:
             continue
         dest = modules[target].file
@@ -433,7 +434,15 @@ def report(src, show_edges, children):
                 if b in edges.get(a, {}):
                     print(f"    {a} -> {b}  {describe(edges[a][b])}")
 
-    folder = lambda f: os.path.dirname(f)  # noqa: E731
+    bin_root = rel(os.path.join(src, "main.rs"))
+
+    def folder(f):
+        if f == bin_root:
+            return f
+        # `x.rs` beside the folder `x/` of its child modules is that folder's module file.
+        stem = os.path.splitext(f)[0]
+        return stem if os.path.isdir(stem) else os.path.dirname(f)
+
     fedges = defaultdict(lambda: defaultdict(list))
     for a in edges:
         for b, why in edges[a].items():
@@ -468,8 +477,66 @@ def describe(why):
     return shown + (f" (+{len(why) - 3} more)" if len(why) > 3 else "")
 
 
+SELF_TEST = {
+    # A sibling circle through `super::`, one routed through a re-export of `mod.rs`.
+    "src/lib.rs": "pub mod a;\npub mod b;\npub use a::Thing;\npub struct Error;\n",
+    "src/a/mod.rs": "mod one;\nmod two;\npub use one::Thing;\npub use two::helper;\n",
+    "src/a/one.rs": "use super::helper; // via mod.rs: two.rs\npub struct Thing;\n",
+    "src/a/two.rs": "pub fn helper() { let _ = super::one::Thing; }\n",
+    # No circle: b uses the crate root's items and a's, nothing uses b; comments, strings and
+    # a test module's `super::*` are no edges.
+    "src/b.rs": (
+        "use crate::{Error, Thing};\n/* crate::a::two */ const S: &str = \"super::x\";\n"
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n}\n"
+    ),
+}
+
+
+def self_test():
+    """Writes SELF_TEST into a temporary folder and checks what the script finds there."""
+    import contextlib
+    import io
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in SELF_TEST.items():
+            os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(root, path), "w", encoding="utf-8") as f:
+                f.write(text)
+        here = os.getcwd()
+        os.chdir(root)
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                found = report("src", True, False)
+        finally:
+            os.chdir(here)
+    text = out.getvalue()
+    expect = [
+        "src/a/one.rs -> src/a/two.rs  super::helper (l.1)",
+        "src/a/two.rs -> src/a/one.rs  super::one::Thing (l.1)",
+        "src/b.rs -> src/lib.rs  crate::Error (l.1)",
+        "src/b.rs -> src/a/one.rs  crate::Thing (l.1)",
+        "file cycles: 1\n  src/a/one.rs ⇄ src/a/two.rs",
+        "folder cycles: 0",
+    ]
+    missing = [e for e in expect if e not in text]
+    unwanted = [u for u in ("src/b.rs -> src/a/two.rs", "src/b.rs -> src/b.rs") if u in text]
+    if missing or unwanted or found != 1:
+        print(text)
+        for e in missing:
+            print(f"self-test: missing: {e}")
+        for u in unwanted:
+            print(f"self-test: unwanted: {u}")
+        return 1
+    print("self-test: ok")
+    return 0
+
+
 def main(argv):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head`: stop quietly
+    if argv == ["--self-test"]:
+        return self_test()
     show_edges = "--edges" in argv
     children = "--children" in argv
     srcs = [a for a in argv if not a.startswith("--")]
