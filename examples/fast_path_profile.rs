@@ -3,7 +3,7 @@
 //! `valgrind --tool=callgrind target/release/examples/fast_path_profile 65536` counts the
 //! instructions per case (divide `cone_test_slice_with`'s inclusive count by N).
 
-use planar_hold::planar::sample::mixed_cases;
+use planar_hold::scene::sample::mixed_cases;
 use planar_hold::{planar, Outcome};
 
 fn main() {

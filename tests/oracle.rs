@@ -6,8 +6,8 @@
 
 mod common;
 
-use planar_hold::planar::sample::{case_of_kind, KINDS};
 use planar_hold::rng::Rng;
+use planar_hold::scene::sample::{case_of_kind, KINDS};
 use planar_hold::{planar, Case, Verdict};
 
 type V = [f64; 3];

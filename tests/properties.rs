@@ -9,8 +9,8 @@
 
 mod common;
 
-use planar_hold::planar::sample::{box_cases, mixed_cases};
 use planar_hold::rng::Rng;
+use planar_hold::scene::sample::{box_cases, mixed_cases};
 use planar_hold::{Case, Engine, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS};
 
 type V = [f64; 3];

@@ -3,8 +3,8 @@
 mod common;
 
 use approx::assert_abs_diff_eq;
-use planar_hold::planar::sample::contact_generators;
 use planar_hold::planar::tables::Candidate;
+use planar_hold::scene::sample::contact_generators;
 use planar_hold::{Case, Engine, Outcome, Verdict};
 
 const FLOOR: [f32; 2] = [0.0, 1.0];

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use planar_hold::planar::sample::{box_cases, mixed_cases};
+use planar_hold::scene::sample::{box_cases, mixed_cases};
 use planar_hold::simd::Simd;
 use planar_hold::{planar, Backend, Case, Engine, Outcome, MAX_GENERATORS};
 use serde::Serialize;

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use planar_hold::planar::sample::{contact_generators, mixed_cases};
+use planar_hold::scene::sample::{contact_generators, mixed_cases};
 use planar_hold::scene::{hold_reports, parse_line, Report};
 use planar_hold::{Backend, Case, Engine, Outcome};
 

@@ -584,7 +584,7 @@ mod tests {
     /// leaves the rest to serde.
     #[test]
     fn the_fast_path_agrees_with_serde() {
-        let mut lines: Vec<String> = crate::planar::sample::mixed_cases(5, 3000)
+        let mut lines: Vec<String> = crate::planar::sample::cone_cases(5, 3000)
             .iter()
             .enumerate()
             .map(|(i, c)| {
@@ -653,9 +653,9 @@ mod tests {
     }
 
     /// The direct writer appends what serde writes from an [`Answer`], byte for byte: the
-    /// mixed workload's outcomes, then outcomes of every verdict, cap, binding (none, in the
-    /// table, past it) and witness size with extreme floats (±0, 1e±30, subnormal, max,
-    /// NaN, ∞), under ids of every JSON type.
+    /// outcomes of the engine's degenerate cones, then outcomes of every verdict, cap, binding
+    /// (none, in the table, past it) and witness size with extreme floats (±0, 1e±30,
+    /// subnormal, max, NaN, ∞), under ids of every JSON type.
     #[test]
     fn write_answer_appends_the_serde_line() {
         let ids = [
@@ -675,7 +675,7 @@ mod tests {
             Some("{}"),
         ]
         .map(|t| t.map(|t| RawValue::from_string(t.to_string()).unwrap()));
-        let mut answers: Vec<(Case, Outcome)> = crate::planar::sample::mixed_cases(11, 4000)
+        let mut answers: Vec<(Case, Outcome)> = crate::planar::sample::cone_cases(11, 4000)
             .into_iter()
             .map(|c| (c, crate::planar::cone_test(&c)))
             .collect();

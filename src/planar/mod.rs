@@ -4,7 +4,7 @@
 //! One room of the same shape as [`crate::general`]: the Pod types mirrored in the kernel
 //! ([`types`]), the tables ([`tables`]), the kernel `shaders/cone_test.wgsl` and its CPU twin
 //! of the same name ([`cone_test`]), the fast path on SIMD lanes (bit for bit the twin's
-//! answers), the GPU host ([`host`]) and the sample cases ([`sample`]).
+//! answers), the GPU host ([`host`]) and the degenerate sample cones ([`sample`]).
 
 pub mod cone_test;
 pub mod host;

@@ -1,22 +1,11 @@
-//! Deterministic random cases for the demo, the benches and the cross-checks: physical
-//! boxes, random cones, and the degenerate shapes where implementations part ways (flat
-//! cones, parallel and opposite generators, zero and duplicate generators, empty sets,
-//! need on a facet or a ray, need = 0, cones filling R³).
+//! Deterministic random cones for the cross-checks of the engine: the degenerate shapes where
+//! implementations part ways (flat cones, parallel and opposite generators, zero and
+//! duplicate generators, empty sets, need on a facet or a ray, need = 0, cones filling R³).
+//! Cones of physical contacts (boxes) and the mixed workload of the demo and the benches,
+//! these kinds among boxes, are the physical layer's (`scene::sample`).
 
 use super::types::{Case, MAX_GENERATORS};
 use crate::rng::Rng;
-use crate::scene::edge_rays;
-
-/// Generators of point contacts on a box of half-size 1 (docs/contract-planar.md §2, [`edge_rays`]): each
-/// contact at `p` with inward unit normal `n` and friction `mu` gives the rays `n ± μt`.
-pub fn contact_generators(contacts: &[([f32; 2], [f32; 2], f32)]) -> Vec<[f32; 3]> {
-    let wide = |v: [f32; 2]| v.map(f64::from);
-    contacts
-        .iter()
-        .flat_map(|&(p, n, mu)| edge_rays(wide(p), wide(n), mu as f64, 1.0))
-        .map(|g| g.map(|v| v as f32))
-        .collect()
-}
 
 fn combine(a: [f32; 3], wa: f32, b: [f32; 3], wb: f32) -> [f32; 3] {
     [
@@ -26,9 +15,8 @@ fn combine(a: [f32; 3], wa: f32, b: [f32; 3], wb: f32) -> [f32; 3] {
     ]
 }
 
-/// The kinds of case `random_case` draws from, in its order.
-pub const KINDS: [&str; 12] = [
-    "box",
+/// The kinds of cone [`cone_of_kind`] draws, in its order.
+pub const CONE_KINDS: [&str; 11] = [
     "pointed",
     "iso",
     "flat",
@@ -42,37 +30,11 @@ pub const KINDS: [&str; 12] = [
     "need_zero",
 ];
 
-/// One case of the given kind (an index into `KINDS`).
-pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
+/// One cone of the given kind (an index into [`CONE_KINDS`]).
+pub fn cone_of_kind(rng: &mut Rng, kind: usize) -> Case {
     let need_default = [0.0, 1.0, 0.0];
     let random_gens = |rng: &mut Rng, n: usize| (0..n).map(|_| rng.vector()).collect::<Vec<_>>();
-    let (gens, need): (Vec<[f32; 3]>, [f32; 3]) = match KINDS[kind] {
-        "box" => {
-            // Up to 4 contacts on the box's faces, random friction, need near gravity.
-            let n = 1 + rng.below(4);
-            // (inward normal, the coordinate that runs along the face)
-            let faces = [
-                ([0.0f32, 1.0f32], 0usize),
-                ([0.0, -1.0], 0),
-                ([1.0, 0.0], 1),
-                ([-1.0, 0.0], 1),
-            ];
-            let contacts: Vec<_> = (0..n)
-                .map(|_| {
-                    let (normal, along) = faces[rng.below(4)];
-                    let mut p = [0.0f32; 2];
-                    p[along] = rng.range(-1.0, 1.0);
-                    p[1 - along] = -normal[1 - along];
-                    (p, normal, rng.range(0.0, 1.2))
-                })
-                .collect();
-            let need = [
-                rng.range(-0.3, 0.3),
-                rng.range(0.5, 1.5),
-                rng.range(-0.5, 0.5),
-            ];
-            (contact_generators(&contacts), need)
-        }
+    let (gens, need): (Vec<[f32; 3]>, [f32; 3]) = match CONE_KINDS[kind] {
         "pointed" => {
             let axis = rng.vector();
             let count = 2 + rng.below(10);
@@ -172,16 +134,10 @@ pub fn case_of_kind(rng: &mut Rng, kind: usize) -> Case {
     Case::new(&gens, need).expect("at most 16 finite generators")
 }
 
-/// `n` cases cycling through every kind, from `seed`.
-pub fn mixed_cases(seed: u64, n: usize) -> Vec<Case> {
+/// `n` cones cycling through every kind, from `seed`.
+pub fn cone_cases(seed: u64, n: usize) -> Vec<Case> {
     let mut rng = Rng::new(seed);
     (0..n)
-        .map(|i| case_of_kind(&mut rng, i % KINDS.len()))
+        .map(|i| cone_of_kind(&mut rng, i % CONE_KINDS.len()))
         .collect()
-}
-
-/// `n` physical box cases (the planner's workload), from `seed`.
-pub fn box_cases(seed: u64, n: usize) -> Vec<Case> {
-    let mut rng = Rng::new(seed);
-    (0..n).map(|_| case_of_kind(&mut rng, 0)).collect()
 }

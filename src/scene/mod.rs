@@ -22,13 +22,15 @@
 //! `parse` (one planar JSON line into a scene), `edit` (the kept contacts of an edit),
 //! `report` (planar outcomes judged into hold reports), `spatial` (3-D contacts, pyramids,
 //! wrenches, needs), `spatial_parse`, `spatial_report` (the spatial verdict, `"coulomb"`'s
-//! bracket), `region` (the support region), `gate` (both kinds of line, batched).
+//! bracket), `region` (the support region), `gate` (both kinds of line, batched), `sample`
+//! (random boxes of point contacts, and the mixed workload of the demo and the benches).
 
 mod edit;
 mod gate;
 mod parse;
 pub mod region;
 mod report;
+pub mod sample;
 pub mod spatial;
 mod spatial_parse;
 mod spatial_report;
