@@ -365,6 +365,19 @@ pub(crate) fn norm3(v: [f64; 3]) -> f64 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
+pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// `a + s·b`.
+pub(crate) fn add(a: [f64; 3], b: [f64; 3], s: f64) -> [f64; 3] {
+    [a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

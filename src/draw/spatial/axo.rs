@@ -3,10 +3,10 @@
 
 use svg::node::element::{Circle, Group, Path, Polygon};
 
-use super::super::frame::{arrow, label, line, r};
+use super::super::frame::{arrow, label, line, r, short};
 use super::super::style;
-use super::{add, dot, sub, Motion, SpatialStory};
-use crate::scene::spatial::{cross, norm3};
+use super::story::{Motion, SpatialStory};
+use crate::scene::spatial::{add, cross, dot, norm3, sub};
 use crate::scene::{tangent_basis, SpatialContact, SpatialReport, SpatialScene};
 
 /// The view: azimuth of the viewer (from +x toward +y) and elevation, in degrees.
@@ -403,7 +403,7 @@ pub fn panel(
     let wl = proj.at([com[0], com[1], com[2] - 0.5 * scale * weight]);
     g = g.add(
         label(
-            &format!("m = {}", super::short(story.mass)),
+            &format!("m = {}", short(story.mass)),
             [wl[0] + 7.0, wl[1]],
             "start",
             style::GRAVITY,

@@ -5,7 +5,7 @@ use svg::node::element::{Circle, Group, Polygon, Rectangle};
 
 use super::super::frame::{label, line, r, Frame};
 use super::super::style;
-use super::SpatialStory;
+use super::story::SpatialStory;
 use crate::scene::{SpatialReport, SpatialScene};
 
 const REGION_FILL: &str = "#c6dbef";
