@@ -70,12 +70,8 @@ pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     let mut gpu = if gpu { gpu_engine() } else { None };
     let adapter = gpu.as_ref().map(|g| g.describe());
     println!(
-        "general engine: {arch}, column kernels {kernels}, {} threads{}",
-        rayon::current_num_threads(),
-        adapter
-            .as_deref()
-            .map(|a| format!("; gpu: {a}"))
-            .unwrap_or_default()
+        "general engine: {arch}, column kernels {kernels}, {}",
+        super::machine::threads_and_gpu(adapter.as_deref())
     );
     println!(
         "cases/s; NNLS only: verdict, witness, certificate, distance (no inside margin); \

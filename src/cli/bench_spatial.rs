@@ -350,12 +350,8 @@ pub fn run(
             .map_err(|e| Failure::new(format!("{path}: {e}"), super::exit::IO))?;
     }
     println!(
-        "spatial scenes (pyramid {K}, \"inner\", 8 needs each: mass x dx x dy): {arch}, {} threads{}",
-        rayon::current_num_threads(),
-        adapter
-            .as_deref()
-            .map(|a| format!("; gpu: {a}"))
-            .unwrap_or_default()
+        "spatial scenes (pyramid {K}, \"inner\", 8 needs each: mass x dx x dy): {arch}, {}",
+        super::machine::threads_and_gpu(adapter.as_deref())
     );
     println!(
         "{:>6} {:>3} {:>7} {:>5} {:>11} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7} {:>9} {:>7} {:>7}",

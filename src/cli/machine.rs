@@ -1,5 +1,5 @@
 //! The machine a figure was measured on, as every `bench` names it: the CPU's model and its
-//! widest vector instruction set.
+//! widest vector instruction set, the threads, the GPU adapter.
 
 /// The CPU's model and the widest vector instruction set it has, for every figure printed.
 pub fn cpu_features() -> String {
@@ -27,4 +27,11 @@ pub fn cpu_model() -> String {
                 .map(|(_, v)| v.trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// The rest of a bench's header after the CPU: the worker threads, and the GPU adapter when
+/// one is used (`"2 threads; gpu: …"`).
+pub fn threads_and_gpu(adapter: Option<&str>) -> String {
+    let gpu = adapter.map(|a| format!("; gpu: {a}")).unwrap_or_default();
+    format!("{} threads{gpu}", rayon::current_num_threads())
 }
