@@ -86,6 +86,32 @@ pub enum Backend {
     Gpu,
 }
 
+/// Which engine decides a case: the one routing rule, of its dimension and its generator
+/// count. Readers classify each line or row by it once, where they read it; the gate
+/// routes scenes by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaseKind {
+    /// The planar enumeration (docs/contract-planar.md): R³, at most [`MAX_GENERATORS`].
+    Planar,
+    /// The general engine (docs/contract-general.md): R⁶, or more than [`MAX_GENERATORS`].
+    General,
+}
+
+impl CaseKind {
+    /// The engine of a case of dimension `dim` with `generators` generators: for the
+    /// dimensions taken (3 and 6) the enumeration exactly when `dim == 3 && generators <=
+    /// 16`. Any other dimension goes with the enumeration at 16 generators or fewer (whose
+    /// reader refuses it: three numbers a generator), with the general engine beyond (whose
+    /// reader refuses it: 3 or 6).
+    pub const fn of(dim: usize, generators: usize) -> CaseKind {
+        if dim == 6 || generators > MAX_GENERATORS {
+            CaseKind::General
+        } else {
+            CaseKind::Planar
+        }
+    }
+}
+
 /// Where a case sits in a [`Batch`]: its engine and its index among that engine's cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CaseId(u32);
@@ -107,6 +133,15 @@ impl CaseId {
     /// Whether the case is the general engine's.
     pub fn is_general(self) -> bool {
         self.0 & GENERAL_BIT != 0
+    }
+
+    /// The engine it goes to.
+    pub fn kind(self) -> CaseKind {
+        if self.is_general() {
+            CaseKind::General
+        } else {
+            CaseKind::Planar
+        }
     }
 
     /// Its index among the cases of its engine: in [`Batch::planar`] or [`Batch::general`].
