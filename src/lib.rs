@@ -6,13 +6,13 @@
 //! contacts, masses and edits into cone tests.
 //!
 //! ```
-//! use planar_hold::{Backend, Case, Engine, Verdict};
+//! use planar_hold::{Backend, Batch, Case, Engine, Options, Verdict};
 //!
 //! // docs/contract-planar.md §6: a flat box on two floor corners, μ = 0.2, holding its own weight.
 //! let gens = [[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]];
 //! let case = Case::new(&gens, [0.0, 1.0, 0.0])?;
 //! let mut engine = Engine::new(Backend::Cpu)?; // or Backend::Gpu
-//! let outcome = engine.evaluate(&[case])?[0];
+//! let outcome = engine.evaluate(&Batch::from([case]), Options::default())?.planar[0];
 //! assert_eq!(outcome.verdict(), Verdict::Supported);
 //! assert_eq!(outcome.witness().unwrap().indices, vec![0, 3]); // ½·A₊ + ½·B₋
 //! assert!((outcome.margin - 0.19612).abs() < 1e-5); // μ/√(1+μ²): sliding binds
@@ -151,7 +151,7 @@ impl CaseId {
 }
 
 /// Cases of both engines, each engine's in the order they were pushed: what
-/// [`Engine::evaluate_batch`] answers in one call. Cleared and refilled, it keeps its buffers.
+/// [`Engine::evaluate`] answers in one call. Cleared and refilled, it keeps its buffers.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// The planar enumeration's cases.
@@ -204,6 +204,18 @@ impl Batch {
     }
 }
 
+impl From<&[Case]> for Batch {
+    fn from(planar: &[Case]) -> Batch {
+        Batch::from(planar.to_vec())
+    }
+}
+
+impl<const N: usize> From<[Case; N]> for Batch {
+    fn from(planar: [Case; N]) -> Batch {
+        Batch::from(planar.to_vec())
+    }
+}
+
 impl From<Vec<Case>> for Batch {
     fn from(planar: Vec<Case>) -> Batch {
         Batch {
@@ -234,7 +246,7 @@ pub enum Threads {
     Current,
 }
 
-/// How [`Engine::evaluate_batch`] answers: a value, passed with every call.
+/// How [`Engine::evaluate`] answers: a value, passed with every call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// The general engine's inside margin (its facet search). Without it a supported general
@@ -320,117 +332,39 @@ impl Engine {
         })
     }
 
-    /// Evaluates every case, in order: one outcome per case.
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::evaluate_into`].
-    pub fn evaluate(&mut self, cases: &[Case]) -> Result<Vec<Outcome>, Error> {
-        let mut out = vec![Outcome::default(); cases.len()];
-        self.evaluate_into(cases, &mut out)?;
-        Ok(out)
-    }
-
-    /// Evaluates every case into `out` (same length), allocating nothing per call.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Input`] when `out` and `cases` differ in length. On the GPU also
-    /// [`Error::OutOfMemory`], [`Error::DeviceLost`] and [`Error::Gpu`] (readback, validation);
-    /// `out` may then be partly written.
-    pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
-        match self {
-            Engine::Cpu if cases.len() != out.len() => Err(Error::Input(format!(
-                "{} cases but {} outcome slots",
-                cases.len(),
-                out.len()
-            ))),
-            Engine::Cpu => {
-                planar::cone_test_batch_into(cases, out);
-                Ok(())
-            }
-            Engine::Gpu(gpu) => gpu.evaluate_into(cases, out),
-        }
-    }
-
-    /// The general test (docs/contract-general.md) of every case of `batch` into `out` (same
-    /// length). On the CPU: [`general::solver::solve_batch_into`] on all cores. On the GPU: the
-    /// float32 search in `shaders/search.wgsl`, then every case finished and checked in
-    /// float64 on all cores from the passive set found; the stats count the cases whose
-    /// hint the host did not confirm (re-solved on the host; always 0 on the CPU).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Input`] when `out` and `batch` differ in length. On the GPU also those of
-    /// [`planar::host::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
-    pub fn evaluate_general_into(
-        &mut self,
-        batch: &general::GeneralBatch,
-        out: &mut [general::GeneralOutcome],
-    ) -> Result<general::GeneralStats, Error> {
-        self.evaluate_general_with(batch, out, true)
-    }
-
-    /// [`Engine::evaluate_general_into`], or without the inside margin when not
-    /// `inside_margin` (a supported case's margin 0 and facet none; verdicts, witnesses,
-    /// certificates and distances outside unchanged): for callers who ask only whether it
-    /// holds, and the NNLS's cost alone.
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::evaluate_general_into`].
-    pub fn evaluate_general_with(
-        &mut self,
-        batch: &general::GeneralBatch,
-        out: &mut [general::GeneralOutcome],
-        inside_margin: bool,
-    ) -> Result<general::GeneralStats, Error> {
-        match self {
-            Engine::Cpu if batch.len() != out.len() => Err(Error::Input(format!(
-                "{} general cases but {} outcome slots",
-                batch.len(),
-                out.len()
-            ))),
-            Engine::Cpu => {
-                general::solver::solve_batch_with(batch, out, inside_margin);
-                Ok(general::GeneralStats {
-                    cases: batch.len(),
-                    resolved: 0,
-                })
-            }
-            Engine::Gpu(gpu) => gpu.evaluate_general_with(batch, out, inside_margin),
-        }
-    }
-
-    /// Every case of `batch`, planar and general, answered as `options` say.
+    /// Every case of `batch`, planar and general, answered as `options` say: the one call
+    /// every front end makes (the CLI's `eval`, `gate` and `bench --input`, the page, Python).
+    /// On the CPU the enumeration's SIMD path (bit for bit the reference's answers) and the
+    /// general engine in float64; on the GPU the shader for the planar cases, and for the
+    /// general ones the float32 search (`shaders/search.wgsl`) finished and checked in
+    /// float64 from the passive set found, on the CPU as `options.threads` say.
     ///
     /// # Errors
     ///
     /// On the GPU: [`Error::OutOfMemory`], [`Error::DeviceLost`], [`Error::Gpu`] (readback,
     /// validation); never on the CPU.
-    pub fn evaluate_batch(&mut self, batch: &Batch, options: Options) -> Result<Answers, Error> {
+    pub fn evaluate(&mut self, batch: &Batch, options: Options) -> Result<Answers, Error> {
         let mut answers = Answers::default();
-        self.evaluate_batch_into(batch, options, &mut answers)?;
+        self.evaluate_into(batch, options, &mut answers)?;
         Ok(answers)
     }
 
-    /// [`Engine::evaluate_batch`] into `answers` (resized to the batch), reusing their
+    /// [`Engine::evaluate`] into `answers` (resized to the batch), reusing their
     /// buffers.
     ///
     /// # Errors
     ///
-    /// As [`Engine::evaluate_batch`]; `answers` may then be partly written.
-    pub fn evaluate_batch_into(
+    /// As [`Engine::evaluate`]; `answers` may then be partly written.
+    pub fn evaluate_into(
         &mut self,
         batch: &Batch,
         options: Options,
         answers: &mut Answers,
     ) -> Result<(), Error> {
-        answers.planar.clear();
+        // Every slot is written below: a buffer of the right length is kept as it is.
         answers
             .planar
             .resize(batch.planar.len(), Outcome::default());
-        answers.general.clear();
         answers
             .general
             .resize(batch.general.len(), GeneralOutcome::default());

@@ -40,9 +40,9 @@ use parquet::schema::types::ColumnPath;
 use serde_json::value::RawValue;
 
 use super::json::{candidate_name, f32_as_written, DEFAULT_NEED};
-use super::{CaseBatch, Ids, JsonIds, RowCase};
-use crate::planar::types::{polish, Case, Outcome, MAX_GENERATORS};
-use crate::CaseKind;
+use super::{CaseBatch, Ids, JsonIds};
+use crate::planar::types::{polish, Case, MAX_GENERATORS};
+use crate::{Answer, Answers, CaseKind};
 
 // ------------------------------------------------------------------ reading
 
@@ -460,7 +460,7 @@ fn cases_of(
     let mut numbers = Vec::new();
     out.numbers.reserve(n);
     out.rows.reserve(n);
-    out.cases.reserve(n);
+    out.batch.planar.reserve(n);
     for i in 0..n {
         let number = first + i as u64;
         // Each row classified once, by its shape, then read by its engine's reader.
@@ -657,7 +657,7 @@ fn row_shape(
 }
 
 /// Row `i`, a general case by its shape (docs/contract-general.md: generators of 6 numbers,
-/// or more than 16), its generators at `(a, b)` in `inner`, into `out.general`: its index
+/// or more than 16), its generators at `(a, b)` in `inner`, into `out.batch.general`: its index
 /// there, or why it is refused. `numbers` is scratch.
 #[allow(clippy::too_many_arguments)]
 fn general_row(
@@ -708,7 +708,8 @@ fn general_row(
         }
         None => crate::general::default_need(dim),
     };
-    out.general
+    out.batch
+        .general
         .push(dim, numbers, need_slice)
         .map_err(|e| e.to_string())
 }
@@ -918,15 +919,15 @@ pub fn answers_file<W: Write + Send>(
 }
 
 impl ParquetEncoder {
-    /// The answers of `batch` (`outcomes[i]` answers `batch.cases[i]`) as row group number
-    /// `index` of the file.
+    /// The answers of `batch` (`answers` answer `batch.batch`) as row group number `index`
+    /// of the file.
     pub fn encode(
         &self,
         index: usize,
         batch: &CaseBatch,
-        outcomes: &[Outcome],
+        answers: &Answers,
     ) -> Result<RowGroup, String> {
-        self.encode_record(index, &answers_batch(&self.schema, batch, outcomes)?)
+        self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
     }
 
     /// The answers' schema (see [`answer_schema`]).
@@ -980,7 +981,7 @@ impl<W: Write + Send> ParquetAnswers<W> {
 pub fn answers_batch(
     schema: &SchemaRef,
     batch: &CaseBatch,
-    outcomes: &[Outcome],
+    answers: &Answers,
 ) -> Result<RecordBatch, String> {
     let n = batch.rows.len();
     let mut verdict = StringBuilder::with_capacity(n, n * 11);
@@ -1002,13 +1003,16 @@ pub fn answers_batch(
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for (r, row) in batch.rows.iter().enumerate() {
-        let answered = row.as_ref().ok().map(|&i| RowCase::of(i));
+        let answered = row
+            .as_ref()
+            .ok()
+            .and_then(|&id| Some((id, answers.get(id)?)));
         let general = match answered {
-            Some(RowCase::General(i)) => batch.general_outcomes.get(i).map(|o| (i, o)),
+            Some((id, Answer::General(o))) => Some((id.index(), o)),
             _ => None,
         };
         if let Some((i, o)) = general {
-            let d = batch.general.get(i).dim;
+            let d = batch.batch.general.get(i).dim;
             verdict.append_value(o.verdict.as_str());
             margin.append_value(o.margin);
             capped.append_value(o.capped);
@@ -1055,10 +1059,10 @@ pub fn answers_batch(
             continue;
         }
         let planar = match answered {
-            Some(RowCase::Planar(i)) => Some(i),
+            Some((id, Answer::Planar(o))) => Some((&batch.batch.planar[id.index()], o)),
             _ => None,
         };
-        match planar.and_then(|i| Some((&batch.cases[i], outcomes.get(i)?))) {
+        match planar {
             Some((case, o)) => {
                 verdict.append_value(o.verdict().as_str());
                 margin.append_value(f32_as_written(o.margin));

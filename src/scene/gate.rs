@@ -147,7 +147,7 @@ pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldR
 
 fn reports_of(engine: &mut Engine, mut plan: Plan<'_>) -> Result<Vec<Report>, Error> {
     loop {
-        let answers = engine.evaluate_batch(plan.batch(), Options::default())?;
+        let answers = engine.evaluate(plan.batch(), Options::default())?;
         match judge(plan, &answers)? {
             Judged::Reports(reports) => return Ok(reports),
             Judged::Again(next) => plan = next,

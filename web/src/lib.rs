@@ -16,7 +16,7 @@ use planar_hold::io::lines::{LineReader, MAX_LINE};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::scene::gate::{self, Judged};
 use planar_hold::scene::{parse_planar, Friction, HoldReport, Report, Scene};
-use planar_hold::{draw, Answers, Batch, Case, Engine, Options, Outcome};
+use planar_hold::{draw, Answers, Batch, Case, Engine, Options};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -61,23 +61,12 @@ enum On {
     Cpu,
 }
 
-async fn outcomes(on: On, cases: &[Case]) -> Result<Vec<Outcome>, JsValue> {
-    match on {
-        On::Gpu => gpu()?.evaluate(cases).await,
-        On::Cpu => {
-            let mut out = vec![Outcome::default(); cases.len()];
-            planar_hold::planar::cone_test_batch_into(cases, &mut out);
-            Ok(out)
-        }
-    }
-}
-
 async fn eval_text(on: On, text: &str) -> Result<String, JsValue> {
     let mut out = Vec::new();
     let mut batch = CaseBatch::default();
     for chunk in chunks(text, 16_384)? {
         parse_json_chunk_into(&chunk, &mut batch);
-        let answers = outcomes(on, &batch.cases).await?;
+        let answers = answers(on, &batch.batch).await?;
         format_json(&batch, &answers, &mut out);
     }
     String::from_utf8(out).map_err(js_err)
@@ -125,7 +114,7 @@ fn parse_scenes(text: &str) -> Result<Parsed, JsValue> {
 async fn answers(on: On, batch: &Batch) -> Result<Answers, JsValue> {
     match on {
         On::Cpu => Engine::Cpu
-            .evaluate_batch(batch, Options::default())
+            .evaluate(batch, Options::default())
             .map_err(js_err),
         On::Gpu => {
             let planar = gpu()?.evaluate(&batch.planar).await?;
@@ -134,7 +123,7 @@ async fn answers(on: On, batch: &Batch) -> Result<Answers, JsValue> {
             } else {
                 let general = Batch::from(batch.general.clone());
                 Engine::Cpu
-                    .evaluate_batch(&general, Options::default())
+                    .evaluate(&general, Options::default())
                     .map_err(js_err)?
             };
             answers.planar = planar;
@@ -226,8 +215,9 @@ pub async fn sweep(
 ) -> Result<Vec<f32>, JsValue> {
     let scene = parse_planar(&line).map_err(js_err)?;
     let cases = sweep_cases(&scene, nx, nmu, [x_lo, x_hi], [mu_lo, mu_hi])?;
-    let answers = outcomes(if cpu { On::Cpu } else { On::Gpu }, &cases).await?;
+    let answers = answers(if cpu { On::Cpu } else { On::Gpu }, &Batch::from(cases)).await?;
     Ok(answers
+        .planar
         .iter()
         .flat_map(|o| [o.verdict as f32, o.margin])
         .collect())
