@@ -17,6 +17,38 @@ pub enum Friction {
 }
 
 impl Friction {
+    /// The `mu` of a contact from its JSON value, in the words of every scene (planar and
+    /// spatial alike); `who` names the contact ("contact 2 (pair 1)", "contacts[2]").
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when it is neither a number nor `[lo, hi]` of finite numbers, is
+    /// negative, or is an interval upside down.
+    pub fn parse(who: &str, v: &Value) -> Result<Friction, Error> {
+        let input = |m: String| Err(Error::Input(format!("{who}: mu {m}")));
+        let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
+        let f = match v {
+            Value::Number(_) => num(v).map(Friction::Value),
+            Value::Array(a) if a.len() == 2 => num(&a[0])
+                .zip(num(&a[1]))
+                .map(|(lo, hi)| Friction::Interval([lo, hi])),
+            _ => None,
+        };
+        match f {
+            None => input(format!("must be a number or an interval [lo, hi], got {v}")),
+            Some(Friction::Value(m)) if m < 0.0 => input(format!(
+                "= {m} is negative: a friction coefficient is at least 0"
+            )),
+            Some(Friction::Interval([lo, hi])) if lo > hi => input(format!(
+                "interval [{lo}, {hi}] is upside down (lo > hi: lower end above upper end)"
+            )),
+            Some(Friction::Interval([lo, hi])) if lo < 0.0 => input(format!(
+                "interval [{lo}, {hi}] is negative: a friction coefficient is at least 0"
+            )),
+            Some(f) => Ok(f),
+        }
+    }
+
     /// The μ the generators use: the value, or the interval's lower end.
     pub fn lower(&self) -> f64 {
         match *self {
