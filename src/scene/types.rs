@@ -295,3 +295,58 @@ fn interval_values(iv: [f64; 2]) -> Vec<f64> {
 pub(super) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (b[0] - a[0]).hypot(b[1] - a[1])
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::{parse_planar, parse_spatial};
+
+    /// A bad μ reads the same in a planar and in a spatial line: one wording, the contact
+    /// named as each scene names it.
+    #[test]
+    fn a_bad_mu_reads_the_same_in_every_scene() {
+        let planar = |mu: &str| {
+            let line = format!(
+                r#"{{"id": 1, "half_size": 1, "contacts": [{{"pair": 0, "p0": [-1, -1],
+                "p1": [1, -1], "normal": [0, 1], "mu": {mu}}}]}}"#
+            );
+            parse_planar(&line).unwrap_err().to_string()
+        };
+        let spatial = |mu: &str| {
+            let line = format!(
+                r#"{{"id": 1, "dim": 3, "half_size": 1, "contacts": [{{"pair": 0,
+                "points": [[0, 0, -1]], "normal": [0, 0, 1], "mu": {mu}}}]}}"#
+            );
+            parse_spatial(&line).unwrap_err().to_string()
+        };
+        for (mu, words) in [
+            (
+                "-0.5",
+                "mu = -0.5 is negative: a friction coefficient is at least 0",
+            ),
+            (
+                "[0.6, 0.2]",
+                "mu interval [0.6, 0.2] is upside down (lo > hi: lower end above upper end)",
+            ),
+            (
+                "[-0.1, 0.2]",
+                "mu interval [-0.1, 0.2] is negative: a friction coefficient is at least 0",
+            ),
+            (
+                r#""x""#,
+                r#"mu must be a number or an interval [lo, hi], got "x""#,
+            ),
+            (
+                "[1, 2, 3]",
+                "mu must be a number or an interval [lo, hi], got [1,2,3]",
+            ),
+        ] {
+            let (p, s) = (planar(mu), spatial(mu));
+            assert_eq!(
+                p,
+                format!("invalid input: contact 0 (pair 0): {words}"),
+                "{mu}"
+            );
+            assert_eq!(s, format!("invalid input: contacts[0]: {words}"), "{mu}");
+        }
+    }
+}

@@ -3,6 +3,8 @@
 //! planar reader (its plain form in a tight path, any other by the full one, with the
 //! errors) or by the general one.
 
+use std::borrow::Cow;
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
@@ -45,8 +47,17 @@ pub(super) fn cases_of(
     out.numbers.reserve(n);
     out.rows.reserve(n);
     out.batch.planar.reserve(n);
+    let plain = plain_generators(&inner, &floats);
     for i in 0..n {
         let number = first + i as u64;
+        // The plainest rows of the plainest chunks, straight from the numbers: a case as
+        // `plain_row` makes it, each number read once.
+        if let Some((values, start)) = &plain {
+            if let Some(case) = plain_case(&gens, values, *start, need.as_ref(), i) {
+                out.push_planar(number, case);
+                continue;
+            }
+        }
         // Each row classified once, by its shape, then read by its engine's reader.
         match row_shape(&gens, &inner, need.as_ref(), i) {
             Some((range, dim)) if CaseKind::of(dim, range.1 - range.0) == CaseKind::General => {
@@ -296,6 +307,73 @@ fn general_row(
         .general
         .push(dim, numbers, need_slice)
         .map_err(|e| e.to_string())
+}
+
+/// A chunk's generators' numbers in float32, and the index of generator 0's first, when the
+/// chunk has the plainest layout (pyarrow's and ours): every generator three numbers back to
+/// back, none null, every number finite in float32. Generator `k`'s numbers are then at
+/// `start + 3k`.
+fn plain_generators<'a>(
+    inner: &Nested<'a>,
+    floats: &Floats<'a>,
+) -> Option<(Cow<'a, [f32]>, usize)> {
+    if inner.nulls.is_some() {
+        return None;
+    }
+    let start = match inner.offsets {
+        Offsets::I32(o) => {
+            let stride3 = o.windows(2).all(|w| w[1].wrapping_sub(w[0]) == 3);
+            (stride3 && o[0] >= 0).then_some(o[0] as usize)?
+        }
+        Offsets::I64(o) => {
+            let stride3 = o.windows(2).all(|w| w[1].wrapping_sub(w[0]) == 3);
+            (stride3 && o[0] >= 0).then_some(o[0] as usize)?
+        }
+        Offsets::Fixed(first, 3) => 3 * first,
+        Offsets::Fixed(..) => return None,
+    };
+    let values: Cow<'a, [f32]> = match floats {
+        Floats::F32(v, None) => Cow::Borrowed(v),
+        Floats::F64(v, None) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
+        _ => return None,
+    };
+    values
+        .iter()
+        .fold(true, |finite, x| finite & x.is_finite())
+        .then_some((values, start))
+}
+
+/// Row `i` of a chunk [`plain_generators`] read, as the case [`plain_row`] gives, when it
+/// has 1 to 16 generators and a plain need (absent, null, or three numbers finite in
+/// float32); `None` for any other row.
+#[inline]
+fn plain_case(
+    gens: &Nested,
+    values: &[f32],
+    start: usize,
+    need: Option<&(Nested, Floats)>,
+    i: usize,
+) -> Option<Case> {
+    let (a, b) = gens.range(i)?;
+    let count = b - a;
+    if count == 0 || count > MAX_GENERATORS {
+        return None;
+    }
+    let need = match need.map(|(n, f)| (n.range(i), f)) {
+        None | Some((None, _)) => DEFAULT_NEED,
+        Some((Some((x, y)), f)) if y - x == 3 => f.three_f32(x)?,
+        Some(_) => return None,
+    };
+    let mut case = Case {
+        need,
+        active_mask: ((1u64 << count) - 1) as u32,
+        ..Case::default()
+    };
+    let numbers = &values[start + 3 * a..start + 3 * b];
+    for (slot, g) in case.generators.iter_mut().zip(numbers.chunks_exact(3)) {
+        *slot = [g[0], g[1], g[2]];
+    }
+    Some(case)
 }
 
 /// Row `i`, its generators at `(a, b)` in `inner`, as a planar case when it is one in the
