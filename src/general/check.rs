@@ -3,7 +3,8 @@
 //! computed is trusted, only the indices, weights and normals it proposes.
 
 use super::linalg::{dot, norm, pivoted};
-use super::{GeneralCase, EPS};
+use super::tolerance::{EPS, RANK_TOL};
+use super::GeneralCase;
 
 /// Whether `need ≈ Σ weights[k]·w[indices[k]]` is a witness: at most d distinct indices,
 /// finite weights, each at least `−ε|need|/|wᵢ|`, and a residual within
@@ -122,7 +123,7 @@ pub fn facet_normed(
             return false;
         }
     }
-    let (basis, _) = pivoted(d, d, super::solver::RANK_TOL, || {
+    let (basis, _) = pivoted(d, d, RANK_TOL, || {
         on.iter().map(|i| (i, case.generator(i as usize)))
     });
     basis.len() == d - 1

@@ -24,7 +24,7 @@
 //! Sets are of generator positions, one per direction (twins and zero generators left out).
 
 use super::linalg::{dot, Basis, Vector};
-use super::solver::RANK_TOL;
+use super::tolerance::{EPS, FACET_ON, RANK_TOL};
 use super::GenSet;
 
 /// What [`closure`] found.
@@ -275,10 +275,10 @@ fn ridges_of(d: usize, unit: &[Vector], s: &GenSet, n: &Vector) -> Option<Vec<Ge
                 lo = lo.min(v);
                 hi = hi.max(v);
             }
-            if lo >= -super::EPS || hi <= super::EPS {
+            if lo >= -EPS || hi <= EPS {
                 let mut on = GenSet::default();
                 for &g in &gens {
-                    if dot(&unit[g as usize][..d], &w[..d]).abs() <= super::solver::FACET_ON {
+                    if dot(&unit[g as usize][..d], &w[..d]).abs() <= FACET_ON {
                         on.insert(g as usize);
                     }
                 }

@@ -20,6 +20,7 @@ pub mod linalg;
 pub mod sample;
 pub mod search;
 pub mod solver;
+pub mod tolerance;
 pub mod types;
 
 pub use host::GeneralStats;
@@ -35,8 +36,7 @@ pub const DIMS: [usize; 2] = [3, 6];
 /// The largest dimension: arrays of this length hold a vector of either.
 pub const MAX_DIM: usize = 6;
 
-/// docs/contract-general.md's relative tolerance in float64.
-pub const EPS: f64 = 1e-9;
+pub use tolerance::EPS;
 
 /// The margin reported when the cone is all of R^d, and the largest ever reported.
 pub const GENERAL_MARGIN_CAP: f64 = 1000.0;
