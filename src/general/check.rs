@@ -78,7 +78,8 @@ pub fn supports_normed(
 ) -> bool {
     match case.dim {
         3 => supports_dim::<3>(case.generators, norm_of, n, nn),
-        _ => supports_dim::<6>(case.generators, norm_of, n, nn),
+        6 => supports_dim::<6>(case.generators, norm_of, n, nn),
+        _ => supports_dim::<7>(case.generators, norm_of, n, nn),
     }
 }
 

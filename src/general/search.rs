@@ -22,7 +22,7 @@
 use rayon::prelude::*;
 
 use super::linalg::norm;
-use super::{GeneralBatch, GeneralCase, MAX_DIM};
+use super::{GeneralBatch, GeneralCase};
 use crate::general::types::{GeneralHint, GeneralRecord};
 
 /// The search stopped with the need reproduced (residual at most [`INSIDE_TOL`]).
@@ -31,6 +31,9 @@ pub const HINT_INSIDE: u32 = 0;
 pub const HINT_OUTSIDE: u32 = 1;
 /// The iteration cap stopped the search.
 pub const HINT_UNFINISHED: u32 = 2;
+
+/// The largest dimension the search runs in: the length of the shader's arrays.
+pub const MAX_DIM: usize = 6;
 
 /// No generator chosen (also the shader's marker).
 pub const NONE: u32 = u32::MAX;

@@ -24,14 +24,16 @@ pub(super) fn unit_columns(
         unsafe {
             return match d {
                 3 => unit_columns_avx2::<3>(gens, kp, cols, norms),
-                _ => unit_columns_avx2::<6>(gens, kp, cols, norms),
+                6 => unit_columns_avx2::<6>(gens, kp, cols, norms),
+                _ => unit_columns_avx2::<7>(gens, kp, cols, norms),
             };
         }
     }
     let _ = simd;
     match d {
         3 => unit_columns_body::<3>(gens, kp, cols, norms),
-        _ => unit_columns_body::<6>(gens, kp, cols, norms),
+        6 => unit_columns_body::<6>(gens, kp, cols, norms),
+        _ => unit_columns_body::<7>(gens, kp, cols, norms),
     }
 }
 
@@ -159,14 +161,16 @@ pub(super) fn most_against(
         unsafe {
             return match d {
                 3 => most_against_avx2::<3>(soa, stride, r, mask, floor),
-                _ => most_against_avx2::<6>(soa, stride, r, mask, floor),
+                6 => most_against_avx2::<6>(soa, stride, r, mask, floor),
+                _ => most_against_avx2::<7>(soa, stride, r, mask, floor),
             };
         }
     }
     let _ = simd;
     match d {
         3 => most_against_body::<3>(soa, stride, r, mask, floor),
-        _ => most_against_body::<6>(soa, stride, r, mask, floor),
+        6 => most_against_body::<6>(soa, stride, r, mask, floor),
+        _ => most_against_body::<7>(soa, stride, r, mask, floor),
     }
 }
 
@@ -281,14 +285,16 @@ pub(super) fn gradient(
         unsafe {
             return match d {
                 3 => gradient_avx2::<3>(soa, stride, len, r, grad),
-                _ => gradient_avx2::<6>(soa, stride, len, r, grad),
+                6 => gradient_avx2::<6>(soa, stride, len, r, grad),
+                _ => gradient_avx2::<7>(soa, stride, len, r, grad),
             };
         }
     }
     let _ = simd;
     match d {
         3 => gradient_body::<3>(soa, stride, len, r, grad),
-        _ => gradient_body::<6>(soa, stride, len, r, grad),
+        6 => gradient_body::<6>(soa, stride, len, r, grad),
+        _ => gradient_body::<7>(soa, stride, len, r, grad),
     }
 }
 

@@ -255,6 +255,7 @@ impl Solver {
             {
                 true
             } else {
+                out.nearest_len = out.witness_len;
                 out.witness_len = 0;
                 let mut y = nn.residual.map(|r| -r / nn.dist);
                 out.margin = -nn.dist * s;

@@ -194,7 +194,7 @@ impl Solver {
             }
         }
         // One facet per generator set (several rays can stand for one facet).
-        self.facets.sort_unstable_by_key(|f| f.on.0);
+        sort_facets(&mut self.facets, |f| f.on.0, |a, b| a.cmp(b));
         self.facets.dedup_by_key(|f| f.on.0);
         self.complete = self.prove_complete(case);
         self.facets_of_rays = true;
@@ -261,8 +261,7 @@ impl Solver {
         if self.facets.len() < 2 {
             return;
         }
-        self.facets
-            .sort_unstable_by(|a, b| a.normal[0].total_cmp(&b.normal[0]));
+        sort_facets(&mut self.facets, |f| f.normal[0], |a, b| a.total_cmp(b));
         let mut out: Vec<FoundFacet> = Vec::with_capacity(self.facets.len());
         for f in self.facets.drain(..) {
             let same = out
@@ -286,7 +285,7 @@ impl Solver {
                 None => out.push(f),
             }
         }
-        out.sort_unstable_by_key(|f| f.on.0);
+        sort_facets(&mut out, |f| f.on.0, |a, b| a.cmp(b));
         self.facets = out;
     }
 
@@ -425,4 +424,24 @@ impl Solver {
         self.vals = vals;
         supports.then_some(FoundFacet { normal: *n, on })
     }
+}
+
+/// Sorts `facets` by `key` (compared by `cmp`), unstably, through records of the key and
+/// the position: which of two facets of equal keys comes first (and so which one a dedup
+/// keeps) is then the order std's unstable sort gives those records, the same whatever the
+/// size of a [`FoundFacet`], which grows with [`MAX_DIM`] (std picks its small-sort by the
+/// element's size).
+fn sort_facets<K: Copy>(
+    facets: &mut Vec<FoundFacet>,
+    key: impl Fn(&FoundFacet) -> K,
+    cmp: impl Fn(&K, &K) -> std::cmp::Ordering,
+) {
+    let mut records: Vec<(K, u32)> = facets
+        .iter()
+        .enumerate()
+        .map(|(t, f)| (key(f), t as u32))
+        .collect();
+    records.sort_unstable_by(|a, b| cmp(&a.0, &b.0));
+    let sorted: Vec<FoundFacet> = records.iter().map(|&(_, t)| facets[t as usize]).collect();
+    *facets = sorted;
 }
