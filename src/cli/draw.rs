@@ -43,6 +43,8 @@ impl Pictures {
             (SceneLine::Spatial(s), Report::Spatial(r)) => {
                 planar_hold::draw::spatial::svg_text(s, r)
             }
+            // Pictures of grasps are not drawn yet.
+            (SceneLine::Grasp(_), Report::Grasp(_)) => return Ok(()),
             _ => return Err(Failure::new("draw: a report of the other kind", exit::IO)),
         };
         std::fs::write(&path, text)

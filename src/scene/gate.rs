@@ -8,13 +8,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::grasp::{judge_grasp, push_grasp_cases, refine_grasp, GraspReport};
 use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge, judge_general, HoldReport};
 use super::spatial::SpatialScene;
-use super::spatial_parse::{has_dim, parse_spatial};
+use super::spatial_parse::{has_dim, has_grasp, parse_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
 use super::types::Scene;
+use crate::general::grasp::{finish, GraspOutcome};
 use crate::general::solver::Solver;
 use crate::general::{GeneralBatch, GeneralOutcome};
 use crate::{Engine, Error};
@@ -27,6 +29,9 @@ pub enum SceneLine {
     Planar(Scene),
     /// A 3-D body on point, edge and face contacts (docs/contract-spatial.md, docs/contract-scenes.md).
     Spatial(SpatialScene),
+    /// A grasp (`"dim": 3, "grasp": true`, docs/contract-spatial.md §6): its contacts, the body
+    /// nominal.
+    Grasp(SpatialScene),
 }
 
 /// The gate's answer to one line.
@@ -37,6 +42,8 @@ pub enum Report {
     Planar(HoldReport),
     /// A spatial scene's.
     Spatial(SpatialReport),
+    /// A grasp's.
+    Grasp(GraspReport),
 }
 
 impl Report {
@@ -45,6 +52,7 @@ impl Report {
         match self {
             Report::Planar(r) => &r.id,
             Report::Spatial(r) => &r.id,
+            Report::Grasp(r) => &r.id,
         }
     }
 
@@ -53,6 +61,7 @@ impl Report {
         match self {
             Report::Planar(r) => r.held,
             Report::Spatial(r) => r.held,
+            Report::Grasp(r) => r.held(),
         }
     }
 
@@ -61,14 +70,16 @@ impl Report {
         match self {
             Report::Planar(r) => r.uncertain,
             Report::Spatial(r) => r.uncertain,
+            Report::Grasp(r) => r.uncertain(),
         }
     }
 
-    /// The robust margin, in float64.
+    /// The robust margin, in float64 (a grasp's: its q1).
     pub fn robust_margin(&self) -> f64 {
         match self {
             Report::Planar(r) => r.robust_margin as f64,
             Report::Spatial(r) => r.robust_margin,
+            Report::Grasp(r) => r.q1,
         }
     }
 
@@ -77,6 +88,7 @@ impl Report {
         match self {
             Report::Planar(r) => r.reason.as_deref(),
             Report::Spatial(r) => r.reason.as_deref(),
+            Report::Grasp(r) => r.reason.as_deref(),
         }
     }
 
@@ -85,7 +97,8 @@ impl Report {
         match (self, other) {
             (Report::Planar(a), Report::Planar(b)) => a.disagreement(b),
             (Report::Spatial(a), Report::Spatial(b)) => a.disagreement(b),
-            _ => Some("a planar and a spatial report for one line".into()),
+            (Report::Grasp(a), Report::Grasp(b)) => a.disagreement(b),
+            _ => Some("reports of two kinds for one line".into()),
         }
     }
 }
@@ -93,7 +106,11 @@ impl Report {
 /// Parses and validates one JSON line of either kind. The caller adds the line number.
 pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
     if has_dim(text) {
-        parse_spatial(text).map(SceneLine::Spatial)
+        if has_grasp(text) {
+            parse_grasp(text).map(SceneLine::Grasp)
+        } else {
+            parse_spatial(text).map(SceneLine::Spatial)
+        }
     } else {
         parse_planar(text).map(SceneLine::Planar)
     }
@@ -104,6 +121,7 @@ pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
 enum LineRef<'a> {
     Planar(&'a Scene),
     Spatial(&'a SpatialScene),
+    Grasp(&'a SpatialScene),
 }
 
 /// The reports of many lines, in order (see the module's doc for how they are batched).
@@ -113,6 +131,7 @@ pub fn hold_reports(engine: &mut Engine, lines: &[SceneLine]) -> Result<Vec<Repo
         .map(|l| match l {
             SceneLine::Planar(s) => LineRef::Planar(s),
             SceneLine::Spatial(s) => LineRef::Spatial(s),
+            SceneLine::Grasp(s) => LineRef::Grasp(s),
         })
         .collect();
     reports_of(engine, &refs)
@@ -125,7 +144,7 @@ pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldR
         .into_iter()
         .filter_map(|r| match r {
             Report::Planar(r) => Some(r),
-            Report::Spatial(_) => None,
+            Report::Spatial(_) | Report::Grasp(_) => None,
         })
         .collect())
 }
@@ -136,6 +155,7 @@ enum Slot {
     Planar { at: usize, n: usize },
     General { at: usize, n: usize },
     Spatial { at: usize, n: usize, k: usize },
+    Grasp { at: usize, n: usize },
 }
 
 fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Error> {
@@ -172,6 +192,11 @@ fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Err
                     n,
                     k: s.pyramid,
                 }
+            }
+            LineRef::Grasp(s) => {
+                let at = general.len();
+                let n = push_grasp_cases(&mut general, s, s.pyramid)?;
+                Slot::Grasp { at, n }
             }
         });
     }
@@ -223,6 +248,7 @@ fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Err
         }
         pending = next_round;
     }
+    let grasps = grasp_rounds(engine, lines, &slots, &general, &general_outcomes)?;
     // The support regions: the facets of each spatial scene's main cone at its given k (for
     // "coulomb" the inner pyramids before refining: a region every point of which the
     // true cone holds, and the same whatever k the verdicts needed), on all cores.
@@ -256,7 +282,85 @@ fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Err
                 let region = regions.next().unwrap_or_default();
                 Report::Spatial(judge_spatial(s, k, &o, region))
             }
+            (LineRef::Grasp(s), Slot::Grasp { at, n }) => {
+                let first = &grasps.first[at..at + n];
+                let last = grasps.last[i].as_ref().map(|(k, o)| (*k, &o[..]));
+                Report::Grasp(judge_grasp(s, first, last))
+            }
             _ => unreachable!("slots follow the lines"),
         })
         .collect())
+}
+
+/// The grasp lines' outcomes, checked: at the line's k (by case, in the first batch's
+/// positions), and for `"coulomb"` lines that had to refine, at the last k (by line).
+struct GraspRounds {
+    first: Vec<GraspOutcome>,
+    last: Vec<Option<(usize, Vec<GraspOutcome>)>>,
+}
+
+/// Every grasp case of `batch` at `slots` finished and checked ([`finish`], on all cores),
+/// then `"coulomb"` grasps still undecided again with k doubled, all in one batch a round.
+fn grasp_rounds(
+    engine: &mut Engine,
+    lines: &[LineRef],
+    slots: &[Slot],
+    batch: &GeneralBatch,
+    outcomes: &[GeneralOutcome],
+) -> Result<GraspRounds, Error> {
+    let finish_all = |batch: &GeneralBatch, outcomes: &[GeneralOutcome], cases: &[usize]| {
+        cases
+            .par_iter()
+            .map_init(Solver::new, |solver, &c| {
+                finish(&batch.get(c), &outcomes[c], solver)
+            })
+            .collect::<Vec<GraspOutcome>>()
+    };
+    let cases: Vec<usize> = slots
+        .iter()
+        .flat_map(|slot| match *slot {
+            Slot::Grasp { at, n } => at..at + n,
+            _ => 0..0,
+        })
+        .collect();
+    let mut first = vec![GraspOutcome::default(); batch.len()];
+    for (&c, o) in cases.iter().zip(finish_all(batch, outcomes, &cases)) {
+        first[c] = o;
+    }
+    let mut last: Vec<Option<(usize, Vec<GraspOutcome>)>> = vec![None; lines.len()];
+    let mut pending: Vec<(usize, usize)> = Vec::new();
+    for (i, (line, slot)) in lines.iter().zip(slots).enumerate() {
+        if let (LineRef::Grasp(s), Slot::Grasp { at, n }) = (line, *slot) {
+            if let Some(next) = refine_grasp(s, s.pyramid, &first[at..at + n]) {
+                pending.push((i, next));
+            }
+        }
+    }
+    while !pending.is_empty() {
+        let mut round = GeneralBatch::new();
+        let mut at = Vec::with_capacity(pending.len());
+        for &(i, k) in &pending {
+            let LineRef::Grasp(s) = lines[i] else {
+                unreachable!("only grasp lines refine here")
+            };
+            at.push((round.len(), push_grasp_cases(&mut round, s, k)?));
+        }
+        let mut out = vec![GeneralOutcome::default(); round.len()];
+        engine.evaluate_general_into(&round, &mut out)?;
+        let all: Vec<usize> = (0..round.len()).collect();
+        let done = finish_all(&round, &out, &all);
+        let mut next_round = Vec::new();
+        for (&(i, k), &(a, n)) in pending.iter().zip(&at) {
+            let LineRef::Grasp(s) = lines[i] else {
+                unreachable!("only grasp lines refine here")
+            };
+            let o = &done[a..a + n];
+            if let Some(next) = refine_grasp(s, k, o) {
+                next_round.push((i, next));
+            }
+            last[i] = Some((k, o.to_vec()));
+        }
+        pending = next_round;
+    }
+    Ok(GraspRounds { first, last })
 }
