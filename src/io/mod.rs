@@ -13,6 +13,7 @@ use arrow_array::ArrayRef;
 
 use crate::general::{GeneralBatch, GeneralOutcome};
 use crate::planar::types::{Case, Outcome};
+use crate::CaseKind;
 
 /// Set in a row's index (`CaseBatch::rows`) when the row's case is a general one: the rest
 /// of the bits index `CaseBatch::general`.
@@ -212,28 +213,28 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
             continue;
         }
         let text = chunk.text(k);
-        let row = match json::parse_case_raw(text) {
-            Ok((id, case)) => {
+        // The plain planar line, read and classified in one pass (the hot path); any other
+        // line classified by its shape, then read by its engine's reader alone.
+        if let Some((id, case)) = json::plain_case(text) {
+            ids.push(id);
+            batch.push(line.number, Ok(case));
+            continue;
+        }
+        let read = match json::line_kind(text) {
+            CaseKind::Planar => json::parse_serde(text).map(|(id, case)| {
                 ids.push(id);
-                Ok(case)
-            }
-            Err(e) => match general::parse_general(text, &mut batch.general) {
-                Ok((id, index)) => {
-                    ids.push(id);
-                    batch.push_general(line.number, index);
-                    continue;
-                }
-                Err(not) => {
-                    let id = json::salvage_id(text).map(|v| v.to_string());
-                    ids.push(id.as_deref());
-                    match not {
-                        general::NotGeneral::Planar => Err(e),
-                        general::NotGeneral::Bad(e) => Err(e),
-                    }
-                }
-            },
+                batch.push(line.number, Ok(case));
+            }),
+            CaseKind::General => general::parse_general(text, &mut batch.general).map(|(id, i)| {
+                ids.push(id);
+                batch.push_general(line.number, i);
+            }),
         };
-        batch.push(line.number, row);
+        if let Err(e) = read {
+            let id = json::salvage_id(text).map(|v| v.to_string());
+            ids.push(id.as_deref());
+            batch.push(line.number, Err(e));
+        }
     }
     batch.ids = Ids::Json(ids);
 }

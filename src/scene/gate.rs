@@ -1,8 +1,13 @@
 //! The gate over both kinds of line: a planar scene or edit (docs/contract-planar.md §8–§9) and a spatial scene
 //! (docs/contract-scenes.md), parsed by [`parse_line`] and judged in one batch by [`hold_reports`]:
-//! planar needs of at most 16 generators through ONE call of the enumeration, every other
-//! need (planar scenes of five body pairs or more, spatial scenes) through ONE call of the
-//! general engine a round (`"coulomb"` scenes still undecided go round again with k doubled).
+//! planar needs of at most 16 generators for the enumeration, every other need (planar
+//! scenes of five body pairs or more, spatial scenes) for the general engine, all in ONE
+//! [`Batch`] a round (`"coulomb"` scenes still undecided go round again with k doubled).
+//!
+//! The work is split in two halves around the engine, so that a caller who cannot block on
+//! one (the page awaits its GPU) runs the same gate: [`plan`] turns lines into a round's
+//! batch ([`Plan::batch`]), [`judge`] turns that batch's [`Answers`] into the reports, or
+//! into the next round's plan.
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -11,7 +16,7 @@ use serde_json::Value;
 use super::grasp::{judge_grasp, push_grasp_cases, refine_grasp, GraspReport};
 use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
-use super::report::{judge, judge_general, HoldReport};
+use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::SpatialScene;
 use super::spatial_parse::{has_dim, has_grasp, parse_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
@@ -19,7 +24,7 @@ use super::types::Scene;
 use crate::general::grasp::{finish, GraspOutcome};
 use crate::general::solver::Solver;
 use crate::general::{GeneralBatch, GeneralOutcome};
-use crate::{Engine, Error};
+use crate::{Answers, Batch, Engine, Error, Options};
 
 /// One gate input line: planar (no `dim`) or spatial (`"dim": 3`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -116,31 +121,42 @@ pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
     }
 }
 
-/// A line borrowed, of either kind.
-#[derive(Clone, Copy)]
-enum LineRef<'a> {
+/// A line borrowed, of either kind: what [`plan`] takes.
+#[derive(Clone, Copy, Debug)]
+pub enum Line<'a> {
+    /// A planar scene or edit.
     Planar(&'a Scene),
+    /// A spatial scene.
     Spatial(&'a SpatialScene),
+    /// A grasp.
     Grasp(&'a SpatialScene),
 }
 
-/// The reports of many lines, in order (see the module's doc for how they are batched).
+impl<'a> From<&'a SceneLine> for Line<'a> {
+    fn from(line: &'a SceneLine) -> Line<'a> {
+        match line {
+            SceneLine::Planar(s) => Line::Planar(s),
+            SceneLine::Spatial(s) => Line::Spatial(s),
+            SceneLine::Grasp(s) => Line::Grasp(s),
+        }
+    }
+}
+
+impl<'a> From<&'a Scene> for Line<'a> {
+    fn from(scene: &'a Scene) -> Line<'a> {
+        Line::Planar(scene)
+    }
+}
+
+/// The reports of many lines, in order (see the module's doc for how they are batched):
+/// [`plan`], then each round's batch through `engine` on all cores, then [`judge`].
 pub fn hold_reports(engine: &mut Engine, lines: &[SceneLine]) -> Result<Vec<Report>, Error> {
-    let refs: Vec<LineRef> = lines
-        .iter()
-        .map(|l| match l {
-            SceneLine::Planar(s) => LineRef::Planar(s),
-            SceneLine::Spatial(s) => LineRef::Spatial(s),
-            SceneLine::Grasp(s) => LineRef::Grasp(s),
-        })
-        .collect();
-    reports_of(engine, &refs)
+    reports_of(engine, plan(lines)?)
 }
 
 /// The reports of planar scenes only (the planar page and tools), as [`hold_reports`].
 pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldReport>, Error> {
-    let refs: Vec<LineRef> = scenes.iter().map(LineRef::Planar).collect();
-    Ok(reports_of(engine, &refs)?
+    Ok(reports_of(engine, plan(scenes)?)?
         .into_iter()
         .filter_map(|r| match r {
             Report::Planar(r) => Some(r),
@@ -149,116 +165,253 @@ pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldR
         .collect())
 }
 
-/// Where a line's cases sit in the batches, and (spatial) at how many edges.
+fn reports_of(engine: &mut Engine, mut plan: Plan<'_>) -> Result<Vec<Report>, Error> {
+    loop {
+        let answers = engine.evaluate_batch(plan.batch(), Options::default())?;
+        match judge(plan, &answers)? {
+            Judged::Reports(reports) => return Ok(reports),
+            Judged::Again(next) => plan = next,
+        }
+    }
+}
+
+/// Where a line's cases sit in a round's batch, and (spatial) at how many edges.
 #[derive(Clone, Copy)]
 enum Slot {
     Planar { at: usize, n: usize },
     General { at: usize, n: usize },
     Spatial { at: usize, n: usize, k: usize },
-    Grasp { at: usize, n: usize },
+    Grasp { at: usize, n: usize, k: usize },
 }
 
-fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Error> {
-    let mut cases = Vec::new();
-    let mut general = GeneralBatch::new();
-    let mut slots = Vec::with_capacity(lines.len());
-    for line in lines {
-        slots.push(match *line {
-            LineRef::Planar(s) if s.is_general() => {
-                let at = general.len();
+/// What a line's judgement holds between rounds.
+enum State {
+    /// Its cases are in this round's batch, at the slot.
+    Asked(Slot),
+    /// A `"coulomb"` grasp asked again at a finer k (the slot), with its outcomes at the
+    /// line's own k (what the report's q1 and direction are).
+    GraspAgain {
+        slot: Slot,
+        first: Vec<GraspOutcome>,
+    },
+    /// Judged.
+    Done(Report),
+    /// A spatial line decided at `k` edges, its outcomes kept for the report (which also
+    /// needs its support region, computed with all of them at the end).
+    Decided {
+        k: usize,
+        outcomes: Vec<GeneralOutcome>,
+    },
+}
+
+/// One round of the gate: the cone tests its lines need ([`Plan::batch`], for an engine to
+/// answer) and what [`judge`] needs to read the answers.
+pub struct Plan<'a> {
+    lines: Vec<Line<'a>>,
+    states: Vec<State>,
+    batch: Batch,
+}
+
+impl Plan<'_> {
+    /// The round's cone tests, of both engines: answer them all, in one call.
+    pub fn batch(&self) -> &Batch {
+        &self.batch
+    }
+
+    /// The lines planned, in order.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether no line is planned.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+/// What [`judge`] made of a round's answers.
+pub enum Judged<'a> {
+    /// Every line's report, in order.
+    Reports(Vec<Report>),
+    /// Some lines go round again (`"coulomb"` scenes undecided, with k doubled): answer
+    /// this plan's batch and judge again.
+    Again(Plan<'a>),
+}
+
+/// The first round of `lines`: every need of every line in one batch, planar scenes of at
+/// most 16 generators for the enumeration, the others for the general engine.
+///
+/// # Errors
+///
+/// A case the engines refuse (a non-finite number, too many generators).
+pub fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Plan<'a>, Error> {
+    let lines: Vec<Line<'a>> = lines.into_iter().map(Into::into).collect();
+    let mut batch = Batch::new();
+    let mut states = Vec::with_capacity(lines.len());
+    for line in &lines {
+        let slot = match *line {
+            Line::Planar(s) if s.is_general() => {
+                let at = batch.general.len();
                 let g: Vec<f64> = s.generators_f64().concat();
                 for (m, x) in s.need_points() {
-                    general.push(3, &g, &s.body.need(m, x))?;
+                    batch.push_general(3, &g, &s.body.need(m, x))?;
                 }
                 Slot::General {
                     at,
-                    n: general.len() - at,
+                    n: batch.general.len() - at,
                 }
             }
-            LineRef::Planar(s) => {
-                let c = s.cases()?;
-                let at = cases.len();
-                cases.extend(c);
+            Line::Planar(s) => {
+                let at = batch.planar.len();
+                batch.planar.extend(s.cases()?);
                 Slot::Planar {
                     at,
-                    n: cases.len() - at,
+                    n: batch.planar.len() - at,
                 }
             }
-            LineRef::Spatial(s) => {
-                let at = general.len();
-                let n = push_cases(&mut general, s, s.pyramid)?;
-                Slot::Spatial {
-                    at,
-                    n,
-                    k: s.pyramid,
-                }
-            }
-            LineRef::Grasp(s) => {
-                let at = general.len();
-                let n = push_grasp_cases(&mut general, s, s.pyramid)?;
-                Slot::Grasp { at, n }
-            }
-        });
+            Line::Spatial(s) => spatial_slot(&mut batch, s, s.pyramid)?,
+            Line::Grasp(s) => grasp_slot(&mut batch, s, s.pyramid)?,
+        };
+        states.push(State::Asked(slot));
     }
-    let outcomes = engine.evaluate(&cases)?;
-    if outcomes.len() != cases.len() {
+    Ok(Plan {
+        lines,
+        states,
+        batch,
+    })
+}
+
+fn spatial_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Error> {
+    let at = batch.general.len();
+    let n = push_cases(&mut batch.general, s, k)?;
+    Ok(Slot::Spatial { at, n, k })
+}
+
+fn grasp_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Error> {
+    let at = batch.general.len();
+    let n = push_grasp_cases(&mut batch.general, s, k)?;
+    Ok(Slot::Grasp { at, n, k })
+}
+
+/// The grasp cases of a round (the slots of its grasp lines) finished and checked
+/// ([`finish`]) on all cores, by position in the batch (default elsewhere).
+fn finish_grasps(
+    states: &[State],
+    batch: &GeneralBatch,
+    outcomes: &[GeneralOutcome],
+) -> Vec<GraspOutcome> {
+    let cases: Vec<usize> = states
+        .iter()
+        .flat_map(|state| match state {
+            State::Asked(Slot::Grasp { at, n, .. })
+            | State::GraspAgain {
+                slot: Slot::Grasp { at, n, .. },
+                ..
+            } => *at..*at + *n,
+            _ => 0..0,
+        })
+        .collect();
+    let done: Vec<GraspOutcome> = cases
+        .par_iter()
+        .map_init(Solver::new, |solver, &c| {
+            finish(&batch.get(c), &outcomes[c], solver)
+        })
+        .collect();
+    let mut out = vec![GraspOutcome::default(); if cases.is_empty() { 0 } else { batch.len() }];
+    for (&c, o) in cases.iter().zip(done) {
+        out[c] = o;
+    }
+    out
+}
+
+/// Reads a round's answers (to `plan.batch()`): each line judged, or (a `"coulomb"` scene
+/// still undecided) planned again with k doubled. When no line goes round again, the
+/// reports, with the spatial scenes' support regions (on all cores).
+///
+/// # Errors
+///
+/// [`Error::Gpu`] when the answers do not fit the batch (one per case); the case errors of
+/// [`plan`] for the next round.
+pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error> {
+    let Plan {
+        lines,
+        mut states,
+        batch,
+    } = plan;
+    if !answers.fit(&batch) {
         return Err(Error::Gpu(format!(
-            "{} outcomes for {} cases",
-            outcomes.len(),
-            cases.len()
+            "{} + {} outcomes for {} + {} cases",
+            answers.planar.len(),
+            answers.general.len(),
+            batch.planar.len(),
+            batch.general.len()
         )));
     }
-    let mut general_outcomes = vec![GeneralOutcome::default(); general.len()];
-    if !general.is_empty() {
-        engine.evaluate_general_into(&general, &mut general_outcomes)?;
-    }
-    // "coulomb" scenes still undecided: again with k doubled, all in one batch a round.
-    let mut finals: Vec<Option<(usize, Vec<GeneralOutcome>)>> = vec![None; lines.len()];
-    let mut pending: Vec<(usize, usize)> = Vec::new();
-    for (i, (line, slot)) in lines.iter().zip(&slots).enumerate() {
-        if let (LineRef::Spatial(s), Slot::Spatial { at, n, k }) = (line, *slot) {
-            let o = &general_outcomes[at..at + n];
-            match refine(s, k, o) {
-                Some(next) => pending.push((i, next)),
-                None => finals[i] = Some((k, o.to_vec())),
-            }
-        }
-    }
-    while !pending.is_empty() {
-        let mut batch = GeneralBatch::new();
-        let mut at = Vec::with_capacity(pending.len());
-        for &(i, k) in &pending {
-            let LineRef::Spatial(s) = lines[i] else {
-                unreachable!("only spatial lines refine")
+    let grasps = finish_grasps(&states, &batch.general, &answers.general);
+    let mut next = Batch::new();
+    for (line, state) in lines.iter().zip(&mut states) {
+        let (slot, first) =
+            match std::mem::replace(state, State::Asked(Slot::Planar { at: 0, n: 0 })) {
+                State::Asked(slot) => (slot, None),
+                State::GraspAgain { slot, first } => (slot, Some(first)),
+                other => {
+                    *state = other;
+                    continue;
+                }
             };
-            at.push((batch.len(), push_cases(&mut batch, s, k)?));
-        }
-        let mut out = vec![GeneralOutcome::default(); batch.len()];
-        engine.evaluate_general_into(&batch, &mut out)?;
-        let mut next_round = Vec::new();
-        for (&(i, k), &(a, n)) in pending.iter().zip(&at) {
-            let LineRef::Spatial(s) = lines[i] else {
-                unreachable!("only spatial lines refine")
-            };
-            let o = &out[a..a + n];
-            match refine(s, k, o) {
-                Some(next) => next_round.push((i, next)),
-                None => finals[i] = Some((k, o.to_vec())),
+        *state = match (*line, slot) {
+            (Line::Grasp(s), Slot::Grasp { at, n, k }) => {
+                let now = &grasps[at..at + n];
+                match refine_grasp(s, k, now) {
+                    Some(k) => State::GraspAgain {
+                        slot: grasp_slot(&mut next, s, k)?,
+                        first: first.unwrap_or_else(|| now.to_vec()),
+                    },
+                    None => {
+                        let report = match &first {
+                            Some(first) => judge_grasp(s, first, Some((k, now))),
+                            None => judge_grasp(s, now, None),
+                        };
+                        State::Done(Report::Grasp(report))
+                    }
+                }
             }
-        }
-        pending = next_round;
+            (Line::Planar(s), Slot::Planar { at, n }) => {
+                State::Done(Report::Planar(judge_planar(s, &answers.planar[at..at + n])))
+            }
+            (Line::Planar(s), Slot::General { at, n }) => State::Done(Report::Planar(
+                judge_general(s, &answers.general[at..at + n]),
+            )),
+            (Line::Spatial(s), Slot::Spatial { at, n, k }) => {
+                let outcomes = &answers.general[at..at + n];
+                match refine(s, k, outcomes) {
+                    Some(k) => State::Asked(spatial_slot(&mut next, s, k)?),
+                    None => State::Decided {
+                        k,
+                        outcomes: outcomes.to_vec(),
+                    },
+                }
+            }
+            _ => unreachable!("a line's slot is of its kind"),
+        };
     }
-    let grasps = grasp_rounds(engine, lines, &slots, &general, &general_outcomes)?;
+    if !next.is_empty() {
+        return Ok(Judged::Again(Plan {
+            lines,
+            states,
+            batch: next,
+        }));
+    }
     // The support regions: the facets of each spatial scene's main cone at its given k (for
     // "coulomb" the inner pyramids before refining: a region every point of which the
     // true cone holds, and the same whatever k the verdicts needed), on all cores.
     let spatial: Vec<usize> = (0..lines.len())
-        .filter(|&i| matches!(lines[i], LineRef::Spatial(_)))
+        .filter(|&i| matches!(lines[i], Line::Spatial(_)))
         .collect();
     let regions: Vec<SupportRegion> = spatial
         .par_iter()
         .map_init(Solver::new, |solver, &i| {
-            let LineRef::Spatial(s) = lines[i] else {
+            let Line::Spatial(s) = lines[i] else {
                 unreachable!("filtered to spatial lines")
             };
             let g = s.generators(s.pyramid, main_pyramid(s.friction));
@@ -266,101 +419,17 @@ fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Err
         })
         .collect();
     let mut regions = regions.into_iter();
-    Ok(lines
+    let reports = lines
         .iter()
-        .zip(&slots)
-        .enumerate()
-        .map(|(i, (line, slot))| match (*line, *slot) {
-            (LineRef::Planar(s), Slot::Planar { at, n }) => {
-                Report::Planar(judge(s, &outcomes[at..at + n]))
-            }
-            (LineRef::Planar(s), Slot::General { at, n }) => {
-                Report::Planar(judge_general(s, &general_outcomes[at..at + n]))
-            }
-            (LineRef::Spatial(s), _) => {
-                let (k, o) = finals[i].take().expect("every spatial line is final");
+        .zip(states)
+        .map(|(line, state)| match (*line, state) {
+            (_, State::Done(report)) => report,
+            (Line::Spatial(s), State::Decided { k, outcomes }) => {
                 let region = regions.next().unwrap_or_default();
-                Report::Spatial(judge_spatial(s, k, &o, region))
+                Report::Spatial(judge_spatial(s, k, &outcomes, region))
             }
-            (LineRef::Grasp(s), Slot::Grasp { at, n }) => {
-                let first = &grasps.first[at..at + n];
-                let last = grasps.last[i].as_ref().map(|(k, o)| (*k, &o[..]));
-                Report::Grasp(judge_grasp(s, first, last))
-            }
-            _ => unreachable!("slots follow the lines"),
-        })
-        .collect())
-}
-
-/// The grasp lines' outcomes, checked: at the line's k (by case, in the first batch's
-/// positions), and for `"coulomb"` lines that had to refine, at the last k (by line).
-struct GraspRounds {
-    first: Vec<GraspOutcome>,
-    last: Vec<Option<(usize, Vec<GraspOutcome>)>>,
-}
-
-/// Every grasp case of `batch` at `slots` finished and checked ([`finish`], on all cores),
-/// then `"coulomb"` grasps still undecided again with k doubled, all in one batch a round.
-fn grasp_rounds(
-    engine: &mut Engine,
-    lines: &[LineRef],
-    slots: &[Slot],
-    batch: &GeneralBatch,
-    outcomes: &[GeneralOutcome],
-) -> Result<GraspRounds, Error> {
-    let finish_all = |batch: &GeneralBatch, outcomes: &[GeneralOutcome], cases: &[usize]| {
-        cases
-            .par_iter()
-            .map_init(Solver::new, |solver, &c| {
-                finish(&batch.get(c), &outcomes[c], solver)
-            })
-            .collect::<Vec<GraspOutcome>>()
-    };
-    let cases: Vec<usize> = slots
-        .iter()
-        .flat_map(|slot| match *slot {
-            Slot::Grasp { at, n } => at..at + n,
-            _ => 0..0,
+            _ => unreachable!("every line is judged once no line is asked again"),
         })
         .collect();
-    let mut first = vec![GraspOutcome::default(); batch.len()];
-    for (&c, o) in cases.iter().zip(finish_all(batch, outcomes, &cases)) {
-        first[c] = o;
-    }
-    let mut last: Vec<Option<(usize, Vec<GraspOutcome>)>> = vec![None; lines.len()];
-    let mut pending: Vec<(usize, usize)> = Vec::new();
-    for (i, (line, slot)) in lines.iter().zip(slots).enumerate() {
-        if let (LineRef::Grasp(s), Slot::Grasp { at, n }) = (line, *slot) {
-            if let Some(next) = refine_grasp(s, s.pyramid, &first[at..at + n]) {
-                pending.push((i, next));
-            }
-        }
-    }
-    while !pending.is_empty() {
-        let mut round = GeneralBatch::new();
-        let mut at = Vec::with_capacity(pending.len());
-        for &(i, k) in &pending {
-            let LineRef::Grasp(s) = lines[i] else {
-                unreachable!("only grasp lines refine here")
-            };
-            at.push((round.len(), push_grasp_cases(&mut round, s, k)?));
-        }
-        let mut out = vec![GeneralOutcome::default(); round.len()];
-        engine.evaluate_general_into(&round, &mut out)?;
-        let all: Vec<usize> = (0..round.len()).collect();
-        let done = finish_all(&round, &out, &all);
-        let mut next_round = Vec::new();
-        for (&(i, k), &(a, n)) in pending.iter().zip(&at) {
-            let LineRef::Grasp(s) = lines[i] else {
-                unreachable!("only grasp lines refine here")
-            };
-            let o = &done[a..a + n];
-            if let Some(next) = refine_grasp(s, k, o) {
-                next_round.push((i, next));
-            }
-            last[i] = Some((k, o.to_vec()));
-        }
-        pending = next_round;
-    }
-    Ok(GraspRounds { first, last })
+    Ok(Judged::Reports(reports))
 }
