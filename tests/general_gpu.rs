@@ -414,7 +414,7 @@ fn twin_hints_finish_to_the_cpu_answers() {
 #[test]
 fn pod_layouts_match_the_shader() {
     assert_eq!(size_of::<GeneralRecord>(), 16);
-    assert_eq!(size_of::<GeneralHint>(), 40);
+    assert_eq!(size_of::<GeneralHint>(), 48);
     assert_eq!(size_of::<GeneralParams>(), 16);
     let module = naga::front::wgsl::parse_str(SEARCH_WGSL).expect("parses");
     let mut layouter = naga::proc::Layouter::default();
