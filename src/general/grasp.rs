@@ -199,7 +199,7 @@ pub fn finish(
 fn inside(w: &Wrenches<'_>, n: &Vector, complete: bool) -> Option<(GraspOutcome, bool)> {
     let a: [f64; 6] = std::array::from_fn(|k| n[k + 1]);
     let na = norm(&a);
-    if !(na > 0.0) {
+    if na.is_nan() || na <= 0.0 {
         return None;
     }
     let u = a.map(|x| -x / na);
@@ -265,7 +265,7 @@ fn outside(w: &Wrenches<'_>, o: &GeneralOutcome) -> Option<(GraspOutcome, bool)>
     let n = o.nearest_len as usize;
     let (idx, c) = (&o.witness_indices[..n], &o.witness_weights[..n]);
     let total: f64 = c.iter().sum();
-    if n == 0 || !(total > 0.0) || c.iter().any(|&x| !(x >= 0.0)) {
+    if n == 0 || total.is_nan() || total <= 0.0 || c.iter().any(|&x| x.is_nan() || x < 0.0) {
         return None;
     }
     let mut p = [0.0; 6];
@@ -276,7 +276,7 @@ fn outside(w: &Wrenches<'_>, o: &GeneralOutcome) -> Option<(GraspOutcome, bool)>
         }
     }
     let np = norm(&p);
-    if !(np > 0.0) {
+    if np.is_nan() || np <= 0.0 {
         return None;
     }
     let u = p.map(|x| -x / np);

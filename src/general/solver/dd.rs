@@ -17,6 +17,26 @@ impl Solver {
     /// updated only where rays change, not rebuilt at every step. `self.rays` is dense
     /// again at the end.
     pub(super) fn dual_cone(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd && std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            unsafe {
+                return self.dual_cone_popcnt(case, basis);
+            }
+        }
+        self.dual_cone_body(case, basis)
+    }
+
+    /// [`Solver::dual_cone`] compiled with POPCNT: the zero sets' sizes and the bitsets'
+    /// counts in one instruction a word instead of a dozen (the same body, the same rays).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn dual_cone_popcnt(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
+        self.dual_cone_body(case, basis)
+    }
+
+    #[inline(always)]
+    fn dual_cone_body(&mut self, case: &GeneralCase<'_>, basis: &[u32]) {
         let d = case.dim;
         // The same cone as the last one (a scene's needs, one after another): its rays stand.
         if self.rays_dim == d && self.rays_of == case.generators {
@@ -203,6 +223,7 @@ impl Solver {
     /// of the cone by inequalities, redundant ones or not, so the zero sets need not list it.
     /// Candidates for a minus ray come from the bitsets of its zero generators: a plus ray
     /// sharing fewer than d−2 of them cannot be adjacent to it.
+    #[inline(always)]
     pub(super) fn add_halfspace(&mut self, d: usize, i: usize) {
         let u = self.unit[i];
         let slots = self.rays.len();
@@ -364,7 +385,7 @@ impl Solver {
 
     /// The new ray of plus ray `a` and minus ray `b` on generator `i`'s plane, into
     /// `self.born`, when they are adjacent (`used`: the words of the bitsets in use).
-    #[inline]
+    #[inline(always)]
     pub(super) fn try_pair(&mut self, d: usize, i: usize, used: usize, a: usize, b: usize) {
         let (p, m) = (&self.rays[a], &self.rays[b]);
         let common = p.zero.and(&m.zero);
@@ -412,6 +433,7 @@ impl Solver {
 
     /// Whether rays `a` and `b` are the only ones whose zero sets hold `common` (`used`:
     /// the words of the bitsets in use).
+    #[inline(always)]
     pub(super) fn only_pair_holds(&self, common: &GenSet, used: usize, a: usize, b: usize) -> bool {
         let mut gens = common.iter();
         let Some(first) = gens.next() else {
