@@ -295,7 +295,7 @@ fn invariants_over_random_grasps() {
     }
     let reports = reports_on(&mut engine, &lines);
     let mut closed = 0;
-    for b in 0..bases {
+    for (b, perm) in perms.iter().enumerate() {
         let at = 6 * b;
         let base = &reports[at];
         for v in 0..6 {
@@ -320,7 +320,7 @@ fn invariants_over_random_grasps() {
         assert!(same_verdict(permuted, base), "permuted verdict in {what}");
         // The binding contacts, through the permutation, are the base's.
         if let (Some(fp), Some(fb)) = (&permuted.facet, &base.facet) {
-            let mut mapped: Vec<usize> = fp.contacts.iter().map(|&c| perms[b][c]).collect();
+            let mut mapped: Vec<usize> = fp.contacts.iter().map(|&c| perm[c]).collect();
             mapped.sort_unstable();
             if base.q1.abs() > 1e-6 {
                 assert_eq!(mapped, fb.contacts, "permuted binding contacts in {what}");
@@ -583,7 +583,8 @@ fn bad_grasp_lines_are_refused_with_the_problem() {
             .map(|e| e.to_string())
             .unwrap_or_default()
     };
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Edit)> = vec![
         (
             "at least one contact",
             Box::new(|v| v["contacts"] = json!([])),

@@ -128,13 +128,7 @@ unsafe fn closure_popcnt(
 }
 
 #[inline(always)]
-fn closure_body(
-    d: usize,
-    unit: &[Vector],
-    on: &[GenSet],
-    normals: &[Vector],
-    l: usize,
-) -> Closure {
+fn closure_body(d: usize, unit: &[Vector], on: &[GenSet], normals: &[Vector], l: usize) -> Closure {
     let nf = on.len();
     if nf == 0 {
         return Closure::Broken;
@@ -474,7 +468,7 @@ mod tests {
         v.iter()
             .map(|w| {
                 let n = dot(w, w).sqrt();
-                let mut u = [0.0; 6];
+                let mut u = [0.0; crate::general::MAX_DIM];
                 for a in 0..3 {
                     u[a] = w[a] / n;
                 }
@@ -495,7 +489,7 @@ mod tests {
     fn a_square_pyramid_is_complete_with_four_facets_and_open_with_three() {
         let unit = unit_of(&[[1., 1., 1.], [-1., 1., 1.], [-1., -1., 1.], [1., -1., 1.]]);
         let all = [set(&[0, 1]), set(&[1, 2]), set(&[2, 3]), set(&[3, 0])];
-        let normals = [[0.0; 6]; 4];
+        let normals = [[0.0; crate::general::MAX_DIM]; 4];
         assert_eq!(closure(3, &unit, &all, &normals, 0), Closure::Complete);
         match closure(3, &unit, &all[..3], &normals[..3], 0) {
             Closure::Open(open) => assert_eq!(open.len(), 2),
@@ -509,7 +503,8 @@ mod tests {
         let distinct = [0, 1, 2, 3];
         // Facet {0, 1}: normal (0, -1, 1)/√2; across ridge {0} (leaving out 1) is {3, 0}.
         let s = 0.5f64.sqrt();
-        let n = [0.0, -s, s, 0.0, 0.0, 0.0];
+        let mut n = [0.0; crate::general::MAX_DIM];
+        (n[1], n[2]) = (-s, s);
         let (gens, normal) = pivot(3, &unit, &distinct, &n, &set(&[0]), 1).unwrap();
         assert_eq!(gens, set(&[0, 3]));
         assert!((normal[0] + s).abs() < 1e-12 && (normal[2] - s).abs() < 1e-12);

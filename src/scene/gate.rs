@@ -194,8 +194,8 @@ enum State {
         slot: Slot,
         first: Vec<GraspOutcome>,
     },
-    /// Judged.
-    Done(Report),
+    /// Judged (boxed: a report is much larger than the other states).
+    Done(Box<Report>),
     /// A spatial line decided at `k` edges, its outcomes kept for the report (which also
     /// needs its support region, computed with all of them at the end).
     Decided {
@@ -372,16 +372,16 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
                             Some(first) => judge_grasp(s, first, Some((k, now))),
                             None => judge_grasp(s, now, None),
                         };
-                        State::Done(Report::Grasp(report))
+                        State::Done(Box::new(Report::Grasp(report)))
                     }
                 }
             }
-            (Line::Planar(s), Slot::Planar { at, n }) => {
-                State::Done(Report::Planar(judge_planar(s, &answers.planar[at..at + n])))
-            }
-            (Line::Planar(s), Slot::General { at, n }) => State::Done(Report::Planar(
+            (Line::Planar(s), Slot::Planar { at, n }) => State::Done(Box::new(Report::Planar(
+                judge_planar(s, &answers.planar[at..at + n]),
+            ))),
+            (Line::Planar(s), Slot::General { at, n }) => State::Done(Box::new(Report::Planar(
                 judge_general(s, &answers.general[at..at + n]),
-            )),
+            ))),
             (Line::Spatial(s), Slot::Spatial { at, n, k }) => {
                 let outcomes = &answers.general[at..at + n];
                 match refine(s, k, outcomes) {
@@ -423,7 +423,7 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
         .iter()
         .zip(states)
         .map(|(line, state)| match (*line, state) {
-            (_, State::Done(report)) => report,
+            (_, State::Done(report)) => *report,
             (Line::Spatial(s), State::Decided { k, outcomes }) => {
                 let region = regions.next().unwrap_or_default();
                 Report::Spatial(judge_spatial(s, k, &outcomes, region))
