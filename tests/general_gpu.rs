@@ -346,7 +346,7 @@ fn chunked_uploads_match_one_dispatch() {
     // Chunks of at most 37 cases and of the fewest numbers allowed (one largest case).
     gpu.general_kernel().unwrap().limit_chunks(37, 0);
     let (cases, values) = gpu.general_kernel().unwrap().chunk_limits();
-    assert_eq!((cases, values), (37, 6 * 257));
+    assert_eq!((cases, values), (37, planar_hold::general::MAX_DIM * 257));
     let mut chunked = Vec::new();
     gpu.general_hints_into(&batch, &mut chunked).expect("gpu");
     assert_eq!(whole.len(), batch.len());
