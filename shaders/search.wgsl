@@ -11,7 +11,7 @@
 // The host uploads, per case, the unit need and then the unit generators (normalised in
 // float64, rounded to float32), `dim` numbers each, at `records[i].offset` of `values`.
 
-const MAX_DIM: u32 = 6u;
+const MAX_DIM: u32 = 7u;
 
 const HINT_INSIDE: u32 = 0u;
 const HINT_OUTSIDE: u32 = 1u;
@@ -36,7 +36,7 @@ struct Record {
 struct Hint {
     status: u32,
     len: u32,
-    index: array<u32, 6>,
+    index: array<u32, 8>,
     residual: f32,
     iterations: u32,
 }
@@ -57,13 +57,13 @@ struct GeneralParams {
 // The search's state (`State` in the twin): 420 bytes per invocation.
 var<private> d: u32;
 var<private> g0: u32;
-var<private> need: array<f32, 6>;
-var<private> res: array<f32, 6>;
-var<private> passive: array<u32, 6>;
-var<private> x: array<f32, 6>;
-var<private> z: array<f32, 6>;
-var<private> q: array<array<f32, 6>, 6>;
-var<private> r: array<array<f32, 6>, 6>;
+var<private> need: array<f32, 7>;
+var<private> res: array<f32, 7>;
+var<private> passive: array<u32, 7>;
+var<private> x: array<f32, 7>;
+var<private> z: array<f32, 7>;
+var<private> q: array<array<f32, 7>, 7>;
+var<private> r: array<array<f32, 7>, 7>;
 var<private> banned: array<u32, 8>;
 
 // The workgroup variant's scan: each invocation's best (gradient, generator), reduced.
@@ -104,7 +104,7 @@ fn least_squares(len: u32) -> bool {
         for (var j = 0u; j < MAX_DIM; j++) {
             r[j][k] = 0.0;
         }
-        var v: array<f32, 6>;
+        var v: array<f32, 7>;
         for (var a = 0u; a < d; a++) {
             v[a] = gen(passive[k], a);
         }
@@ -189,7 +189,8 @@ fn enter(j: u32, len_in: u32) -> u32 {
     x[len] = 0.0;
     len += 1u;
     var first = true;
-    for (var step = 0u; step <= MAX_DIM; step++) {
+    // At most max(d, 6) + 1 steps (the bound of R³ and R⁶ kept as it was).
+    for (var step = 0u; step <= max(d, 6u); step++) {
         if !least_squares(len) {
             len -= 1u; // dependent on the passive set: leave it out
             ban(j);

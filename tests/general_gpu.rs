@@ -346,7 +346,7 @@ fn chunked_uploads_match_one_dispatch() {
     // Chunks of at most 37 cases and of the fewest numbers allowed (one largest case).
     gpu.general_kernel().unwrap().limit_chunks(37, 0);
     let (cases, values) = gpu.general_kernel().unwrap().chunk_limits();
-    assert_eq!((cases, values), (37, 6 * 257));
+    assert_eq!((cases, values), (37, planar_hold::general::MAX_DIM * 257));
     let mut chunked = Vec::new();
     gpu.general_hints_into(&batch, &mut chunked).expect("gpu");
     assert_eq!(whole.len(), batch.len());
@@ -428,7 +428,7 @@ fn twin_hints_finish_to_the_cpu_answers() {
 #[test]
 fn pod_layouts_match_the_shader() {
     assert_eq!(size_of::<GeneralRecord>(), 16);
-    assert_eq!(size_of::<GeneralHint>(), 40);
+    assert_eq!(size_of::<GeneralHint>(), 48);
     assert_eq!(size_of::<GeneralParams>(), 16);
     let module = naga::front::wgsl::parse_str(SEARCH_WGSL).expect("parses");
     let mut layouter = naga::proc::Layouter::default();

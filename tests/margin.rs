@@ -289,7 +289,7 @@ fn reports(engine: &mut Engine, lines: &[Value]) -> Vec<SpatialReport> {
         .into_iter()
         .map(|r| match r {
             Report::Spatial(r) => r,
-            Report::Planar(_) => panic!("a spatial line answered as planar"),
+            _ => panic!("a spatial line answered as another kind"),
         })
         .collect()
 }

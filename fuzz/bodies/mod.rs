@@ -48,6 +48,12 @@ pub fn scene_line(data: &[u8]) {
                     let _ = scene::hold_reports(&mut engine, &[l]);
                 }
             }
+            // Small grasps answered whole too (the lifted cone's facets grow fast with K).
+            Ok(l @ scene::SceneLine::Grasp(_)) => {
+                if matches!(&l, scene::SceneLine::Grasp(s) if s.generator_count(s.pyramid) <= 32) {
+                    let _ = scene::hold_reports(&mut engine, &[l]);
+                }
+            }
             Err(_) => {}
         }
     }

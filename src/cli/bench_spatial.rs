@@ -188,7 +188,7 @@ fn spatial(lines: &[SceneLine]) -> Vec<&SpatialScene> {
         .iter()
         .filter_map(|l| match l {
             SceneLine::Spatial(s) => Some(s),
-            SceneLine::Planar(_) => None,
+            SceneLine::Planar(_) | SceneLine::Grasp(_) => None,
         })
         .collect()
 }

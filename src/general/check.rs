@@ -3,7 +3,8 @@
 //! computed is trusted, only the indices, weights and normals it proposes.
 
 use super::linalg::{dot, norm, pivoted};
-use super::{GeneralCase, EPS};
+use super::tolerance::{EPS, RANK_TOL};
+use super::GeneralCase;
 
 /// Whether `need ≈ Σ weights[k]·w[indices[k]]` is a witness: at most d distinct indices,
 /// finite weights, each at least `−ε|need|/|wᵢ|`, and a residual within
@@ -77,7 +78,8 @@ pub fn supports_normed(
 ) -> bool {
     match case.dim {
         3 => supports_dim::<3>(case.generators, norm_of, n, nn),
-        _ => supports_dim::<6>(case.generators, norm_of, n, nn),
+        6 => supports_dim::<6>(case.generators, norm_of, n, nn),
+        _ => supports_dim::<7>(case.generators, norm_of, n, nn),
     }
 }
 
@@ -122,7 +124,7 @@ pub fn facet_normed(
             return false;
         }
     }
-    let (basis, _) = pivoted(d, d, super::solver::RANK_TOL, || {
+    let (basis, _) = pivoted(d, d, RANK_TOL, || {
         on.iter().map(|i| (i, case.generator(i as usize)))
     });
     basis.len() == d - 1

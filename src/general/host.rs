@@ -157,7 +157,7 @@ impl GeneralKernel {
             .min((binding / RECORD_BYTES) as usize)
             .min(workgroups); // the per-workgroup variant takes one workgroup per case
         let max_values = MAX_CHUNK_VALUES.min((binding / 4) as usize);
-        let largest = 6 * (super::MAX_GENERAL_GENERATORS + 1);
+        let largest = super::MAX_DIM * (super::MAX_GENERAL_GENERATORS + 1);
         if max_cases == 0 || max_values < largest {
             return Err(Error::Limits(format!(
                 "a chunk of one general case ({largest} numbers) does not fit: storage binding {} B, {} workgroups",
@@ -188,7 +188,7 @@ impl GeneralKernel {
         self.max_cases = self.max_cases.min(cases.max(1));
         self.max_values = self
             .max_values
-            .min(values.max(6 * (super::MAX_GENERAL_GENERATORS + 1)));
+            .min(values.max(super::MAX_DIM * (super::MAX_GENERAL_GENERATORS + 1)));
     }
 
     /// GPU time of the last [`hints_into`](Self::hints_into), summed over its chunks, from

@@ -15,11 +15,13 @@
 
 pub mod check;
 mod complete;
+pub mod grasp;
 pub mod host;
 pub mod linalg;
 pub mod sample;
 pub mod search;
 pub mod solver;
+pub mod tolerance;
 pub mod types;
 
 pub use host::GeneralStats;
@@ -32,11 +34,16 @@ pub const MAX_GENERAL_GENERATORS: usize = 256;
 /// Dimensions the general test takes: R³ (planar wrenches) and R⁶ (spatial wrenches).
 pub const DIMS: [usize; 2] = [3, 6];
 
-/// The largest dimension: arrays of this length hold a vector of either.
-pub const MAX_DIM: usize = 6;
+/// The dimension of a lifted grasp cone ([`grasp`]): R⁶'s wrenches with one coordinate in
+/// front. Only [`GeneralBatch::push_grasp`] makes such cases; the public test stays in
+/// [`DIMS`].
+pub const GRASP_DIM: usize = 7;
 
-/// docs/contract-general.md's relative tolerance in float64.
-pub const EPS: f64 = 1e-9;
+/// The largest dimension the engine runs in: arrays of this length hold a vector of any
+/// case (R³, R⁶, and the lifted grasp cones of R⁷); the first `dim` entries count.
+pub const MAX_DIM: usize = GRASP_DIM;
+
+pub use tolerance::EPS;
 
 /// The margin reported when the cone is all of R^d, and the largest ever reported.
 pub const GENERAL_MARGIN_CAP: f64 = 1000.0;
@@ -144,7 +151,12 @@ pub struct GeneralOutcome {
     pub dim: u8,
     /// Generators in the witness (at most `dim`; 0 for the empty witness of need = 0).
     pub witness_len: u8,
-    /// Witness generator indices, ascending; the first `witness_len` count.
+    /// Not supported: the generators of the nearest point of C to the need, whose weights
+    /// the witness's arrays then hold (`Π_C(need) ≈ Σ weights[k]·generators[indices[k]]`,
+    /// not checked: the grasp metric checks what it reads of it); 0 when supported.
+    pub nearest_len: u8,
+    /// Witness generator indices, ascending; the first `witness_len` count (not supported:
+    /// the nearest point's, the first `nearest_len`).
     pub witness_indices: [u32; MAX_DIM],
     /// Witness weights (≥ 0): `need ≈ Σ weights[k]·generators[indices[k]]`.
     pub witness_weights: [f64; MAX_DIM],
@@ -168,6 +180,7 @@ impl Default for GeneralOutcome {
             verdict: Verdict::Uncertain,
             dim: 3,
             witness_len: 0,
+            nearest_len: 0,
             witness_indices: [0; MAX_DIM],
             witness_weights: [0.0; MAX_DIM],
             certificate: None,
@@ -327,6 +340,23 @@ impl GeneralBatch {
         self.dims.clear();
         self.starts.clear();
         self.values.clear();
+    }
+
+    /// Appends the lifted cone of a grasp ([`grasp::lift`]): the need `(1, 0, …, 0)` and
+    /// the generators `(s, wᵢ)` of R⁷ for the `K` wrenches `wrenches` of R⁶ (6 numbers
+    /// each, 1 ≤ K ≤ 256, finite), `s` their largest length; returns its index.
+    pub fn push_grasp(&mut self, wrenches: &[f64]) -> Result<u32, Error> {
+        validate(6, wrenches, &[0.0; 6])?;
+        if wrenches.is_empty() {
+            return Err(Error::Input("a grasp needs at least one wrench".into()));
+        }
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        grasp::lift(wrenches, &mut self.values);
+        self.dims.push(GRASP_DIM as u8);
+        self.starts.push(self.values.len() as u32);
+        Ok(self.dims.len() as u32 - 1)
     }
 
     /// Case `i`.

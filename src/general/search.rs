@@ -22,7 +22,7 @@
 use rayon::prelude::*;
 
 use super::linalg::norm;
-use super::{GeneralBatch, GeneralCase, MAX_DIM};
+use super::{GeneralBatch, GeneralCase};
 use crate::general::types::{GeneralHint, GeneralRecord};
 
 /// The search stopped with the need reproduced (residual at most [`INSIDE_TOL`]).
@@ -31,6 +31,10 @@ pub const HINT_INSIDE: u32 = 0;
 pub const HINT_OUTSIDE: u32 = 1;
 /// The iteration cap stopped the search.
 pub const HINT_UNFINISHED: u32 = 2;
+
+/// The largest dimension the search runs in (R⁷: the lifted grasp cones): the length of
+/// the shader's arrays.
+pub const MAX_DIM: usize = 7;
 
 /// No generator chosen (also the shader's marker).
 pub const NONE: u32 = u32::MAX;
@@ -310,7 +314,8 @@ pub fn search(values: &[f32], record: &GeneralRecord) -> GeneralHint {
         s.x[len] = 0.0;
         len += 1;
         let mut first = true;
-        for _step in 0..=MAX_DIM {
+        // At most max(d, 6) + 1 steps (the bound of R³ and R⁶ kept as it was).
+        for _step in 0..=s.d.max(6) {
             if !s.least_squares(len) {
                 len -= 1; // dependent on the passive set: leave it out
                 s.ban(j);
@@ -366,7 +371,7 @@ pub fn search(values: &[f32], record: &GeneralRecord) -> GeneralHint {
         }
         s.residual(len);
     }
-    let mut index = [0u32; MAX_DIM];
+    let mut index = [0u32; 8];
     index[..len].copy_from_slice(&s.passive[..len]);
     GeneralHint {
         status,

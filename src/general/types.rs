@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 /// One case of the general kernel (`shaders/search.wgsl`): where its numbers start in the
 /// chunk's float32 buffer (the unit need, then `count` unit generators, `dim` numbers each),
-/// how many generators, and the dimension (3 or 6). 16 bytes.
+/// how many generators, and the dimension (3, 6, or 7 for a lifted grasp cone). 16 bytes.
 /// Keep in sync with `struct Record` in `shaders/search.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
@@ -15,14 +15,14 @@ pub struct GeneralRecord {
     pub offset: u32,
     /// Generators (K ≤ 256).
     pub count: u32,
-    /// 3 or 6.
+    /// 3, 6 or 7.
     pub dim: u32,
     /// Padding to 16 bytes.
     pub _pad: u32,
 }
 
 /// What the general kernel's float32 search writes for one case: its passive set (the hint
-/// the host's float64 solve starts from) and what it thinks of the need. 40 bytes.
+/// the host's float64 solve starts from) and what it thinks of the need. 48 bytes.
 /// Keep in sync with `struct Hint` in `shaders/search.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -31,8 +31,9 @@ pub struct GeneralHint {
     pub status: u32,
     /// Generators in the passive set (≤ dim).
     pub len: u32,
-    /// The passive set's generator indices (in the order the search holds them).
-    pub index: [u32; 6],
+    /// The passive set's generator indices (in the order the search holds them; up to 7,
+    /// the last entry padding).
+    pub index: [u32; 8],
     /// |need − Σ xᵢwᵢ| in the unit scale (the need normalised), float32.
     pub residual: f32,
     /// Outer iterations the search took.

@@ -13,15 +13,17 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::grasp::{judge_grasp, push_grasp_cases, refine_grasp, GraspReport};
 use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::SpatialScene;
-use super::spatial_parse::{has_dim, parse_spatial};
+use super::spatial_parse::{has_dim, has_grasp, parse_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
 use super::types::Scene;
+use crate::general::grasp::{finish, GraspOutcome};
 use crate::general::solver::Solver;
-use crate::general::GeneralOutcome;
+use crate::general::{GeneralBatch, GeneralOutcome};
 use crate::{Answers, Batch, Engine, Error, Options};
 
 /// One gate input line: planar (no `dim`) or spatial (`"dim": 3`).
@@ -32,6 +34,9 @@ pub enum SceneLine {
     Planar(Scene),
     /// A 3-D body on point, edge and face contacts (docs/contract-spatial.md, docs/contract-scenes.md).
     Spatial(SpatialScene),
+    /// A grasp (`"dim": 3, "grasp": true`, docs/contract-spatial.md §6): its contacts, the body
+    /// nominal.
+    Grasp(SpatialScene),
 }
 
 /// The gate's answer to one line.
@@ -42,6 +47,8 @@ pub enum Report {
     Planar(HoldReport),
     /// A spatial scene's.
     Spatial(SpatialReport),
+    /// A grasp's.
+    Grasp(GraspReport),
 }
 
 impl Report {
@@ -50,6 +57,7 @@ impl Report {
         match self {
             Report::Planar(r) => &r.id,
             Report::Spatial(r) => &r.id,
+            Report::Grasp(r) => &r.id,
         }
     }
 
@@ -58,6 +66,7 @@ impl Report {
         match self {
             Report::Planar(r) => r.held,
             Report::Spatial(r) => r.held,
+            Report::Grasp(r) => r.held(),
         }
     }
 
@@ -66,14 +75,16 @@ impl Report {
         match self {
             Report::Planar(r) => r.uncertain,
             Report::Spatial(r) => r.uncertain,
+            Report::Grasp(r) => r.uncertain(),
         }
     }
 
-    /// The robust margin, in float64.
+    /// The robust margin, in float64 (a grasp's: its q1).
     pub fn robust_margin(&self) -> f64 {
         match self {
             Report::Planar(r) => r.robust_margin as f64,
             Report::Spatial(r) => r.robust_margin,
+            Report::Grasp(r) => r.q1,
         }
     }
 
@@ -82,6 +93,7 @@ impl Report {
         match self {
             Report::Planar(r) => r.reason.as_deref(),
             Report::Spatial(r) => r.reason.as_deref(),
+            Report::Grasp(r) => r.reason.as_deref(),
         }
     }
 
@@ -90,7 +102,8 @@ impl Report {
         match (self, other) {
             (Report::Planar(a), Report::Planar(b)) => a.disagreement(b),
             (Report::Spatial(a), Report::Spatial(b)) => a.disagreement(b),
-            _ => Some("a planar and a spatial report for one line".into()),
+            (Report::Grasp(a), Report::Grasp(b)) => a.disagreement(b),
+            _ => Some("reports of two kinds for one line".into()),
         }
     }
 }
@@ -98,7 +111,11 @@ impl Report {
 /// Parses and validates one JSON line of either kind. The caller adds the line number.
 pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
     if has_dim(text) {
-        parse_spatial(text).map(SceneLine::Spatial)
+        if has_grasp(text) {
+            parse_grasp(text).map(SceneLine::Grasp)
+        } else {
+            parse_spatial(text).map(SceneLine::Spatial)
+        }
     } else {
         parse_planar(text).map(SceneLine::Planar)
     }
@@ -111,6 +128,8 @@ pub enum Line<'a> {
     Planar(&'a Scene),
     /// A spatial scene.
     Spatial(&'a SpatialScene),
+    /// A grasp.
+    Grasp(&'a SpatialScene),
 }
 
 impl<'a> From<&'a SceneLine> for Line<'a> {
@@ -118,6 +137,7 @@ impl<'a> From<&'a SceneLine> for Line<'a> {
         match line {
             SceneLine::Planar(s) => Line::Planar(s),
             SceneLine::Spatial(s) => Line::Spatial(s),
+            SceneLine::Grasp(s) => Line::Grasp(s),
         }
     }
 }
@@ -140,7 +160,7 @@ pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldR
         .into_iter()
         .filter_map(|r| match r {
             Report::Planar(r) => Some(r),
-            Report::Spatial(_) => None,
+            Report::Spatial(_) | Report::Grasp(_) => None,
         })
         .collect())
 }
@@ -161,13 +181,20 @@ enum Slot {
     Planar { at: usize, n: usize },
     General { at: usize, n: usize },
     Spatial { at: usize, n: usize, k: usize },
+    Grasp { at: usize, n: usize, k: usize },
 }
 
 /// What a line's judgement holds between rounds.
 enum State {
     /// Its cases are in this round's batch, at the slot.
     Asked(Slot),
-    /// Judged (boxed: a report is large beside a slot).
+    /// A `"coulomb"` grasp asked again at a finer k (the slot), with its outcomes at the
+    /// line's own k (what the report's q1 and direction are).
+    GraspAgain {
+        slot: Slot,
+        first: Vec<GraspOutcome>,
+    },
+    /// Judged (boxed: a report is much larger than the other states).
     Done(Box<Report>),
     /// A spatial line decided at `k` edges, its outcomes kept for the report (which also
     /// needs its support region, computed with all of them at the end).
@@ -243,6 +270,7 @@ pub fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result
                 }
             }
             Line::Spatial(s) => spatial_slot(&mut batch, s, s.pyramid)?,
+            Line::Grasp(s) => grasp_slot(&mut batch, s, s.pyramid)?,
         };
         states.push(State::Asked(slot));
     }
@@ -257,6 +285,43 @@ fn spatial_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, E
     let at = batch.general.len();
     let n = push_cases(&mut batch.general, s, k)?;
     Ok(Slot::Spatial { at, n, k })
+}
+
+fn grasp_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Error> {
+    let at = batch.general.len();
+    let n = push_grasp_cases(&mut batch.general, s, k)?;
+    Ok(Slot::Grasp { at, n, k })
+}
+
+/// The grasp cases of a round (the slots of its grasp lines) finished and checked
+/// ([`finish`]) on all cores, by position in the batch (default elsewhere).
+fn finish_grasps(
+    states: &[State],
+    batch: &GeneralBatch,
+    outcomes: &[GeneralOutcome],
+) -> Vec<GraspOutcome> {
+    let cases: Vec<usize> = states
+        .iter()
+        .flat_map(|state| match state {
+            State::Asked(Slot::Grasp { at, n, .. })
+            | State::GraspAgain {
+                slot: Slot::Grasp { at, n, .. },
+                ..
+            } => *at..*at + *n,
+            _ => 0..0,
+        })
+        .collect();
+    let done: Vec<GraspOutcome> = cases
+        .par_iter()
+        .map_init(Solver::new, |solver, &c| {
+            finish(&batch.get(c), &outcomes[c], solver)
+        })
+        .collect();
+    let mut out = vec![GraspOutcome::default(); if cases.is_empty() { 0 } else { batch.len() }];
+    for (&c, o) in cases.iter().zip(done) {
+        out[c] = o;
+    }
+    out
 }
 
 /// Reads a round's answers (to `plan.batch()`): each line judged, or (a `"coulomb"` scene
@@ -282,12 +347,35 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
             batch.general.len()
         )));
     }
+    let grasps = finish_grasps(&states, &batch.general, &answers.general);
     let mut next = Batch::new();
     for (line, state) in lines.iter().zip(&mut states) {
-        let State::Asked(slot) = *state else {
-            continue;
-        };
+        let (slot, first) =
+            match std::mem::replace(state, State::Asked(Slot::Planar { at: 0, n: 0 })) {
+                State::Asked(slot) => (slot, None),
+                State::GraspAgain { slot, first } => (slot, Some(first)),
+                other => {
+                    *state = other;
+                    continue;
+                }
+            };
         *state = match (*line, slot) {
+            (Line::Grasp(s), Slot::Grasp { at, n, k }) => {
+                let now = &grasps[at..at + n];
+                match refine_grasp(s, k, now) {
+                    Some(k) => State::GraspAgain {
+                        slot: grasp_slot(&mut next, s, k)?,
+                        first: first.unwrap_or_else(|| now.to_vec()),
+                    },
+                    None => {
+                        let report = match &first {
+                            Some(first) => judge_grasp(s, first, Some((k, now))),
+                            None => judge_grasp(s, now, None),
+                        };
+                        State::Done(Box::new(Report::Grasp(report)))
+                    }
+                }
+            }
             (Line::Planar(s), Slot::Planar { at, n }) => State::Done(Box::new(Report::Planar(
                 judge_planar(s, &answers.planar[at..at + n]),
             ))),

@@ -28,6 +28,7 @@
 
 mod edit;
 pub mod gate;
+pub mod grasp;
 mod parse;
 pub mod region;
 mod report;
@@ -39,6 +40,7 @@ mod types;
 
 pub use edit::{overlap, resolve_edit};
 pub use gate::{hold_reports, parse_line, planar_reports, Line, Report, SceneLine};
+pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
 pub use region::{support_region, SupportRegion};
 pub use report::{
@@ -48,7 +50,7 @@ pub use spatial::{
     pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid, SpatialBody,
     SpatialContact, SpatialScene, SpatialSource,
 };
-pub use spatial_parse::{parse_spatial, COPLANAR_TOLERANCE};
+pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
 pub use spatial_report::{
     judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
 };

@@ -82,7 +82,8 @@ pub fn support_region(
     let mut flat: Vec<f64> = generators.concat();
     let mut equations = Vec::new();
     while span.len() < 6 {
-        let q = span.complement();
+        let c = span.complement();
+        let q: [f64; 6] = std::array::from_fn(|a| c[a]);
         span.push(&q, 0.0);
         flat.extend_from_slice(&q);
         flat.extend(q.iter().map(|v| -v));

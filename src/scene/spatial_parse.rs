@@ -30,6 +30,30 @@ struct RawSpatial {
     margin_min: Option<f64>,
 }
 
+/// A grasp line (docs/contract-spatial.md §6): a spatial scene's fields but the body's, and
+/// `"grasp": true`; `category`, `sub` and `scale_of` are labels (of the public cases), read
+/// and ignored; `mass`, `com_offset` and `margin_min` are read to be refused by name.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGrasp {
+    id: Option<Value>,
+    dim: Value,
+    grasp: Value,
+    half_size: Option<Value>,
+    pyramid: Option<Value>,
+    friction: Option<Value>,
+    contacts: Option<Vec<RawContact>>,
+    mass: Option<serde::de::IgnoredAny>,
+    com_offset: Option<serde::de::IgnoredAny>,
+    margin_min: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "category")]
+    _category: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "sub")]
+    _sub: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "scale_of")]
+    _scale_of: Option<serde::de::IgnoredAny>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMass {
@@ -60,6 +84,63 @@ pub fn has_dim(text: &str) -> bool {
     text.contains("\"dim\"") && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.dim.is_some())
 }
 
+/// Whether a `"dim": 3` line is a grasp: it has a `grasp` field (whose value
+/// [`parse_grasp`] checks).
+pub fn has_grasp(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        grasp: Option<serde::de::IgnoredAny>,
+    }
+    text.contains("\"grasp\"")
+        && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.grasp.is_some())
+}
+
+/// Parses and validates one grasp line (docs/contract-spatial.md §6) into the spatial scene
+/// of its contacts (the body nominal: no needs are asked of it). Contacts need no `pair`
+/// (each is its own), and several may share one. The caller adds the line number.
+pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
+    let raw: RawGrasp = serde_json::from_str(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => {
+            input(format!("invalid field in the grasp line: {}", one_line(&e)))
+        }
+        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
+    })?;
+    if raw.grasp != Value::Bool(true) {
+        return Err(input(format!(
+            "grasp must be true on a grasp line (a spatial scene has no grasp field), got {}",
+            raw.grasp
+        )));
+    }
+    let given = [
+        ("mass", raw.mass.is_some()),
+        ("com_offset", raw.com_offset.is_some()),
+        ("margin_min", raw.margin_min.is_some()),
+    ];
+    if let Some((field, _)) = given.iter().find(|(_, present)| *present) {
+        return Err(input(format!(
+            "a grasp line has no `{field}`: a grasp holds the object against any disturbance, \
+             its quality asks for no mass, centre of mass or margin"
+        )));
+    }
+    if raw.contacts.as_ref().is_some_and(|c| c.is_empty()) {
+        return Err(input(
+            "a grasp needs at least one contact (contacts is empty)",
+        ));
+    }
+    let spatial = RawSpatial {
+        id: raw.id,
+        dim: raw.dim,
+        half_size: raw.half_size,
+        pyramid: raw.pyramid,
+        friction: raw.friction,
+        mass: None,
+        com_offset: None,
+        contacts: raw.contacts,
+        margin_min: None,
+    };
+    scene_of(spatial, true)
+}
+
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
 pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
     let raw: RawSpatial = serde_json::from_str(text).map_err(|e| match e.classify() {
@@ -69,6 +150,11 @@ pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
         )),
         _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
     })?;
+    scene_of(raw, false)
+}
+
+/// The scene of a line's fields, validated; a grasp's contacts need no pair.
+fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
     if raw.dim.as_u64() != Some(3) {
         return Err(input(format!(
             "dim must be 3 for a spatial scene (a planar scene has no dim), got {}",
@@ -151,9 +237,9 @@ pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
         .ok_or_else(|| input("missing field `contacts`"))?;
     let mut contacts = Vec::with_capacity(raw_contacts.len());
     for (i, c) in raw_contacts.into_iter().enumerate() {
-        contacts.push(contact(i, c)?);
+        contacts.push(contact(i, c, grasp)?);
     }
-    for (i, a) in contacts.iter().enumerate() {
+    for (i, a) in contacts.iter().enumerate().filter(|_| !grasp) {
         if let Some(b) = contacts[..i].iter().find(|b| b.pair == a.pair) {
             return Err(input(format!(
                 "contacts[{}] and contacts[{}] are both for body pair {} (at most one contact \
@@ -237,9 +323,10 @@ fn interval(what: &str, v: [f64; 2]) -> Result<(), Error> {
     Ok(())
 }
 
-fn contact(index: usize, raw: RawContact) -> Result<SpatialContact, Error> {
+fn contact(index: usize, raw: RawContact, grasp: bool) -> Result<SpatialContact, Error> {
     let who = format!("contacts[{index}]");
     let pair = match raw.pair {
+        None if grasp => index as u64,
         None => return Err(input(format!("{who}: missing field `pair`"))),
         Some(v) => v.as_u64().ok_or_else(|| {
             input(format!(

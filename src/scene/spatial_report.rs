@@ -174,6 +174,11 @@ pub fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Op
         .then_some(next)
 }
 
+/// The six numbers of a vector of R⁶ held in the engine's longer array.
+fn six(v: &[f64]) -> [f64; 6] {
+    std::array::from_fn(|a| v[a])
+}
+
 fn binding_of(scene: &SpatialScene, k: usize, o: &GeneralOutcome) -> Option<SpatialBinding> {
     let f = o.facet?;
     let generators: Vec<u32> = f.generators.iter().collect();
@@ -192,7 +197,7 @@ fn binding_of(scene: &SpatialScene, k: usize, o: &GeneralOutcome) -> Option<Spat
     contacts.sort_unstable();
     points.sort_unstable();
     Some(SpatialBinding {
-        normal: f.normal,
+        normal: six(&f.normal),
         generators,
         contacts,
         points,
@@ -255,7 +260,7 @@ pub fn judge_spatial(
                     None
                 },
                 certificate: if verdict == Verdict::Unsupported {
-                    proof.certificate
+                    proof.certificate.map(|c| six(&c))
                 } else {
                     None
                 },

@@ -38,15 +38,15 @@ impl Grading {
         }
     }
 
-    fn check(&mut self, rule: &'static str) {
+    pub fn check(&mut self, rule: &'static str) {
         *self.checked.entry(rule).or_default() += 1;
     }
 
-    fn fail(&mut self, id: &str, rule: &'static str, why: String) {
+    pub fn fail(&mut self, id: &str, rule: &'static str, why: String) {
         self.failures.push((id.to_string(), rule, why));
     }
 
-    fn note(&mut self, id: &str, rule: &'static str, why: String) {
+    pub fn note(&mut self, id: &str, rule: &'static str, why: String) {
         self.notes.push((id.to_string(), rule, why));
     }
 

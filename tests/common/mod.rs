@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod grade;
+pub mod grade_grasp;
 
 use std::path::PathBuf;
 

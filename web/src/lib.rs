@@ -147,7 +147,7 @@ async fn reports(on: On, scenes: &[&Scene]) -> Result<Vec<HoldReport>, JsValue> 
         .into_iter()
         .filter_map(|r| match r {
             Report::Planar(r) => Some(r),
-            Report::Spatial(_) => None,
+            Report::Spatial(_) | Report::Grasp(_) => None,
         })
         .collect())
 }

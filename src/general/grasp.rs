@@ -1,0 +1,346 @@
+//! Grasp quality, the Ferrari–Canny metric (SPEC-SPATIAL §6), on the general engine.
+//!
+//! `W = conv{w₁…w_K} ⊂ R⁶` and `q1 = min over unit u of h_W(u)`, `h_W(u) = maxᵢ u·wᵢ`. The
+//! engine answers it in R⁷, on the cone over the lifted points: generators `gᵢ = (s, wᵢ)`
+//! (`s` the largest |wᵢ|, so that the engine's relative tolerances are §6's ε relative to
+//! max |wᵢ|), need `e = (1, 0, …, 0)`, `C = cone{gᵢ}`:
+//!
+//! - `e ∈ C ⇔ 0 ∈ W`. A facet of C with unit inward normal `(β, a)` (`βs + a·wᵢ ≥ 0`, equal
+//!   on the facet) is the facet `(−a)·x ≤ βs` of W, of offset `βs/|a|`; `n·e = β` and
+//!   `βs/|a| = sβ/√(1−β²)` grows with β, so the facet the engine's inside margin binds on is
+//!   W's binding facet: `q1 = sβ/|a|`, weakest `u* = −a/|a|`. The facet set proven complete
+//!   (§1a) is the lower bound.
+//! - C not full-dimensional with `e ∈ C`: W lies in a hyperplane through 0, `q1 = 0` to
+//!   rounding; the weakest direction is that hyperplane's normal.
+//! - `e ∉ C`: the nearest point of C to e is `T·(s, p*)` with `p*` the point of W nearest
+//!   to 0 (for a fixed p, the distance is least at `T·s = 1/(1 + |p|²/s²)` and grows with
+//!   |p|), so the engine's nearest point, `Σ cᵢ gᵢ`, gives `p* = Σ cᵢwᵢ / Σ cᵢ`, a convex
+//!   combination: `q1 = −|p*|`, weakest `u* = −p*/|p*|`.
+//!
+//! Every answer is checked here in float64 from the wrenches, trusting only the direction
+//! the engine proposes: `h_W(u*)` is recomputed (an upper bound on q1) and reported as q1
+//! only where it agrees with the engine's value within `ε·max|wᵢ|`; inside, the facet set
+//! must be proven complete for force closure; outside, `p*` is rebuilt from its convex
+//! weights and `h_W(u*) = −|p*|` (then `min q1 ≥ −|p*|` because `p* ∈ W`) is the proof.
+
+use super::linalg::{dot, norm, pivoted, Vector};
+use super::solver::Solver;
+use super::tolerance::{EPS, RANK_TOL};
+use super::{GenSet, GeneralBatch, GeneralCase, GeneralOutcome, GRASP_DIM};
+use crate::{Error, Verdict};
+
+/// The grasp's verdict: force closure (0 inside W), not, or within tolerance of the
+/// boundary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ForceClosure {
+    /// `q1 > ε·max|wᵢ|`, the facet set proven complete.
+    True,
+    /// `q1 < −ε·max|wᵢ|`: every wrench strictly on one side of a hyperplane through 0.
+    False,
+    /// Within tolerance of 0, or a proof that did not go through.
+    #[default]
+    Uncertain,
+}
+
+impl ForceClosure {
+    /// `true`, `false` or `"uncertain"`, as the answers write it.
+    pub fn as_json(&self) -> serde_json::Value {
+        match self {
+            ForceClosure::True => serde_json::Value::Bool(true),
+            ForceClosure::False => serde_json::Value::Bool(false),
+            ForceClosure::Uncertain => serde_json::Value::String("uncertain".into()),
+        }
+    }
+}
+
+/// The metric of one grasp, checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GraspOutcome {
+    /// Force closure, decided from the checked q1.
+    pub force_closure: ForceClosure,
+    /// `h_W(weakest)` recomputed from the wrenches: q1, within tolerance, where the proof
+    /// went through; an upper bound on it always.
+    pub q1: f64,
+    /// The unit direction attaining q1: the wrench the contacts supply least of.
+    pub weakest: [f64; 6],
+    /// The generators on the binding plane `weakest·x = q1` (inside: W's binding facet;
+    /// outside: the face nearest to 0). Empty when W is empty.
+    pub generators: GenSet,
+    /// The facet set q1 is the least over was proven complete (§1a); true on every answer
+    /// that is not inside.
+    pub margin_checked: bool,
+    /// Outside: the point of W nearest to 0 (its convex combination was checked).
+    pub nearest: Option<[f64; 6]>,
+}
+
+/// The lifted cone of `wrenches` (K wrenches of R⁶, 6 numbers each) appended to `values`
+/// as a case of [`GeneralBatch`] stores it: the need `(1, 0, …, 0)`, then `(s, wᵢ)` for
+/// each wrench, `s` the largest |wᵢ| (1 when every wrench is zero).
+pub fn lift(wrenches: &[f64], values: &mut Vec<f64>) {
+    let s = scale(wrenches);
+    values.reserve(GRASP_DIM * (wrenches.len() / 6 + 1));
+    values.push(1.0);
+    values.extend_from_slice(&[0.0; 6]);
+    for w in wrenches.chunks_exact(6) {
+        values.push(s);
+        values.extend_from_slice(w);
+    }
+}
+
+/// The lift's `s`: the largest wrench length, 1 when there is none.
+fn scale(wrenches: &[f64]) -> f64 {
+    let s = wrenches.chunks_exact(6).map(norm).fold(0.0, f64::max);
+    if s > 0.0 {
+        s
+    } else {
+        1.0
+    }
+}
+
+/// A lifted case's wrenches and scale, read back from it.
+struct Wrenches<'a> {
+    case: &'a GeneralCase<'a>,
+    s: f64,
+}
+
+impl Wrenches<'_> {
+    fn len(&self) -> usize {
+        self.case.len()
+    }
+
+    fn get(&self, i: usize) -> &[f64] {
+        &self.case.generator(i)[1..]
+    }
+
+    /// `h_W(u) = maxᵢ u·wᵢ` (−∞ for no wrench).
+    fn support(&self, u: &[f64; 6]) -> f64 {
+        (0..self.len())
+            .map(|i| dot(self.get(i), u))
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// §6's tolerance: ε relative to max |wᵢ|.
+    fn tol(&self) -> f64 {
+        EPS * self.s
+    }
+
+    /// The generators within tolerance of the plane `u·x = h`.
+    fn on_plane(&self, u: &[f64; 6], h: f64) -> GenSet {
+        let mut on = GenSet::default();
+        for i in 0..self.len() {
+            if (dot(self.get(i), u) - h).abs() <= self.tol() {
+                on.insert(i);
+            }
+        }
+        on
+    }
+
+    /// The verdict of a checked `q1`: true only with the facet set proven complete.
+    fn verdict(&self, q1: f64, complete: bool) -> ForceClosure {
+        if q1 < -self.tol() {
+            ForceClosure::False
+        } else if q1 > self.tol() && complete {
+            ForceClosure::True
+        } else {
+            ForceClosure::Uncertain
+        }
+    }
+}
+
+/// The metric of the grasp whose lifted cone is `case` (made by [`lift`] or
+/// [`GeneralBatch::push_grasp`]) from the engine's answer to it, every part checked in
+/// float64 here; `solver` searches again (the facets) where the answer proves nothing.
+pub fn finish(
+    case: &GeneralCase<'_>,
+    outcome: &GeneralOutcome,
+    solver: &mut Solver,
+) -> GraspOutcome {
+    debug_assert_eq!(case.dim, GRASP_DIM);
+    let w = Wrenches {
+        case,
+        s: case.generators.first().copied().unwrap_or(1.0),
+    };
+    if w.len() == 0 {
+        return GraspOutcome {
+            force_closure: ForceClosure::False,
+            q1: f64::NEG_INFINITY,
+            margin_checked: true,
+            ..GraspOutcome::default()
+        };
+    }
+    let found = match outcome.verdict {
+        Verdict::Supported if outcome.capped => None,
+        Verdict::Supported => match &outcome.facet {
+            Some(f) => inside(&w, &f.normal, outcome.margin_checked),
+            None => Some((flat(&w), true)),
+        },
+        Verdict::Unsupported | Verdict::Uncertain => outside(&w, outcome),
+    };
+    match found {
+        Some((g, true)) => g,
+        // The answer proves nothing: the facets, searched and proven again; else any
+        // direction's h_W, an upper bound.
+        other => from_facets(&w, solver)
+            .map(|(g, _)| g)
+            .or(other.map(|(g, _)| g))
+            .unwrap_or_else(|| {
+                let u = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+                GraspOutcome {
+                    q1: w.support(&u),
+                    weakest: u,
+                    ..GraspOutcome::default()
+                }
+            }),
+    }
+}
+
+/// From a lifted facet of unit normal `n = (β, a)` (checked by the engine; `β = n·e` its
+/// margin), and whether `h_W` of its direction agrees with `sβ/|a|`.
+fn inside(w: &Wrenches<'_>, n: &Vector, complete: bool) -> Option<(GraspOutcome, bool)> {
+    let a: [f64; 6] = std::array::from_fn(|k| n[k + 1]);
+    let na = norm(&a);
+    if na.is_nan() || na <= 0.0 {
+        return None;
+    }
+    let u = a.map(|x| -x / na);
+    let engine = w.s * n[0] / na;
+    let h = w.support(&u);
+    let agrees = (h - engine).abs() <= w.tol();
+    let g = GraspOutcome {
+        force_closure: if agrees {
+            w.verdict(h, complete)
+        } else {
+            ForceClosure::Uncertain
+        },
+        q1: h,
+        weakest: u,
+        generators: w.on_plane(&u, h),
+        margin_checked: complete,
+        nearest: None,
+    };
+    Some((g, agrees))
+}
+
+/// W in a hyperplane through 0 (the lifted cone not full-dimensional, e in it): the
+/// hyperplane's normal, of the sign with the smaller `h_W`.
+fn flat(w: &Wrenches<'_>) -> GraspOutcome {
+    let d = GRASP_DIM;
+    let unit: Vec<Vector> = (0..w.len())
+        .map(|i| {
+            let g = w.case.generator(i);
+            let l = norm(g);
+            std::array::from_fn(|k| if k < d && l > 0.0 { g[k] / l } else { 0.0 })
+        })
+        .collect();
+    let (basis, _) = pivoted(d, d, RANK_TOL, || {
+        unit.iter().enumerate().map(|(i, u)| (i as u32, &u[..]))
+    });
+    let n = basis.complement();
+    let a: [f64; 6] = std::array::from_fn(|k| n[k + 1]);
+    let na = norm(&a);
+    let u = if na > 0.0 {
+        a.map(|x| x / na)
+    } else {
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    };
+    let (hp, hm) = (w.support(&u), w.support(&u.map(|x| -x)));
+    let (u, h) = if hm < hp {
+        (u.map(|x| -x), hm)
+    } else {
+        (u, hp)
+    };
+    GraspOutcome {
+        force_closure: w.verdict(h, false),
+        q1: h,
+        weakest: u,
+        generators: w.on_plane(&u, h),
+        margin_checked: true,
+        nearest: None,
+    }
+}
+
+/// From the engine's nearest point of C, `Σ cᵢgᵢ` (`nearest_len` generators): `p*` as a
+/// convex combination, checked by `h_W(−p*/|p*|) = −|p*|`; and whether that held.
+fn outside(w: &Wrenches<'_>, o: &GeneralOutcome) -> Option<(GraspOutcome, bool)> {
+    let n = o.nearest_len as usize;
+    let (idx, c) = (&o.witness_indices[..n], &o.witness_weights[..n]);
+    let total: f64 = c.iter().sum();
+    if n == 0 || total.is_nan() || total <= 0.0 || c.iter().any(|&x| x.is_nan() || x < 0.0) {
+        return None;
+    }
+    let mut p = [0.0; 6];
+    for (&i, &ci) in idx.iter().zip(c) {
+        let wi = w.get(i as usize);
+        for (pk, wk) in p.iter_mut().zip(wi) {
+            *pk += ci / total * wk;
+        }
+    }
+    let np = norm(&p);
+    if np.is_nan() || np <= 0.0 {
+        return None;
+    }
+    let u = p.map(|x| -x / np);
+    let h = w.support(&u);
+    // h ≥ u·p* = −|p*| always (p* ∈ W); h ≤ −|p*| + tol proves it the least.
+    let proven = h <= -np + w.tol();
+    let g = GraspOutcome {
+        force_closure: if proven {
+            w.verdict(h, true)
+        } else {
+            ForceClosure::Uncertain
+        },
+        q1: h,
+        weakest: u,
+        generators: w.on_plane(&u, h),
+        margin_checked: true,
+        nearest: Some(p),
+    };
+    Some((g, proven))
+}
+
+/// Every facet of the lifted cone, proven complete or not, and the one of least `β`.
+fn from_facets(w: &Wrenches<'_>, solver: &mut Solver) -> Option<(GraspOutcome, bool)> {
+    let (facets, complete) = solver.facets_proven(w.case);
+    if facets.is_empty() {
+        return None;
+    }
+    let best = facets
+        .iter()
+        .min_by(|a, b| a.normal[0].total_cmp(&b.normal[0]))?;
+    inside(w, &best.normal, complete)
+}
+
+/// The metric of one grasp of `K` wrenches (6 numbers each) with a solver of its own: the
+/// lifted cone through the engine, then [`finish`]. For tests and one-off calls; a batch
+/// goes through [`GeneralBatch::push_grasp`], the engine and [`finish_batch_into`].
+pub fn quality(wrenches: &[f64]) -> Result<GraspOutcome, Error> {
+    let mut batch = GeneralBatch::new();
+    batch.push_grasp(wrenches)?;
+    let mut solver = Solver::new();
+    let case = batch.get(0);
+    let outcome = solver.solve(&case);
+    Ok(finish(&case, &outcome, &mut solver))
+}
+
+/// [`finish`] for every case of `batch` (each a lifted grasp cone) from the engine's
+/// `outcomes`, into `out`, on all cores.
+///
+/// # Panics
+///
+/// When the lengths differ, or a case is not a lifted grasp cone.
+pub fn finish_batch_into(
+    batch: &GeneralBatch,
+    outcomes: &[GeneralOutcome],
+    out: &mut [GraspOutcome],
+) {
+    use rayon::prelude::*;
+    assert!(outcomes.len() == batch.len() && out.len() == batch.len());
+    out.par_iter_mut()
+        .enumerate()
+        .with_min_len(16)
+        .for_each_init(Solver::new, |solver, (i, o)| {
+            let case = batch.get(i);
+            assert_eq!(case.dim, GRASP_DIM, "case {i} is not a lifted grasp cone");
+            *o = finish(&case, &outcomes[i], solver);
+        });
+}

@@ -1,0 +1,233 @@
+//! Grasp lines (docs/contract-spatial.md §6): a spatial scene with `"grasp": true`, its
+//! contacts' wrenches of unit normal force, and its report: the Ferrari–Canny q1 of the
+//! grasp wrench space, force closure, the weakest direction and the binding facet, all from
+//! the general engine on the lifted cone ([`crate::general::grasp`]) and checked there.
+//! `"coulomb"` brackets q1 between the inner and the outer pyramids and doubles k while
+//! force closure is undecided between them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::spatial::{FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
+use crate::general::grasp::{ForceClosure, GraspOutcome};
+use crate::general::{GeneralBatch, MAX_GENERAL_GENERATORS};
+use crate::Error;
+
+/// Two q1 closer than this, relative, need no finer pyramid (docs/contract-spatial.md §6).
+pub const COULOMB_GAP: f64 = 1e-3;
+
+/// The pyramids a grasp's cases use, in the order they are pushed.
+fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
+    match friction {
+        FrictionModel::Inner => &[Pyramid::Inner],
+        FrictionModel::Outer => &[Pyramid::Outer],
+        FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
+    }
+}
+
+/// Pushes the lifted grasp cones of `scene` at `k` edges a point into `batch` (one per
+/// pyramid: two for `"coulomb"`, inner first); returns how many.
+pub fn push_grasp_cases(
+    batch: &mut GeneralBatch,
+    scene: &SpatialScene,
+    k: usize,
+) -> Result<usize, Error> {
+    let ps = pyramids(scene.friction);
+    for &p in ps {
+        let g: Vec<f64> = scene.generators(k, p).concat();
+        batch.push_grasp(&g)?;
+    }
+    Ok(ps.len())
+}
+
+/// For `"coulomb"`: the k to try next when force closure is undecided at `k` (the inner
+/// pyramids not in force closure, the outer not proven out of it) and the two q1 differ by
+/// more than [`COULOMB_GAP`] relative, while k may double within 64 edges and 256
+/// generators.
+pub fn refine_grasp(scene: &SpatialScene, k: usize, outcomes: &[GraspOutcome]) -> Option<usize> {
+    if scene.friction != FrictionModel::Coulomb || outcomes.len() != 2 {
+        return None;
+    }
+    let (inner, outer) = (&outcomes[0], &outcomes[1]);
+    let undecided =
+        inner.force_closure != ForceClosure::True && outer.force_closure != ForceClosure::False;
+    let wide = (outer.q1 - inner.q1).abs() > COULOMB_GAP * inner.q1.abs().max(outer.q1.abs());
+    let next = 2 * k;
+    (undecided
+        && wide
+        && next <= MAX_PYRAMID
+        && scene.generator_count(next) <= MAX_GENERAL_GENERATORS)
+        .then_some(next)
+}
+
+/// The plane the grasp is weakest across: its unit normal (the weakest direction), the
+/// generators on it and their contacts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GraspFacet {
+    /// Unit outward normal of the plane `normal·x = q1` that supports W.
+    pub normal: [f64; 6],
+    /// Generator indices on it, ascending (docs/contract-spatial.md §3's order).
+    pub generators: Vec<u32>,
+    /// Indices into the line's contacts of those generators, ascending, each once.
+    pub contacts: Vec<usize>,
+}
+
+/// Where `"coulomb"` decided, when it had to refine: the pyramid edges and both q1 there.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GraspRefined {
+    /// Edges of each pyramid in the last round.
+    pub pyramid: usize,
+    /// The inner pyramids' q1 there.
+    pub q1: f64,
+    /// The outer pyramids' q1 there.
+    pub q1_upper: f64,
+}
+
+/// The gate's answer to a grasp line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GraspReport {
+    /// The input's `id`, echoed as given.
+    pub id: Value,
+    /// `true`, `false` or `"uncertain"` (within tolerance of the boundary, an unproven
+    /// facet set, or for `"coulomb"` undecided between the pyramids at every k tried).
+    pub force_closure: Value,
+    /// The Ferrari–Canny metric of the (inner, for `"coulomb"`) pyramids at the line's k:
+    /// `h_W(weakest)`, checked.
+    pub q1: f64,
+    /// `"coulomb"` only: the outer pyramids' q1 at the line's k, an upper bound of the
+    /// true cones'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q1_upper: Option<f64>,
+    /// The unit wrench the contacts supply least of (q1's direction).
+    pub weakest: [f64; 6],
+    /// The binding plane; `null` when there is none.
+    pub facet: Option<GraspFacet>,
+    /// q1 is proven (the facet set complete, docs/contract-spatial.md §1a); false: an
+    /// upper bound.
+    pub margin_checked: bool,
+    /// "inner", "outer" or "coulomb", echoed.
+    pub friction: &'static str,
+    /// The line's pyramid edges.
+    pub pyramid: usize,
+    /// Generators at the line's k: Σ points × k.
+    pub n_generators: usize,
+    /// `"coulomb"` only, when k was doubled: where the verdict was decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refined: Option<GraspRefined>,
+    /// Why not in force closure, in words; `None` when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl GraspReport {
+    /// Force closure proven.
+    pub fn held(&self) -> bool {
+        self.force_closure == Value::Bool(true)
+    }
+
+    /// Neither proven in nor out of force closure.
+    pub fn uncertain(&self) -> bool {
+        self.force_closure.is_string()
+    }
+
+    /// How two reports on one line differ beyond tolerance (`gate --backend both`): the
+    /// verdicts (unless one is uncertain) or q1 by more than 1e-6 relative to max(1, |q1|).
+    pub fn disagreement(&self, other: &GraspReport) -> Option<String> {
+        let (a, b) = (&self.force_closure, &other.force_closure);
+        if a != b && !self.uncertain() && !other.uncertain() {
+            return Some(format!("force_closure {a} vs {b}"));
+        }
+        let scale = 1f64.max(self.q1.abs()).max(other.q1.abs());
+        ((self.q1 - other.q1).abs() > 1e-6 * scale)
+            .then(|| format!("q1 {} vs {}", self.q1, other.q1))
+    }
+}
+
+/// The report of a grasp from its outcomes at the line's k (`first`: one per pyramid,
+/// inner first) and, for `"coulomb"`, at the k the refinement ended at (`last`).
+pub fn judge_grasp(
+    scene: &SpatialScene,
+    first: &[GraspOutcome],
+    last: Option<(usize, &[GraspOutcome])>,
+) -> GraspReport {
+    let k = scene.pyramid;
+    let main = &first[0];
+    let coulomb = scene.friction == FrictionModel::Coulomb && first.len() == 2;
+    let force_closure = if coulomb {
+        let o = last.map_or(first, |(_, o)| o);
+        match (o[0].force_closure, o[1].force_closure) {
+            (ForceClosure::True, _) => ForceClosure::True,
+            (_, ForceClosure::False) => ForceClosure::False,
+            _ => ForceClosure::Uncertain,
+        }
+    } else {
+        main.force_closure
+    };
+    let refined = last
+        .filter(|&(kk, o)| coulomb && kk != k && o.len() == 2)
+        .map(|(kk, o)| GraspRefined {
+            pyramid: kk,
+            q1: o[0].q1,
+            q1_upper: o[1].q1,
+        });
+    let facet = (!main.generators.is_empty()).then(|| {
+        let generators: Vec<u32> = main.generators.iter().collect();
+        let mut contacts: Vec<usize> = generators
+            .iter()
+            .filter_map(|&g| scene.source(g as usize, k).map(|s| s.contact))
+            .collect();
+        contacts.dedup();
+        GraspFacet {
+            normal: main.weakest,
+            generators,
+            contacts,
+        }
+    });
+    let reason = reason(force_closure, main, coulomb);
+    GraspReport {
+        id: scene.id.clone(),
+        force_closure: force_closure.as_json(),
+        q1: main.q1,
+        q1_upper: coulomb.then(|| first[1].q1),
+        weakest: main.weakest,
+        facet,
+        margin_checked: first.iter().all(|o| o.margin_checked),
+        friction: scene.friction.as_str(),
+        pyramid: k,
+        n_generators: scene.generator_count(k),
+        refined,
+        reason,
+    }
+}
+
+/// Why a grasp is not in force closure, in words; `None` when it is.
+fn reason(verdict: ForceClosure, main: &GraspOutcome, coulomb: bool) -> Option<String> {
+    let d = main.weakest;
+    let wrench = format!(
+        "({:.4}, {:.4}, {:.4}, {:.4}, {:.4}, {:.4})",
+        d[0], d[1], d[2], d[3], d[4], d[5]
+    );
+    match verdict {
+        ForceClosure::True => None,
+        ForceClosure::False => Some(format!(
+            "not in force closure: no squeeze of the contacts resists the wrench {wrench} \
+             (q1 {:.6})",
+            main.q1
+        )),
+        ForceClosure::Uncertain if coulomb => Some(format!(
+            "force closure undecided between the inner and the outer pyramids (q1 {:.3e}, \
+             weakest against {wrench})",
+            main.q1
+        )),
+        ForceClosure::Uncertain if !main.margin_checked => Some(format!(
+            "force closure unproven: the facet set could not be proven complete (q1 at most \
+             {:.3e}, weakest against {wrench})",
+            main.q1
+        )),
+        ForceClosure::Uncertain => Some(format!(
+            "force closure uncertain: q1 {:.3e} is within tolerance of 0 (weakest against \
+             {wrench})",
+            main.q1
+        )),
+    }
+}
