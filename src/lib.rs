@@ -24,6 +24,7 @@
 pub mod device;
 pub mod draw;
 pub mod general;
+pub mod gpu;
 pub mod io;
 pub mod planar;
 pub mod rng;
@@ -87,24 +88,23 @@ pub enum Engine {
     /// reference's answers, on rayon's thread pool.
     Cpu,
     /// The shader on the device chosen from the environment (boxed: it holds the device).
-    Gpu(Box<planar::host::GpuEngine>),
+    Gpu(Box<gpu::GpuEngine>),
 }
 
 impl Engine {
     /// An engine of `backend`. The CPU one is free to create; the GPU one chooses the adapter
     /// from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`), creates
-    /// the device and builds the pipeline and tables once.
+    /// the device once; each engine's pipeline is built on its first batch.
     ///
     /// # Errors
     ///
     /// Never for [`Backend::Cpu`]. For [`Backend::Gpu`]: [`Error::NoAdapter`] when no adapter
-    /// matches, [`Error::RequestDevice`] when the device cannot be created, [`Error::Gpu`]
-    /// when the shader or pipeline fails validation, [`Error::Limits`] when the device's
-    /// limits do not admit one case.
+    /// matches, [`Error::RequestDevice`] when the device cannot be created, [`Error::Limits`]
+    /// when the device's limits do not admit one case.
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Cpu => Engine::Cpu,
-            Backend::Gpu => Engine::Gpu(Box::new(planar::host::GpuEngine::from_env()?)),
+            Backend::Gpu => Engine::Gpu(Box::new(gpu::GpuEngine::from_env()?)),
         })
     }
 
@@ -150,7 +150,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`Error::Input`] when `out` and `batch` differ in length. On the GPU also those of
-    /// [`planar::host::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
+    /// [`gpu::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
     pub fn evaluate_general_into(
         &mut self,
         batch: &general::GeneralBatch,

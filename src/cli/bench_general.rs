@@ -17,7 +17,7 @@ use planar_hold::general::solver::{
     solve_batch_into, solve_batch_without_inside_margin_into, Solver,
 };
 use planar_hold::general::{GeneralBatch, GeneralOutcome};
-use planar_hold::planar::host::GpuEngine;
+use planar_hold::gpu::GpuEngine;
 use planar_hold::Verdict;
 use serde_json::json;
 
@@ -196,7 +196,7 @@ pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
         let mut kernel = Some(0.0);
         for _ in 0..repeats {
             gpu.general_hints_into(&batch, &mut hints)?;
-            let k = gpu.general_kernel()?.last_kernel_time();
+            let k = gpu.last_kernel_time();
             kernel = kernel.zip(k).map(|(a, b)| a + b.as_secs_f64());
         }
         let total = (distinct * repeats) as f64;
