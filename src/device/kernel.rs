@@ -51,6 +51,8 @@ pub struct Kernel {
     pub(super) layout: wgpu::BindGroupLayout,
     pub(super) pipelines: Vec<wgpu::ComputePipeline>,
     pub(super) roles: Vec<Role>,
+    /// The binding of the output.
+    pub(super) output: usize,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -63,13 +65,12 @@ impl Kernel {
     ///
     /// [`Error::Gpu`] when the shader or a pipeline fails validation on this device.
     pub async fn build(ctx: &GpuContext, spec: KernelSpec<'_>) -> Result<Kernel, Error> {
-        let outputs = spec
-            .bindings
-            .iter()
-            .filter(|b| matches!(b, Binding::Output))
-            .count();
+        let outputs: Vec<usize> = (0..spec.bindings.len())
+            .filter(|&b| matches!(spec.bindings[b], Binding::Output))
+            .collect();
         assert_eq!(
-            outputs, 1,
+            outputs.len(),
+            1,
             "{}: a kernel has exactly one output",
             spec.label
         );
@@ -166,6 +167,7 @@ impl Kernel {
             layout,
             pipelines,
             roles,
+            output: outputs[0],
         })
     }
 

@@ -245,12 +245,7 @@ impl Slots {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some(&kernel.label),
         });
-        let output = kernel
-            .roles
-            .iter()
-            .position(|r| matches!(r, Role::Output))
-            .expect("one output (checked when built)");
-        let output = &slot.buffers[output].as_ref().expect("made").buffer;
+        let output = &slot.buffers[kernel.output].as_ref().expect("made").buffer;
         let staging = &slot.staging.as_ref().expect("made").buffer;
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -306,12 +301,7 @@ impl Slots {
         }
         let wanted = output_bytes + TIMER_BYTES;
         if slot.staging.as_ref().is_none_or(|s| s.bytes < wanted) {
-            let output = kernel
-                .roles
-                .iter()
-                .position(|r| matches!(r, Role::Output))
-                .expect("one output");
-            let bytes = slot.buffers[output].as_ref().expect("made").bytes + TIMER_BYTES;
+            let bytes = slot.buffers[kernel.output].as_ref().expect("made").bytes + TIMER_BYTES;
             slot.staging = Some(Sized {
                 buffer: ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&kernel.label),
