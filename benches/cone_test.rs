@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use planar_hold::planar::host::GpuEngine;
+use planar_hold::gpu::GpuEngine;
 use planar_hold::scene::sample::mixed_cases;
 use planar_hold::{planar, Case, Outcome};
 

@@ -24,6 +24,7 @@
 pub mod device;
 pub mod draw;
 pub mod general;
+pub mod gpu;
 pub mod io;
 pub mod planar;
 pub mod rng;
@@ -318,24 +319,23 @@ pub enum Engine {
     Cpu,
     /// The device chosen from the environment: the enumeration's shader, and the general
     /// engine's float32 search finished in float64 on the CPU (boxed: it holds the device).
-    Gpu(Box<planar::host::GpuEngine>),
+    Gpu(Box<gpu::GpuEngine>),
 }
 
 impl Engine {
     /// An engine of `backend`. The CPU one is free to create; the GPU one chooses the adapter
     /// from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`), creates
-    /// the device and builds the pipeline and tables once.
+    /// the device once; each engine's pipeline is built on its first batch.
     ///
     /// # Errors
     ///
     /// Never for [`Backend::Cpu`]. For [`Backend::Gpu`]: [`Error::NoAdapter`] when no adapter
-    /// matches, [`Error::RequestDevice`] when the device cannot be created, [`Error::Gpu`]
-    /// when the shader or pipeline fails validation, [`Error::Limits`] when the device's
-    /// limits do not admit one case.
+    /// matches, [`Error::RequestDevice`] when the device cannot be created, [`Error::Limits`]
+    /// when the device's limits do not admit one case.
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Cpu => Engine::Cpu,
-            Backend::Gpu => Engine::Gpu(Box::new(planar::host::GpuEngine::from_env()?)),
+            Backend::Gpu => Engine::Gpu(Box::new(gpu::GpuEngine::from_env()?)),
         })
     }
 

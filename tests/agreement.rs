@@ -4,7 +4,8 @@
 mod common;
 
 use planar_hold::device::GpuContext;
-use planar_hold::planar::host::{GpuEngine, GpuOptions};
+use planar_hold::gpu::GpuEngine;
+use planar_hold::planar::host::GpuOptions;
 use planar_hold::rng::Rng;
 use planar_hold::scene::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
 use planar_hold::{planar, Case, Outcome, Verdict};

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use planar_hold::general::sample::{contact_cases, random_cases};
 use planar_hold::general::GeneralBatch;
-use planar_hold::planar::host::GpuEngine;
+use planar_hold::gpu::GpuEngine;
 use planar_hold::{Answers, Backend, Batch, Engine, Error, Options, Threads, Verdict};
 use serde_json::json;
 
@@ -191,7 +191,7 @@ pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
         let mut kernel = Some(0.0);
         for _ in 0..repeats {
             gpu.general_hints_into(&batch, &mut hints)?;
-            let k = gpu.general_kernel()?.last_kernel_time();
+            let k = gpu.last_kernel_time();
             kernel = kernel.zip(k).map(|(a, b)| a + b.as_secs_f64());
         }
         let total = (distinct * repeats) as f64;

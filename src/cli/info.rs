@@ -1,7 +1,7 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
 use planar_hold::device::adapters;
-use planar_hold::planar::host::GpuEngine;
+use planar_hold::gpu::GpuEngine;
 use planar_hold::simd::{Simd, SIMD_ENV};
 
 use std::io::Write;
