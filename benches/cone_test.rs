@@ -7,8 +7,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use planar_hold::planar::host::GpuEngine;
 use planar_hold::planar::sample::mixed_cases;
-use planar_hold::{planar, Backend, Case, Engine, Outcome};
+use planar_hold::{planar, Case, Outcome};
 
 const SMALL: [usize; 2] = [256, 65_536];
 const LARGE: usize = 1_000_000;
@@ -62,7 +63,8 @@ fn cone_test(c: &mut Criterion) {
             *o = planar::cone_test(case);
         }
     });
-    match Engine::new(Backend::Gpu) {
+    // The planar host itself, as the engine's GPU backend runs it on a batch's planar cases.
+    match GpuEngine::from_env() {
         Ok(mut gpu) => {
             println!("gpu: {}", gpu.describe());
             bench_backend(c, "gpu", &cases, true, |batch, out| {

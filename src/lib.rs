@@ -6,13 +6,13 @@
 //! contacts, masses and edits into cone tests.
 //!
 //! ```
-//! use planar_hold::{Backend, Case, Engine, Verdict};
+//! use planar_hold::{Backend, Batch, Case, Engine, Options, Verdict};
 //!
 //! // docs/contract-planar.md §6: a flat box on two floor corners, μ = 0.2, holding its own weight.
 //! let gens = [[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]];
 //! let case = Case::new(&gens, [0.0, 1.0, 0.0])?;
 //! let mut engine = Engine::new(Backend::Cpu)?; // or Backend::Gpu
-//! let outcome = engine.evaluate(&[case])?[0];
+//! let outcome = engine.evaluate(&Batch::from([case]), Options::default())?.planar[0];
 //! assert_eq!(outcome.verdict(), Verdict::Supported);
 //! assert_eq!(outcome.witness().unwrap().indices, vec![0, 3]); // ½·A₊ + ½·B₋
 //! assert!((outcome.margin - 0.19612).abs() < 1e-5); // μ/√(1+μ²): sliding binds
@@ -34,6 +34,11 @@ pub mod simd;
 pub use io::json as jsonl;
 
 pub use planar::types::{Case, Outcome, Verdict, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+
+use general::solver::Solver;
+use general::types::GeneralHint;
+use general::{GeneralBatch, GeneralOutcome};
+use rayon::prelude::*;
 
 /// Everything that can go wrong, as a value: input, adapter, device.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +86,225 @@ pub enum Backend {
     Gpu,
 }
 
+/// Which engine decides a case: the one routing rule, of its dimension and its generator
+/// count. Readers classify each line or row by it once, where they read it; the gate
+/// routes scenes by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaseKind {
+    /// The planar enumeration (docs/contract-planar.md): R³, at most [`MAX_GENERATORS`].
+    Planar,
+    /// The general engine (docs/contract-general.md): R⁶, or more than [`MAX_GENERATORS`].
+    General,
+}
+
+impl CaseKind {
+    /// The engine of a case of dimension `dim` with `generators` generators: for the
+    /// dimensions taken (3 and 6) the enumeration exactly when `dim == 3 && generators <=
+    /// 16`. Any other dimension goes with the enumeration at 16 generators or fewer (whose
+    /// reader refuses it: three numbers a generator), with the general engine beyond (whose
+    /// reader refuses it: 3 or 6).
+    pub const fn of(dim: usize, generators: usize) -> CaseKind {
+        if dim == 6 || generators > MAX_GENERATORS {
+            CaseKind::General
+        } else {
+            CaseKind::Planar
+        }
+    }
+}
+
+/// Where a case sits in a [`Batch`]: its engine and its index among that engine's cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CaseId(u32);
+
+/// Set in a [`CaseId`] of the general engine; the other bits are the index.
+const GENERAL_BIT: u32 = 1 << 31;
+
+impl CaseId {
+    /// Planar case `index` of a batch.
+    pub fn planar(index: usize) -> CaseId {
+        CaseId(index as u32)
+    }
+
+    /// General case `index` of a batch.
+    pub fn general(index: usize) -> CaseId {
+        CaseId(index as u32 | GENERAL_BIT)
+    }
+
+    /// Whether the case is the general engine's.
+    pub fn is_general(self) -> bool {
+        self.0 & GENERAL_BIT != 0
+    }
+
+    /// The engine it goes to.
+    pub fn kind(self) -> CaseKind {
+        if self.is_general() {
+            CaseKind::General
+        } else {
+            CaseKind::Planar
+        }
+    }
+
+    /// Its index among the cases of its engine: in [`Batch::planar`] or [`Batch::general`].
+    pub fn index(self) -> usize {
+        (self.0 & !GENERAL_BIT) as usize
+    }
+}
+
+/// Cases of both engines, each engine's in the order they were pushed: what
+/// [`Engine::evaluate`] answers in one call. Cleared and refilled, it keeps its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// The planar enumeration's cases.
+    pub planar: Vec<Case>,
+    /// The general engine's cases.
+    pub general: GeneralBatch,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Appends a planar case.
+    pub fn push(&mut self, case: Case) -> CaseId {
+        self.planar.push(case);
+        CaseId::planar(self.planar.len() - 1)
+    }
+
+    /// Appends a general case, checked as [`general::GeneralCase::new`] checks it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`GeneralBatch::push`].
+    pub fn push_general(
+        &mut self,
+        dim: usize,
+        generators: &[f64],
+        need: &[f64],
+    ) -> Result<CaseId, Error> {
+        let index = self.general.push(dim, generators, need)?;
+        Ok(CaseId::general(index as usize))
+    }
+
+    /// Cases held, of both engines.
+    pub fn len(&self) -> usize {
+        self.planar.len() + self.general.len()
+    }
+
+    /// Whether no case is held.
+    pub fn is_empty(&self) -> bool {
+        self.planar.is_empty() && self.general.is_empty()
+    }
+
+    /// Forgets every case, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.planar.clear();
+        self.general.clear();
+    }
+}
+
+impl From<&[Case]> for Batch {
+    fn from(planar: &[Case]) -> Batch {
+        Batch::from(planar.to_vec())
+    }
+}
+
+impl<const N: usize> From<[Case; N]> for Batch {
+    fn from(planar: [Case; N]) -> Batch {
+        Batch::from(planar.to_vec())
+    }
+}
+
+impl From<Vec<Case>> for Batch {
+    fn from(planar: Vec<Case>) -> Batch {
+        Batch {
+            planar,
+            general: GeneralBatch::new(),
+        }
+    }
+}
+
+impl From<GeneralBatch> for Batch {
+    fn from(general: GeneralBatch) -> Batch {
+        Batch {
+            planar: Vec::new(),
+            general,
+        }
+    }
+}
+
+/// Where the CPU's share of a call runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Threads {
+    /// On all cores (rayon's pool).
+    #[default]
+    All,
+    /// On the calling thread alone: for callers whose own threads are the parallelism
+    /// (the CLI's pipeline workers, a block of a parallel conversion), so that a batch stays
+    /// in its core's caches.
+    Current,
+}
+
+/// How [`Engine::evaluate`] answers: a value, passed with every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The general engine's inside margin (its facet search). Without it a supported general
+    /// case's margin is 0 and its facet none; verdicts, witnesses, certificates and
+    /// distances outside are unchanged: for callers who ask only whether it holds. The
+    /// planar enumeration always gives its margin.
+    pub inside_margin: bool,
+    /// Where the CPU's work runs (on the GPU backend: the general cases' float64 finish).
+    pub threads: Threads,
+}
+
+impl Default for Options {
+    /// With the inside margin, on all cores.
+    fn default() -> Options {
+        Options {
+            inside_margin: true,
+            threads: Threads::All,
+        }
+    }
+}
+
+/// The answers to a [`Batch`]: one outcome per case, each engine's in its cases' order.
+#[derive(Clone, Debug, Default)]
+pub struct Answers {
+    /// The planar cases' outcomes.
+    pub planar: Vec<Outcome>,
+    /// The general cases' outcomes.
+    pub general: Vec<GeneralOutcome>,
+    /// General cases whose GPU hint the float64 solve did not confirm (searched on from
+    /// there on the host; always 0 on the CPU backend).
+    pub resolved: usize,
+}
+
+/// One case's answer, of either engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Answer<'a> {
+    /// The planar enumeration's.
+    Planar(&'a Outcome),
+    /// The general engine's.
+    General(&'a GeneralOutcome),
+}
+
+impl Answers {
+    /// Case `id`'s answer, or `None` when there is none (answers to another batch).
+    pub fn get(&self, id: CaseId) -> Option<Answer<'_>> {
+        if id.is_general() {
+            self.general.get(id.index()).map(Answer::General)
+        } else {
+            self.planar.get(id.index()).map(Answer::Planar)
+        }
+    }
+
+    /// Whether they answer every case of `batch`, one each.
+    pub fn fit(&self, batch: &Batch) -> bool {
+        self.planar.len() == batch.planar.len() && self.general.len() == batch.general.len()
+    }
+}
+
 /// A cone-test engine of either backend, created once and reused for every batch.
 pub enum Engine {
     /// The CPU's lane-parallel path ([`planar::cone_test_batch_into`]), bit for bit the
@@ -108,86 +332,66 @@ impl Engine {
         })
     }
 
-    /// Evaluates every case, in order: one outcome per case.
+    /// Every case of `batch`, planar and general, answered as `options` say: the one call
+    /// every front end makes (the CLI's `eval`, `gate` and `bench --input`, the page, Python).
+    /// On the CPU the enumeration's SIMD path (bit for bit the reference's answers) and the
+    /// general engine in float64; on the GPU the shader for the planar cases, and for the
+    /// general ones the float32 search (`shaders/search.wgsl`) finished and checked in
+    /// float64 from the passive set found, on the CPU as `options.threads` say.
     ///
     /// # Errors
     ///
-    /// As [`Engine::evaluate_into`].
-    pub fn evaluate(&mut self, cases: &[Case]) -> Result<Vec<Outcome>, Error> {
-        let mut out = vec![Outcome::default(); cases.len()];
-        self.evaluate_into(cases, &mut out)?;
-        Ok(out)
+    /// On the GPU: [`Error::OutOfMemory`], [`Error::DeviceLost`], [`Error::Gpu`] (readback,
+    /// validation); never on the CPU.
+    pub fn evaluate(&mut self, batch: &Batch, options: Options) -> Result<Answers, Error> {
+        let mut answers = Answers::default();
+        self.evaluate_into(batch, options, &mut answers)?;
+        Ok(answers)
     }
 
-    /// Evaluates every case into `out` (same length), allocating nothing per call.
+    /// [`Engine::evaluate`] into `answers` (resized to the batch), reusing their
+    /// buffers.
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when `out` and `cases` differ in length. On the GPU also
-    /// [`Error::OutOfMemory`], [`Error::DeviceLost`] and [`Error::Gpu`] (readback, validation);
-    /// `out` may then be partly written.
-    pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
-        match self {
-            Engine::Cpu if cases.len() != out.len() => Err(Error::Input(format!(
-                "{} cases but {} outcome slots",
-                cases.len(),
-                out.len()
-            ))),
-            Engine::Cpu => {
-                planar::cone_test_batch_into(cases, out);
-                Ok(())
-            }
-            Engine::Gpu(gpu) => gpu.evaluate_into(cases, out),
-        }
-    }
-
-    /// The general test (docs/contract-general.md) of every case of `batch` into `out` (same
-    /// length). On the CPU: [`general::solver::solve_batch_into`] on all cores. On the GPU: the
-    /// float32 search in `shaders/search.wgsl`, then every case finished and checked in
-    /// float64 on all cores from the passive set found; the stats count the cases whose
-    /// hint the host did not confirm (re-solved on the host; always 0 on the CPU).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Input`] when `out` and `batch` differ in length. On the GPU also those of
-    /// [`planar::host::GpuEngine::evaluate_general_into`]; `out` may then be partly written.
-    pub fn evaluate_general_into(
+    /// As [`Engine::evaluate`]; `answers` may then be partly written.
+    pub fn evaluate_into(
         &mut self,
-        batch: &general::GeneralBatch,
-        out: &mut [general::GeneralOutcome],
-    ) -> Result<general::GeneralStats, Error> {
-        self.evaluate_general_with(batch, out, true)
-    }
-
-    /// [`Engine::evaluate_general_into`], or without the inside margin when not
-    /// `inside_margin` (a supported case's margin 0 and facet none; verdicts, witnesses,
-    /// certificates and distances outside unchanged): for callers who ask only whether it
-    /// holds, and the NNLS's cost alone.
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::evaluate_general_into`].
-    pub fn evaluate_general_with(
-        &mut self,
-        batch: &general::GeneralBatch,
-        out: &mut [general::GeneralOutcome],
-        inside_margin: bool,
-    ) -> Result<general::GeneralStats, Error> {
+        batch: &Batch,
+        options: Options,
+        answers: &mut Answers,
+    ) -> Result<(), Error> {
+        // Every slot is written below: a buffer of the right length is kept as it is.
+        answers
+            .planar
+            .resize(batch.planar.len(), Outcome::default());
+        answers
+            .general
+            .resize(batch.general.len(), GeneralOutcome::default());
+        answers.resolved = 0;
         match self {
-            Engine::Cpu if batch.len() != out.len() => Err(Error::Input(format!(
-                "{} general cases but {} outcome slots",
-                batch.len(),
-                out.len()
-            ))),
             Engine::Cpu => {
-                general::solver::solve_batch_with(batch, out, inside_margin);
-                Ok(general::GeneralStats {
-                    cases: batch.len(),
-                    resolved: 0,
-                })
+                match options.threads {
+                    Threads::All => {
+                        planar::cone_test_batch_into(&batch.planar, &mut answers.planar)
+                    }
+                    Threads::Current => planar::cone_test_slice(&batch.planar, &mut answers.planar),
+                }
+                solve_general(&batch.general, None, &mut answers.general, options);
             }
-            Engine::Gpu(gpu) => gpu.evaluate_general_with(batch, out, inside_margin),
+            Engine::Gpu(gpu) => {
+                if !batch.planar.is_empty() {
+                    gpu.evaluate_into(&batch.planar, &mut answers.planar)?;
+                }
+                if !batch.general.is_empty() {
+                    let mut hints = Vec::new();
+                    gpu.general_hints_into(&batch.general, &mut hints)?;
+                    answers.resolved =
+                        solve_general(&batch.general, Some(&hints), &mut answers.general, options);
+                }
+            }
         }
+        Ok(())
     }
 
     /// A human-readable name of what runs: "cpu (N threads)" or the adapter.
@@ -195,6 +399,49 @@ impl Engine {
         match self {
             Engine::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
             Engine::Gpu(gpu) => gpu.describe(),
+        }
+    }
+}
+
+/// The general engine's float64 part, one solver a thread: every case of `batch` solved into
+/// `out`, or with `hints` (the GPU's float32 search) finished from each hint's passive set.
+/// Returns how many hints the solve did not confirm.
+fn solve_general(
+    batch: &GeneralBatch,
+    hints: Option<&[GeneralHint]>,
+    out: &mut [GeneralOutcome],
+    options: Options,
+) -> usize {
+    let solve = |solver: &mut Solver, i: usize, o: &mut GeneralOutcome| -> usize {
+        let case = batch.get(i);
+        match hints {
+            None => {
+                *o = solver.solve(&case);
+                0
+            }
+            Some(hints) => {
+                let h = &hints[i];
+                let passive = &h.index[..(h.len as usize).min(h.index.len())];
+                let (outcome, confirmed) = solver.solve_hinted(&case, passive);
+                *o = outcome;
+                usize::from(!confirmed)
+            }
+        }
+    };
+    let solver = || Solver::with_inside_margin(options.inside_margin);
+    match options.threads {
+        Threads::All => out
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(16)
+            .map_init(solver, |s, (i, o)| solve(s, i, o))
+            .sum(),
+        Threads::Current => {
+            let mut s = solver();
+            out.iter_mut()
+                .enumerate()
+                .map(|(i, o)| solve(&mut s, i, o))
+                .sum()
         }
     }
 }

@@ -129,7 +129,7 @@ fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
     };
     let cases = workload();
     let on_cpu = planar::cone_test_batch(&cases);
-    let on_gpu = gpu.evaluate(&cases).unwrap();
+    let on_gpu = common::planar_outcomes(&mut gpu, &cases);
     let mut disagreements = Vec::new();
     let mut same_witness = 0usize;
     for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
@@ -178,7 +178,7 @@ fn chunked_streaming_matches_one_dispatch() {
     let Some(mut whole) = common::gpu_engine() else {
         return;
     };
-    let at_once = whole.evaluate(&cases).unwrap();
+    let at_once = common::planar_outcomes(&mut whole, &cases);
     assert_eq!(chunked, at_once);
     // Reused buffers: a second, shorter batch on the same engine, and an empty one.
     let mut again = vec![Outcome::default(); 999];
@@ -262,7 +262,7 @@ fn gpu_agrees_with_cpu_on_scattered_slots() {
         return;
     };
     let cases = scattered_cases(17, 3000);
-    let on_gpu = gpu.evaluate(&cases).unwrap();
+    let on_gpu = common::planar_outcomes(&mut gpu, &cases);
     let on_cpu = planar::cone_test_batch(&cases);
     let bad: Vec<String> = on_gpu
         .iter()

@@ -14,7 +14,7 @@ use planar_hold::general::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
 use planar_hold::general::types::{GeneralHint, GeneralParams, GeneralRecord};
 use planar_hold::general::{check, solver, GeneralBatch, GeneralOutcome, GeneralStats};
 use planar_hold::planar::host::GpuEngine;
-use planar_hold::{Backend, Engine, Error, Verdict};
+use planar_hold::{Backend, Batch, Engine, Error, Options, Threads, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -364,29 +364,43 @@ fn chunked_uploads_match_one_dispatch() {
 #[test]
 fn the_engine_answers_general_batches_on_every_backend() {
     let batch = random_batch(11, 500, 6);
-    let mut expected = vec![GeneralOutcome::default(); batch.len()];
-    solver::solve_batch_into(&batch, &mut expected);
+    let expected: Vec<GeneralOutcome> = batch.iter().map(|c| solver::solve(&c)).collect();
+    let this_thread = Options {
+        threads: Threads::Current,
+        ..Options::default()
+    };
     for (name, mut engine) in common::engines() {
-        let mut out = vec![GeneralOutcome::default(); batch.len()];
-        let stats = engine.evaluate_general_into(&batch, &mut out).unwrap();
-        assert_eq!(stats.cases, batch.len(), "{name}");
+        let (out, resolved) = common::general_outcomes(&mut engine, &batch, Options::default());
+        assert_eq!(out.len(), batch.len(), "{name}");
         if name == "cpu" {
-            assert_eq!(stats.resolved, 0);
+            assert_eq!(resolved, 0);
             assert!(
                 out == expected,
-                "the CPU engine differs from solve_batch_into"
+                "the CPU engine differs from one solver a case"
             );
         } else {
             compare(name, &batch, &out, &expected);
         }
-        // Mismatched lengths are an error, not a panic.
-        let mut short = vec![GeneralOutcome::default(); batch.len() - 1];
-        assert!(matches!(
-            engine.evaluate_general_into(&batch, &mut short),
-            Err(Error::Input(_))
-        ));
+        // On this thread alone: the same answers, bit for bit.
+        let (alone, _) = common::general_outcomes(&mut engine, &batch, this_thread);
+        assert!(alone == out, "{name}: one thread and all cores differ");
+        // Answers reused for a shorter batch, and for an empty one, hold exactly its own.
+        let mut shorter = GeneralBatch::new();
+        for case in batch.iter().take(7) {
+            shorter.push(case.dim, case.generators, case.need).unwrap();
+        }
+        let mut answers = engine
+            .evaluate(&Batch::from(batch.clone()), Options::default())
+            .unwrap();
+        engine
+            .evaluate_into(&Batch::from(shorter), Options::default(), &mut answers)
+            .unwrap();
+        assert!(answers.general == out[..7], "{name}: reused answers");
+        engine
+            .evaluate_into(&Batch::new(), Options::default(), &mut answers)
+            .unwrap();
+        assert!(answers.general.is_empty() && answers.planar.is_empty());
     }
-    let _ = Engine::new(Backend::Cpu);
 }
 
 /// The twin alone (no GPU needed): its hints, confirmed by the float64 solve, give the

@@ -61,7 +61,7 @@ fn case_line(id: usize, c: &Case) -> String {
 fn expected_answers(lines: &[String]) -> Vec<String> {
     let parsed: Vec<(Option<Value>, Case)> = lines.iter().map(|l| parse_case(l).unwrap()).collect();
     let cases: Vec<Case> = parsed.iter().map(|p| p.1).collect();
-    let outcomes = Engine::new(Backend::Cpu).unwrap().evaluate(&cases).unwrap();
+    let outcomes = common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
     parsed
         .into_iter()
         .zip(&outcomes)
@@ -347,7 +347,7 @@ fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
         .collect();
     assert_eq!(json.len(), n);
     // The JSON answers are the library's own on the same (float32) cases, ids as int64.
-    let outcomes = Engine::new(Backend::Cpu).unwrap().evaluate(&cases).unwrap();
+    let outcomes = common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
     for (i, (got, (case, o))) in json.iter().zip(cases.iter().zip(&outcomes)).enumerate() {
         if i == null_row || i == short_row {
             assert_eq!(got["line"], json!(i + 1));
@@ -445,7 +445,7 @@ fn decoded(batch: &planar_hold::io::CaseBatch) -> Chunk {
         .rows
         .iter()
         .map(|r| match r {
-            Ok(i) => Ok(bytemuck::bytes_of(&batch.cases[*i as usize]).to_vec()),
+            Ok(id) => Ok(bytemuck::bytes_of(&batch.batch.planar[id.index()]).to_vec()),
             Err(e) => Err(e.clone()),
         })
         .collect();

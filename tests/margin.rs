@@ -9,7 +9,7 @@ use planar_hold::general::solver::Solver;
 use planar_hold::general::{sample, GenSet, GeneralBatch, GeneralCase, GeneralOutcome};
 use planar_hold::rng::Rng;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
-use planar_hold::{Backend, Engine, Verdict};
+use planar_hold::{Backend, Engine, Options, Verdict};
 use serde_json::{json, Value};
 
 mod common;
@@ -170,9 +170,7 @@ fn near_duplicates_keep_the_margin(mut solve: impl FnMut(&GeneralBatch) -> Vec<G
 #[test]
 fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_cpu() {
     near_duplicates_keep_the_margin(|batch| {
-        let mut out = vec![GeneralOutcome::default(); batch.len()];
-        planar_hold::general::solver::solve_batch_into(batch, &mut out);
-        out
+        common::general_outcomes(&mut Engine::Cpu, batch, Options::default()).0
     });
 }
 
@@ -182,9 +180,7 @@ fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_gpu(
         return;
     };
     near_duplicates_keep_the_margin(|batch| {
-        let mut out = vec![GeneralOutcome::default(); batch.len()];
-        engine.evaluate_general_into(batch, &mut out).unwrap();
-        out
+        common::general_outcomes(&mut engine, batch, Options::default()).0
     });
 }
 

@@ -102,7 +102,7 @@ fn margins_and_verdicts_match_the_float64_oracle() {
     let cases = workload();
     let mut engines = vec![("cpu", planar::cone_test_batch(&cases))];
     if let Some(mut gpu) = common::gpu_engine() {
-        engines.push(("gpu", gpu.evaluate(&cases).unwrap()));
+        engines.push(("gpu", common::planar_outcomes(&mut gpu, &cases)));
     }
     for (name, outcomes) in engines {
         let mut failures = Vec::new();

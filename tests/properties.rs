@@ -156,7 +156,7 @@ fn is_exact(case: &Case, scaled: &Case, need_factor: f64, factor: impl Fn(usize)
 }
 
 fn evaluate(engine: &mut Engine, cases: &[Case]) -> Vec<Outcome> {
-    engine.evaluate(cases).expect("evaluate")
+    common::planar_outcomes(engine, cases)
 }
 
 /// A base case is "far from the boundary" where its verdict is certain and its margin is

@@ -4,11 +4,16 @@ use std::path::PathBuf;
 
 use approx::assert_abs_diff_eq;
 use planar_hold::scene::{parse_planar, planar_reports, HoldReport, Scene};
-use planar_hold::{Backend, Case, Engine, Verdict};
+use planar_hold::{Backend, Batch, Case, Engine, Options, Outcome, Verdict};
 use serde_json::{json, Value};
 
 fn engine() -> Engine {
     Engine::new(Backend::Cpu).expect("cpu engine")
+}
+
+fn evaluate(cases: &[Case]) -> Vec<Outcome> {
+    let answers = engine().evaluate(&Batch::from(cases), Options::default());
+    answers.expect("the CPU engine answers").planar
 }
 
 fn report(line: &Value) -> HoldReport {
@@ -146,7 +151,7 @@ fn sideways_push_on_scene_generators() {
         .iter()
         .map(|&x| Case::new(&g, [x, 1.0, 0.0]).unwrap())
         .collect();
-    let out = engine().evaluate(&cases).unwrap();
+    let out = evaluate(&cases);
     assert_eq!(out[0].verdict(), Verdict::Supported);
     assert_eq!(out[1].verdict(), Verdict::Supported);
     assert_eq!(out[2].verdict(), Verdict::Unsupported);
@@ -820,7 +825,7 @@ fn never_panics_on_garbage() {
     // whatever parsed makes cases the engine takes
     for s in &scenes {
         let cases = s.cases().expect("a parsed scene makes valid cases");
-        let out = engine().evaluate(&cases).unwrap();
+        let out = evaluate(&cases);
         let _ = planar_hold::scene::judge(s, &out);
     }
     let r = planar_reports(&mut engine(), &scenes).unwrap();

@@ -9,7 +9,7 @@ use std::io::BufReader;
 use planar_hold::io::lines::LineReader;
 use planar_hold::io::parquet::ParquetCases;
 use planar_hold::io::{format_json, parse_json_chunk};
-use planar_hold::{jsonl, planar, scene};
+use planar_hold::{jsonl, planar, scene, Engine, Options};
 
 /// JSON Lines of cases: the line splitter (BOM, blank and long lines), the parser (fast
 /// path, serde, and the general cases' reader), and the answers of whatever parsed (the
@@ -22,17 +22,18 @@ pub fn case_json(data: &[u8]) {
     }
     let mut lines = LineReader::new(BufReader::with_capacity(64, data), 8, 1 << 12);
     while let Ok(Some(chunk)) = lines.next_chunk() {
-        let mut batch = parse_json_chunk(&chunk);
-        let outcomes: Vec<_> = batch.cases.iter().map(planar::cone_test).collect();
-        batch.solve_general();
-        format_json(&batch, &outcomes, &mut Vec::new());
+        let batch = parse_json_chunk(&chunk);
+        let answers = Engine::Cpu
+            .evaluate(&batch.batch, Options::default())
+            .expect("the CPU engine answers every case");
+        format_json(&batch, &answers, &mut Vec::new());
     }
 }
 
 /// One scene or edit line of the gate, and its cases when it parses.
 pub fn scene_line(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let mut engine = planar_hold::Engine::Cpu;
+        let mut engine = Engine::Cpu;
         match scene::parse_line(text) {
             Ok(scene::SceneLine::Planar(s)) => {
                 let _ = s.cases();
@@ -60,8 +61,10 @@ pub fn parquet(data: &[u8]) {
             continue;
         };
         while let Some(Ok(batch)) = reader.next_batch() {
-            let outcomes: Vec<_> = batch.cases.iter().map(planar::cone_test).collect();
-            format_json(&batch, &outcomes, &mut Vec::new());
+            let answers = Engine::Cpu
+                .evaluate(&batch.batch, Options::default())
+                .expect("the CPU engine answers every case");
+            format_json(&batch, &answers, &mut Vec::new());
         }
     }
 }

@@ -10,7 +10,9 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use planar_hold::planar::sample::{box_cases, mixed_cases};
 use planar_hold::simd::Simd;
-use planar_hold::{planar, Backend, Case, Engine, Outcome, MAX_GENERATORS};
+use planar_hold::{
+    planar, Answers, Backend, Batch, Case, Engine, Options, Outcome, MAX_GENERATORS,
+};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -119,7 +121,8 @@ struct Runner {
 
 impl Runner {
     /// Evaluates the batch; returns the kernel-only time where the GPU reports it.
-    fn run(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<Option<Duration>, Failure> {
+    fn run(&mut self, batch: &Batch, answers: &mut Answers) -> Result<Option<Duration>, Failure> {
+        let (cases, out) = (&batch.planar, &mut answers.planar);
         match &mut self.engine {
             None if self.which == Which::CpuRef => {
                 for (o, c) in out.iter_mut().zip(cases) {
@@ -132,7 +135,7 @@ impl Runner {
                 Ok(None)
             }
             Some(engine) => {
-                engine.evaluate_into(cases, out)?;
+                engine.evaluate_into(batch, Options::default(), answers)?;
                 Ok(match engine {
                     Engine::Gpu(gpu) => gpu.last_kernel_time(),
                     Engine::Cpu => None,
@@ -212,15 +215,16 @@ fn peak_rss_mib() -> Option<f64> {
 /// `MIN_RUN`); the median per case.
 fn measure(
     runner: &mut Runner,
-    cases: &[Case],
-    out: &mut [Outcome],
+    batch: &Batch,
+    out: &mut Answers,
     runs: usize,
     progress: &ProgressBar,
 ) -> Result<Measurement, Failure> {
-    let timed = |runner: &mut Runner, out: &mut [Outcome]| {
+    let cases = &batch.planar;
+    let timed = |runner: &mut Runner, out: &mut Answers| {
         let start = Instant::now();
         runner
-            .run(cases, out)
+            .run(batch, out)
             .map(|kernel| (start.elapsed(), kernel))
     };
     // The first call may grow buffers or fault pages in: time a second one if it was short.
@@ -267,12 +271,12 @@ fn measure(
 }
 
 /// Median µs of one evaluation of 256 cases: what a caller waits for a small batch.
-fn latency_us(runner: &mut Runner, cases: &[Case], out: &mut [Outcome]) -> Result<f64, Failure> {
-    runner.run(cases, out)?;
+fn latency_us(runner: &mut Runner, batch: &Batch, out: &mut Answers) -> Result<f64, Failure> {
+    runner.run(batch, out)?;
     let mut samples = Vec::with_capacity(LATENCY_SAMPLES);
     for _ in 0..LATENCY_SAMPLES {
         let start = Instant::now();
-        runner.run(cases, out)?;
+        runner.run(batch, out)?;
         samples.push(start.elapsed().as_secs_f64() * 1e6);
     }
     Ok(median(samples))
@@ -391,16 +395,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
     for runner in &mut runners {
         for &batch in &batches {
             progress.set_message(format!("{} × {batch}", runner.which.name()));
-            let mut out = vec![Outcome::default(); batch];
+            // The prefix as the engine takes it, and its answers' buffers.
+            let prefix = Batch::from(&cases[..batch]);
+            let mut out = Answers {
+                planar: vec![Outcome::default(); batch],
+                ..Answers::default()
+            };
             results.push(measure(
                 runner,
-                &cases[..batch],
+                &prefix,
                 &mut out,
                 runs_for(batch),
                 &progress,
             )?);
             if batch == FIXED_BATCHES[0] {
-                let us = latency_us(runner, &cases[..batch], &mut out)?;
+                let us = latency_us(runner, &prefix, &mut out)?;
                 latency.insert(runner.which.name().into(), json!(us));
                 progress.inc(1);
             }

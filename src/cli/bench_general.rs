@@ -13,12 +13,9 @@
 use std::time::Instant;
 
 use planar_hold::general::sample::{contact_cases, random_cases};
-use planar_hold::general::solver::{
-    solve_batch_into, solve_batch_without_inside_margin_into, Solver,
-};
-use planar_hold::general::{GeneralBatch, GeneralOutcome};
+use planar_hold::general::GeneralBatch;
 use planar_hold::planar::host::GpuEngine;
-use planar_hold::Verdict;
+use planar_hold::{Answers, Backend, Batch, Engine, Error, Options, Threads, Verdict};
 use serde_json::json;
 
 use super::Failure;
@@ -35,16 +32,25 @@ pub const SHAPES: [(usize, usize); 8] = [
     (6, 256),
 ];
 
-/// Cases per second of `f` over `batch`, best of three runs.
-fn rate(batch: &GeneralBatch, mut f: impl FnMut(&GeneralBatch, &mut [GeneralOutcome])) -> f64 {
-    let mut out = vec![GeneralOutcome::default(); batch.len()];
+/// Cases per second of `engine` over `batch` with `options`, best of three runs; also the
+/// cases the host re-solved in the last.
+fn rate(engine: &mut Engine, batch: &Batch, options: Options) -> Result<(f64, usize), Error> {
+    let mut answers = Answers::default();
     let mut best = f64::MAX;
     for _ in 0..3 {
         let t = Instant::now();
-        f(batch, &mut out);
+        engine.evaluate_into(batch, options, &mut answers)?;
         best = best.min(t.elapsed().as_secs_f64());
     }
-    batch.len() as f64 / best
+    Ok((batch.len() as f64 / best, answers.resolved))
+}
+
+/// The options of one column: with or without the inside margin, on all cores or one.
+fn options(inside_margin: bool, threads: Threads) -> Options {
+    Options {
+        inside_margin,
+        threads,
+    }
 }
 
 /// Cases per (d, K) so that each lasts about the same: fewer for the large ones.
@@ -54,7 +60,18 @@ fn cases_for(d: usize, k: usize, scale: usize) -> usize {
 }
 
 /// The GPU engine, or `None` with a line saying why.
-fn gpu_engine() -> Option<GpuEngine> {
+fn gpu_engine() -> Option<Engine> {
+    match Engine::new(Backend::Gpu) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            println!("gpu: {e}\ngpu: skipped (no adapter)");
+            None
+        }
+    }
+}
+
+/// The GPU's own engine (its search alone), or `None` with a line saying why.
+fn gpu_search() -> Option<GpuEngine> {
     match GpuEngine::from_env() {
         Ok(g) => Some(g),
         Err(e) => {
@@ -106,42 +123,24 @@ pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     ] {
         for (d, k) in SHAPES {
             let n = cases_for(d, k, scale);
-            let batch = make(2026 + (d * 1000 + k) as u64, n, d, k);
-            let mut out = vec![GeneralOutcome::default(); n];
-            solve_batch_into(&batch, &mut out);
-            let held = out
+            let batch = Batch::from(make(2026 + (d * 1000 + k) as u64, n, d, k));
+            let cpu = &mut Engine::Cpu;
+            let held = cpu
+                .evaluate(&batch, Options::default())?
+                .general
                 .iter()
                 .filter(|o| o.verdict == Verdict::Supported)
                 .count();
-            let serial = |inside: bool| {
-                move |b: &GeneralBatch, o: &mut [GeneralOutcome]| {
-                    let mut s = if inside {
-                        Solver::new()
-                    } else {
-                        Solver::without_inside_margin()
-                    };
-                    for (i, slot) in o.iter_mut().enumerate() {
-                        *slot = s.solve(&b.get(i));
-                    }
-                }
-            };
-            let nnls_all = rate(&batch, solve_batch_without_inside_margin_into);
-            let nnls_one = rate(&batch, serial(false));
-            let all = rate(&batch, solve_batch_into);
-            let one = rate(&batch, serial(true));
+            let (nnls_all, _) = rate(cpu, &batch, options(false, Threads::All))?;
+            let (nnls_one, _) = rate(cpu, &batch, options(false, Threads::Current))?;
+            let (all, _) = rate(cpu, &batch, options(true, Threads::All))?;
+            let (one, _) = rate(cpu, &batch, options(true, Threads::Current))?;
             let facets = 100.0 * (1.0 - one / nnls_one).max(0.0);
             let (mut e2e, mut resolved) = (None, None);
             if let Some(gpu) = &mut gpu {
-                gpu.evaluate_general_into(&batch, &mut out)?; // warm-up: buffers grow
-                let mut count = 0;
-                let mut failed = None;
-                e2e = Some(rate(&batch, |b, o| match gpu.evaluate_general_into(b, o) {
-                    Ok(stats) => count = stats.resolved,
-                    Err(e) => failed = Some(e),
-                }));
-                if let Some(e) = failed {
-                    return Err(e.into());
-                }
+                gpu.evaluate(&batch, Options::default())?; // warm-up: buffers grow
+                let (r, count) = rate(gpu, &batch, Options::default())?;
+                e2e = Some(r);
                 resolved = Some(count);
             }
             let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
@@ -176,7 +175,7 @@ const SEARCH_VALUES: usize = 1 << 27;
 /// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
 /// and the kernel alone where the adapter has timestamps.
 pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
-    let Some(mut gpu) = gpu_engine() else {
+    let Some(mut gpu) = gpu_search() else {
         return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
     };
     let adapter = gpu.describe();

@@ -8,7 +8,7 @@ use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
 use planar_hold::io::parquet::{answers_batch, answers_file, ParquetCases};
 use planar_hold::io::{format_json, parse_json_chunk, parse_json_chunk_into, CaseBatch, Ids};
-use planar_hold::{Backend, Case, Engine};
+use planar_hold::{Answers, Backend, Batch, Case, Engine, Options};
 use serde::Serialize;
 
 use super::pipeline::{self, Format, CHUNK_BYTES, CHUNK_ROWS};
@@ -53,8 +53,8 @@ pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, F
     let (mut cases, mut refused) = (Vec::<Case>::new(), 0);
     let mut keep = |batch: CaseBatch| {
         refused += batch.refused().count();
-        let take = batch.cases.len().min(limit - cases.len());
-        cases.extend_from_slice(&batch.cases[..take]);
+        let take = batch.batch.planar.len().min(limit - cases.len());
+        cases.extend_from_slice(&batch.batch.planar[..take]);
         cases.len()
     };
     let mut loaded = 0;
@@ -144,20 +144,20 @@ fn json_decode_rate(text: &[u8]) -> f64 {
     let (start, mut n) = (Instant::now(), 0);
     for chunk in &chunks {
         parse_json_chunk_into(chunk, &mut batch);
-        n += batch.cases.len();
+        n += batch.batch.planar.len();
     }
     n as f64 / start.elapsed().as_secs_f64().max(1e-9)
 }
 
-/// The sample as a batch with its outcomes (CPU), for the encoders.
-fn answered(sample: &[Case]) -> Result<(CaseBatch, Vec<planar_hold::Outcome>), Failure> {
-    let outcomes = Engine::new(Backend::Cpu)?.evaluate(sample)?;
+/// The sample as a batch with its answers (CPU), for the encoders.
+fn answered(sample: &[Case]) -> Result<(CaseBatch, Answers), Failure> {
     let batch = CaseBatch::from_rows(
         (1..=sample.len() as u64).collect(),
         sample.iter().copied().map(Ok).collect(),
         Ids::None,
     );
-    Ok((batch, outcomes))
+    let answers = Engine::new(Backend::Cpu)?.evaluate(&batch.batch, Options::default())?;
+    Ok((batch, answers))
 }
 
 /// Cases per second formatting the sample's answers as JSON Lines, timed as `eval` formats
@@ -167,10 +167,10 @@ fn json_encode_rate(sample: &[Case]) -> Result<f64, Failure> {
     let mut elapsed = std::time::Duration::ZERO;
     let mut out = Vec::new();
     for part in sample.chunks(CHUNK_ROWS) {
-        let (batch, outcomes) = answered(part)?;
+        let (batch, answers) = answered(part)?;
         out.clear();
         let start = Instant::now();
-        format_json(&batch, &outcomes, &mut out);
+        format_json(&batch, &answers, &mut out);
         elapsed += start.elapsed();
         std::hint::black_box(&out);
     }
@@ -203,7 +203,9 @@ fn json_numbers_rate(text: &[u8]) -> f64 {
 /// Cases per second formatting only the floats of the sample's answers (margin, witness
 /// weights, certificate) with zmij, as the JSON writer does: the floor under JSON encoding.
 fn json_floats_rate(sample: &[Case]) -> Result<f64, Failure> {
-    let outcomes = Engine::new(Backend::Cpu)?.evaluate(sample)?;
+    let outcomes = Engine::new(Backend::Cpu)?
+        .evaluate(&Batch::from(sample), Options::default())?
+        .planar;
     let mut buffer = zmij::Buffer::new();
     let start = Instant::now();
     for o in &outcomes {
@@ -250,14 +252,14 @@ fn parquet_encode_rate(sample: &[Case], columns: bool) -> Result<f64, Failure> {
     let mut elapsed = std::time::Duration::ZERO;
     for (index, part) in sample.chunks(CHUNK_ROWS).enumerate() {
         // As eval encodes: right after the chunk's evaluation, while it is in cache.
-        let (batch, outcomes) = answered(part)?;
+        let (batch, answers) = answered(part)?;
         let record = match columns {
             true => None,
-            false => Some(answers_batch(encoder.schema(), &batch, &outcomes).map_err(fail)?),
+            false => Some(answers_batch(encoder.schema(), &batch, &answers).map_err(fail)?),
         };
         let start = Instant::now();
         let group = match &record {
-            None => encoder.encode(index, &batch, &outcomes),
+            None => encoder.encode(index, &batch, &answers),
             Some(record) => encoder.encode_record(index, record),
         };
         file.append(group.map_err(fail)?).map_err(fail)?;

@@ -9,13 +9,13 @@
 
 use std::time::Instant;
 
-use planar_hold::general::solver::{solve_batch_into, Solver};
-use planar_hold::general::{GeneralBatch, GeneralOutcome};
+use planar_hold::general::solver::Solver;
+use planar_hold::general::GeneralBatch;
 use planar_hold::rng::Rng;
 use planar_hold::scene::{
     hold_reports, parse_line, support_region, Pyramid, SceneLine, SpatialScene,
 };
-use planar_hold::{Backend, Engine};
+use planar_hold::{Answers, Backend, Batch, Engine, Options};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -268,8 +268,29 @@ fn time_family(
             }
         }
     });
-    let mut out = vec![GeneralOutcome::default(); batch.len()];
-    let cone_s = best(|| solve_batch_into(&batch, &mut out));
+    let batch = Batch::from(batch);
+    let mut answers = Answers::default();
+    let mut cones = |inside_margin| {
+        let options = Options {
+            inside_margin,
+            ..Options::default()
+        };
+        Engine::Cpu.evaluate_into(&batch, options, &mut answers)
+    };
+    let mut failed = None;
+    let mut timed = |inside_margin| {
+        best(|| {
+            if let Err(e) = cones(inside_margin) {
+                failed = Some(e);
+            }
+        })
+    };
+    let nnls_s = timed(false);
+    let cone_s = timed(true);
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let out = &answers.general;
     let held = scenes
         .iter()
         .scan(0, |at, s| {
@@ -282,14 +303,6 @@ fn time_family(
         })
         .filter(|&h| h)
         .count();
-    let nnls_s = best(|| {
-        out.par_iter_mut()
-            .enumerate()
-            .with_min_len(16)
-            .for_each_init(Solver::without_inside_margin, |s, (i, o)| {
-                *o = s.solve(&batch.get(i))
-            })
-    });
     let region_s = best(|| {
         let _: Vec<_> = scenes
             .par_iter()

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use planar_hold::planar::sample::{contact_generators, mixed_cases};
 use planar_hold::scene::{hold_reports, parse_line, Report};
-use planar_hold::{Backend, Case, Engine, Outcome};
+use planar_hold::{Answers, Backend, Batch, Case, Engine, Options, Outcome};
 
 use super::{BackendArg, Failure};
 
@@ -150,9 +150,12 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
          B = (1,-1), ℓ = 1):"
     )?;
     let scenes = reference_scenes();
-    let cases: Vec<Case> = scenes.iter().map(|s| s.1).collect();
-    let on_cpu = cpu.evaluate(&cases)?;
-    let on_gpu = gpu.as_mut().map(|g| g.evaluate(&cases)).transpose()?;
+    let cases = Batch::from(scenes.iter().map(|s| s.1).collect::<Vec<Case>>());
+    let on_cpu = cpu.evaluate(&cases, Options::default())?.planar;
+    let on_gpu = gpu
+        .as_mut()
+        .map(|g| g.evaluate(&cases, Options::default()).map(|a| a.planar))
+        .transpose()?;
     for (k, (name, case, verdict, margin)) in scenes.iter().enumerate() {
         let expected = if margin.is_nan() {
             format!("{verdict:<11}")
@@ -190,17 +193,27 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
         out,
         "\nRandom batch: {n} cases (boxes, random cones and degenerate shapes)"
     )?;
-    let batch = mixed_cases(2026, n);
-    let mut out_cpu = vec![Outcome::default(); n];
+    let cases = mixed_cases(2026, n);
+    let warm = Batch::from(&cases[..n.min(1024)]);
+    let batch = Batch::from(cases);
+    let mut answers = Answers {
+        planar: vec![Outcome::default(); n],
+        ..Answers::default()
+    };
     let start = Instant::now();
-    cpu.evaluate_into(&batch, &mut out_cpu)?;
+    cpu.evaluate_into(&batch, Options::default(), &mut answers)?;
     let cpu_rate = n as f64 / start.elapsed().as_secs_f64();
+    let out_cpu = answers.planar;
     writeln!(out, "  {:<44} {:>12.0} cases/s", cpu.describe(), cpu_rate)?;
     if let Some(g) = gpu.as_mut() {
-        let mut out_gpu = vec![Outcome::default(); n];
-        g.evaluate_into(&batch[..n.min(1024)], &mut out_gpu[..n.min(1024)])?; // warm-up
+        g.evaluate(&warm, Options::default())?; // warm-up
+        let mut answers = Answers {
+            planar: vec![Outcome::default(); n],
+            ..Answers::default()
+        };
         let start = Instant::now();
-        g.evaluate_into(&batch, &mut out_gpu)?;
+        g.evaluate_into(&batch, Options::default(), &mut answers)?;
+        let out_gpu = answers.planar;
         let gpu_rate = n as f64 / start.elapsed().as_secs_f64();
         writeln!(
             out,

@@ -5,8 +5,8 @@ use std::io::{BufWriter, Read, Write};
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
 use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGroup};
-use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch, RowCase};
-use planar_hold::Outcome;
+use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
+use planar_hold::{Answers, CaseKind, Outcome};
 
 use super::general::GeneralCount;
 use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
@@ -47,7 +47,7 @@ enum Chunk {
 struct Spare {
     lines: LineChunk,
     batch: CaseBatch,
-    outcomes: Vec<Outcome>,
+    answers: Answers,
     text: Vec<u8>,
 }
 
@@ -159,24 +159,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 spare
             }
         };
-        let Spare {
-            batch, outcomes, ..
-        } = &mut spare;
-        outcomes.clear();
-        outcomes.resize(batch.cases.len(), Outcome::default());
-        engines.main.evaluate_into(&batch.cases, outcomes)?;
-        let mut disagreements = super::general::solve(&engines, batch, &general)?;
+        let Spare { batch, answers, .. } = &mut spare;
+        engines.main.evaluate_into(&batch.batch, answers)?;
+        if engines.main.is_gpu() {
+            general.add(answers);
+        }
+        let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
-            let mut checked = vec![Outcome::default(); batch.cases.len()];
-            cpu.evaluate_into(&batch.cases, &mut checked)?;
-            let planar = |r: &Result<u32, String>| {
-                matches!(r.as_ref().map(|&i| RowCase::of(i)), Ok(RowCase::Planar(_)))
-            };
-            let lines = batch.rows.iter().zip(&batch.numbers);
+            let mut checked = Answers::default();
+            cpu.evaluate_into(&batch.batch, &mut checked)?;
+            disagreements =
+                super::general::disagreements(batch, &answers.general, &checked.general);
             disagreements.extend(pipeline::disagreements(
-                outcomes,
-                &checked,
-                lines.filter_map(|(r, &n)| planar(r).then_some(n)),
+                &answers.planar,
+                &checked.planar,
+                batch.numbers_of(CaseKind::Planar),
                 Outcome::disagreement,
             ));
             disagreements.sort_by_key(|&(line, _)| line);
@@ -184,12 +181,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let encoded = match &encoder {
             None => {
                 spare.text.clear();
-                format_json(&spare.batch, &spare.outcomes, &mut spare.text);
+                format_json(&spare.batch, &spare.answers, &mut spare.text);
                 Encoded::Json
             }
             Some(encoder) => Encoded::Parquet(
                 encoder
-                    .encode(index, &spare.batch, &spare.outcomes)
+                    .encode(index, &spare.batch, &spare.answers)
                     .map_err(|e| output.write_failure(e))?,
             ),
         };

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use planar_hold::io::lines::LineReader;
-use planar_hold::{Backend, Case, Engine, Outcome};
+use planar_hold::{Answers, Backend, Batch, Engine, Options, Threads};
 
 use super::{engine, exit, BackendArg, Failure};
 
@@ -78,17 +78,25 @@ pub enum SharedEngine {
 }
 
 impl SharedEngine {
-    /// Evaluates `cases` into `out` (same length): on the CPU, on this thread alone (the
-    /// workers are the parallelism, and a chunk stays in its core's caches).
-    pub fn evaluate_into(&self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Failure> {
-        match self {
-            SharedEngine::Cpu if cases.len() != out.len() => Err(internal("outcomes miscounted")),
-            SharedEngine::Cpu => {
-                planar_hold::planar::cone_test_slice(cases, out);
-                Ok(())
-            }
-            SharedEngine::Gpu(_) => Ok(self.with(|e| e.evaluate_into(cases, out))?),
-        }
+    /// Answers `batch` into `answers`: on the CPU on this thread alone (the workers are the
+    /// parallelism, and a chunk stays in its core's caches); on the GPU once the other
+    /// workers are done with it, its general cases finished on all cores (the other workers
+    /// wait for the device meanwhile).
+    pub fn evaluate_into(&self, batch: &Batch, answers: &mut Answers) -> Result<(), Failure> {
+        let threads = match self {
+            SharedEngine::Cpu => Threads::Current,
+            SharedEngine::Gpu(_) => Threads::All,
+        };
+        let options = Options {
+            threads,
+            ..Options::default()
+        };
+        Ok(self.with(|e| e.evaluate_into(batch, options, answers))?)
+    }
+
+    /// Whether it is the GPU.
+    pub fn is_gpu(&self) -> bool {
+        matches!(self, SharedEngine::Gpu(_))
     }
 
     fn new(backend: Backend) -> Result<SharedEngine, Failure> {

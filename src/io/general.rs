@@ -1,8 +1,6 @@
 //! The JSON Lines form of the general test (docs/contract-general.md): lines whose generators have 6
-//! numbers, or more than 16 generators of 3, and their answers.
-//!
-//! A line is tried as a planar case first (the fast path); only when that fails is it read
-//! here, so a planar line keeps its planar answer and its planar error messages.
+//! numbers, or more than 16 generators of 3 (the lines [`super::json::line_kind`] gives to
+//! the general engine), and their answers.
 
 use serde::Deserialize;
 use serde::Serialize;
@@ -11,7 +9,6 @@ use serde_json::value::RawValue;
 use crate::general::{
     default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_GENERAL_GENERATORS,
 };
-use crate::planar::types::MAX_GENERATORS;
 
 /// One general input line, read whole (the general path is not the per-line hot path).
 #[derive(Deserialize)]
@@ -24,24 +21,16 @@ struct GeneralLine<'a> {
     need: Option<Vec<f64>>,
 }
 
-/// Why a line is not a general case.
-pub enum NotGeneral {
-    /// It is not one in shape (3-number generators, at most 16): the planar reader's
-    /// error is the one to report.
-    Planar,
-    /// It is a general case in shape with this problem.
-    Bad(String),
-}
-
-/// Reads `text` as a general case into `batch`; returns its id's JSON text and its index in
-/// the batch. Lines that are planar in shape are left to the planar reader.
+/// Reads `text`, a line [`super::json::line_kind`] classified as general, into `batch`;
+/// returns its id's JSON text and its index in the batch, or why it is refused.
 pub fn parse_general<'t>(
     text: &'t [u8],
     batch: &mut GeneralBatch,
-) -> Result<(Option<&'t str>, u32), NotGeneral> {
+) -> Result<(Option<&'t str>, u32), String> {
+    let bad = |m: String| Err(format!("not a valid case: {m}"));
     let line: GeneralLine = match serde_json::from_slice(text) {
         Ok(line) => line,
-        Err(e) => return Err(shape_error(text, e)),
+        Err(e) => return bad(super::json::one_line(&e)),
     };
     let k = line.generators.len();
     let dim = line
@@ -50,11 +39,6 @@ pub fn parse_general<'t>(
         .map(Vec::len)
         .or(line.need.as_ref().map(Vec::len))
         .unwrap_or(3);
-    // General in shape: 6-number generators (or a 6-number need), or more than 16.
-    if dim != 6 && k <= MAX_GENERATORS {
-        return Err(NotGeneral::Planar);
-    }
-    let bad = |m: String| Err(NotGeneral::Bad(format!("not a valid case: {m}")));
     if k > MAX_GENERAL_GENERATORS {
         return bad(format!(
             "{k} generators, more than {MAX_GENERAL_GENERATORS}"
@@ -85,26 +69,6 @@ pub fn parse_general<'t>(
     match batch.push(dim, &flat, need) {
         Ok(index) => Ok((line.id.map(RawValue::get), index)),
         Err(e) => bad(e.to_string()),
-    }
-}
-
-/// Whether a line serde could not read is general in shape (a generator of 6 numbers, or
-/// more than 16): then serde's message is the one to give.
-fn shape_error(text: &[u8], e: serde_json::Error) -> NotGeneral {
-    let general = serde_json::from_slice::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| {
-            let gens = v.get("generators")?.as_array()?;
-            let six = gens
-                .iter()
-                .any(|g| g.as_array().is_some_and(|g| g.len() == 6));
-            (six || gens.len() > MAX_GENERATORS).then_some(())
-        })
-        .is_some();
-    if general {
-        NotGeneral::Bad(format!("not a valid case: {}", super::json::one_line(&e)))
-    } else {
-        NotGeneral::Planar
     }
 }
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::planar::tables::{Candidate, CANDIDATE_COUNT};
 use crate::planar::types::{Case, Outcome, MAX_GENERATORS};
+use crate::CaseKind;
 
 /// The need when a line gives none: gravity on a unit mass, (0, 1, 0).
 pub const DEFAULT_NEED: [f32; 3] = [0.0, 1.0, 0.0];
@@ -134,20 +135,39 @@ impl<'de> Deserialize<'de> for Generators {
 /// Parses one line (bytes: invalid UTF-8 is this line's error, no one else's) into its id
 /// (its JSON text, echoed back as given) and case. No allocation unless the line is bad.
 pub fn parse_case_raw(text: &[u8]) -> Result<(Option<&str>, Case), String> {
-    match fast::parse(text) {
+    match plain_case(text) {
         Some(parsed) => Ok(parsed),
         None => parse_serde(text),
     }
 }
 
-/// The general path: any valid line, and the error of any invalid one.
-fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
+/// The line's id and case when it is a planar case in the plain form (keys without escapes,
+/// each once, 0 to 16 generators of three numbers): read and classified in one pass, the
+/// hot path. `None` for any other line, which [`line_kind`] then classifies.
+pub fn plain_case(text: &[u8]) -> Option<(Option<&str>, Case)> {
+    fast::parse(text)
+}
+
+/// The planar reader of any line [`plain_case`] leaves, valid or not: its case, or its
+/// error (serde's words, with the column).
+pub fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
     let line: CaseLine =
         serde_json::from_slice(text).map_err(|e| format!("not a valid case: {}", one_line(&e)))?;
     let need = line.need.map_or(DEFAULT_NEED, |t| t.0);
     let case = Case::new(&line.generators.items[..line.generators.len], need)
         .map_err(|e| e.to_string())?;
     Ok((line.id.map(RawValue::get), case))
+}
+
+/// The engine a line is for ([`CaseKind::of`]), from its shape alone: the generators'
+/// count and the dimension (the first generator's numbers; without generators, the need's;
+/// else 3). A line whose shape cannot be read (not JSON, not an object, `generators` not
+/// an array) is planar: the planar reader says what is wrong with it.
+pub fn line_kind(text: &[u8]) -> CaseKind {
+    match serde_json::from_slice::<shape::Shape>(text) {
+        Ok(shape) => shape.kind(),
+        Err(_) => CaseKind::Planar,
+    }
 }
 
 /// serde_json's message for an error in one line of text: its position as "at column C"
@@ -360,6 +380,168 @@ pub fn f32_as_written(x: f32) -> f64 {
     }
     let mut buffer = zmij::Buffer::new();
     fast_float2::parse(buffer.format_finite(x)).unwrap_or(f64::NAN)
+}
+
+/// A line's shape for [`line_kind`], read without keeping a number: how many generators,
+/// the first one's length, the need's length. Unknown keys are skipped (the readers refuse
+/// them); a repeated key's last value counts.
+mod shape {
+    use std::fmt;
+
+    use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::{Deserialize, Deserializer};
+
+    use crate::CaseKind;
+
+    pub struct Shape {
+        /// The generators' count and the first one's length, when `generators` is a list.
+        generators: Option<(usize, Option<usize>)>,
+        need: Option<usize>,
+    }
+
+    impl Shape {
+        pub fn kind(&self) -> CaseKind {
+            match self.generators {
+                None => CaseKind::Planar,
+                Some((k, first)) => {
+                    let dim = first.or(if k == 0 { self.need } else { None });
+                    CaseKind::of(dim.unwrap_or(3), k)
+                }
+            }
+        }
+    }
+
+    /// A value's length when it is a list, else `None`.
+    struct Len(Option<usize>);
+
+    impl<'de> Deserialize<'de> for Len {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Len, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Len;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Len, A::Error> {
+                    let mut n = 0;
+                    while seq.next_element::<IgnoredAny>()?.is_some() {
+                        n += 1;
+                    }
+                    Ok(Len(Some(n)))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Len, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(Len(None))
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Len, E> {
+                    Ok(Len(None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Len, E> {
+                    Ok(Len(None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Len, E> {
+                    Ok(Len(None))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Len, E> {
+                    Ok(Len(None))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<Len, E> {
+                    Ok(Len(None))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Len, E> {
+                    Ok(Len(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// The generators' count and the first one's length, when a list.
+    struct Generators(Option<(usize, Option<usize>)>);
+
+    impl<'de> Deserialize<'de> for Generators {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Generators, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Generators;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Generators, A::Error> {
+                    let first = match seq.next_element::<Len>()? {
+                        None => return Ok(Generators(Some((0, None)))),
+                        Some(Len(first)) => first,
+                    };
+                    let mut n = 1;
+                    while seq.next_element::<IgnoredAny>()?.is_some() {
+                        n += 1;
+                    }
+                    Ok(Generators(Some((n, first))))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Generators, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(Generators(None))
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Generators, E> {
+                    Ok(Generators(None))
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Generators, E> {
+                    Ok(Generators(None))
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Generators, E> {
+                    Ok(Generators(None))
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Generators, E> {
+                    Ok(Generators(None))
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<Generators, E> {
+                    Ok(Generators(None))
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Generators, E> {
+                    Ok(Generators(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(field_identifier, rename_all = "lowercase")]
+    enum Key {
+        Generators,
+        Need,
+        #[serde(other)]
+        Other,
+    }
+
+    impl<'de> Deserialize<'de> for Shape {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Shape, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Shape;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+                    let mut shape = Shape {
+                        generators: None,
+                        need: None,
+                    };
+                    while let Some(key) = map.next_key::<Key>()? {
+                        match key {
+                            Key::Generators => shape.generators = map.next_value::<Generators>()?.0,
+                            Key::Need => shape.need = map.next_value::<Len>()?.0,
+                            Key::Other => {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                    }
+                    Ok(shape)
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
 }
 
 /// The hot path of [`parse_case_raw`]: a scanner for the plain shape of a case line (keys
@@ -748,6 +930,52 @@ mod tests {
             );
         }
         assert_eq!(direct, serde);
+    }
+
+    /// Lines are classified by their shape alone (the first generator's numbers, or the
+    /// need's without generators; the count), a shape that cannot be read going planar.
+    #[test]
+    fn lines_are_classified_by_shape() {
+        let g6 = "[1, 0, 0, 0, 0, 0]";
+        let many: Vec<&str> = vec!["[0, 1, 0]"; 17];
+        for (line, kind) in [
+            (
+                r#"{"generators": [[0, 1, 0]]}"#.to_string(),
+                CaseKind::Planar,
+            ),
+            (format!(r#"{{"generators": [{g6}]}}"#), CaseKind::General),
+            (
+                format!(r#"{{"generators": [{}]}}"#, many.join(",")),
+                CaseKind::General,
+            ),
+            (
+                format!(r#"{{"generators": [{}]}}"#, many[..16].join(",")),
+                CaseKind::Planar,
+            ),
+            (
+                format!(r#"{{"need": [0, 0, 1, 0, 0, 0], "generators": []}}"#),
+                CaseKind::General,
+            ),
+            (
+                format!(r#"{{"generators": [[1, 2, 3], {g6}]}}"#),
+                CaseKind::Planar,
+            ),
+            (
+                format!(r#"{{"x": {{"a": [1]}}, "generators": [{g6}, 1], "Need": 2}}"#),
+                CaseKind::General,
+            ),
+            (r#"{"generators": [[1, 2]]}"#.to_string(), CaseKind::Planar),
+            (format!(r#"{{"generators": [{g6}]}}"#), CaseKind::General),
+            (format!(r#"{{"generators": "{g6}"}}"#), CaseKind::Planar),
+            (format!(r#"{{"generators": [{g6}]}} x"#), CaseKind::Planar),
+            (format!("[{g6}]"), CaseKind::Planar),
+            (
+                format!(r#"{{"need": [0, 0, 1, 0, 0, 0]}}"#),
+                CaseKind::Planar,
+            ),
+        ] {
+            assert_eq!(line_kind(line.as_bytes()), kind, "{line}");
+        }
     }
 
     /// The two paths agree on `line`: where the scanner accepts it, serde reads the same

@@ -1,6 +1,8 @@
 //! Cases in and answers out, in the formats the CLI streams: JSON Lines ([`json`], read in
-//! bounded chunks by [`lines`]) and Parquet ([`parquet`]). A [`CaseBatch`] is the unit that
-//! flows from a reader through the engine to a writer, whatever the formats on either side.
+//! bounded chunks by [`lines`]; the general cases' lines in [`general`]) and Parquet
+//! ([`parquet`]). A [`CaseBatch`] is the unit that flows from a reader through
+//! [`Engine::evaluate`](crate::Engine::evaluate) to a writer, whatever the formats on either
+//! side: this module only reads and writes.
 
 pub mod general;
 pub mod json;
@@ -11,32 +13,8 @@ pub mod parquet;
 #[cfg(feature = "parquet")]
 use arrow_array::ArrayRef;
 
-use crate::general::{GeneralBatch, GeneralOutcome};
-use crate::planar::types::{Case, Outcome};
-
-/// Set in a row's index (`CaseBatch::rows`) when the row's case is a general one: the rest
-/// of the bits index `CaseBatch::general`.
-pub const GENERAL_ROW: u32 = 1 << 31;
-
-/// Which case a good row holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RowCase {
-    /// Index in `CaseBatch::cases` (the planar enumeration).
-    Planar(usize),
-    /// Index in `CaseBatch::general` (the general engine).
-    General(usize),
-}
-
-impl RowCase {
-    /// The case a row index stands for.
-    pub fn of(index: u32) -> RowCase {
-        if index & GENERAL_ROW != 0 {
-            RowCase::General((index & !GENERAL_ROW) as usize)
-        } else {
-            RowCase::Planar(index as usize)
-        }
-    }
-}
+use crate::planar::types::Case;
+use crate::{Answer, Answers, Batch, CaseId, CaseKind};
 
 /// The ids of a batch's rows, in the form they were read.
 #[derive(Default)]
@@ -93,23 +71,17 @@ impl JsonIds {
     }
 }
 
-/// Consecutive input rows (lines or Parquet rows), parsed: the cases of the good ones and
-/// the errors of the refused ones, in input order. A batch can be cleared and refilled,
-/// keeping its buffers.
+/// Consecutive input rows (lines or Parquet rows), parsed: the cases of the good ones, in a
+/// [`Batch`] for [`Engine::evaluate`](crate::Engine::evaluate), and the errors of the
+/// refused ones, in input order. A batch can be cleared and refilled, keeping its buffers.
 #[derive(Default)]
 pub struct CaseBatch {
     /// 1-based line (JSON Lines) or row (Parquet) number of each row.
     pub numbers: Vec<u64>,
-    /// For each row: the index of its case ([`RowCase::of`]: in `cases`, or with
-    /// [`GENERAL_ROW`] set in `general`), or why it was refused.
-    pub rows: Vec<Result<u32, String>>,
-    /// The good planar rows' cases, in order: what the enumeration evaluates.
-    pub cases: Vec<Case>,
-    /// The good general rows' cases (6-number generators, or more than 16), in order.
-    pub general: GeneralBatch,
-    /// The general cases' answers, once [`CaseBatch::solve_general`] or an engine has
-    /// filled them (one per case of `general`).
-    pub general_outcomes: Vec<GeneralOutcome>,
+    /// For each row: its case in `batch`, or why it was refused.
+    pub rows: Vec<Result<CaseId, String>>,
+    /// The good rows' cases, of both engines.
+    pub batch: Batch,
     /// The rows' ids, refused rows included.
     pub ids: Ids,
 }
@@ -132,33 +104,28 @@ impl CaseBatch {
     pub fn clear(&mut self) {
         self.numbers.clear();
         self.rows.clear();
-        self.cases.clear();
-        self.general.clear();
-        self.general_outcomes.clear();
+        self.batch.clear();
         match &mut self.ids {
             Ids::Json(ids) => ids.clear(),
             ids => *ids = Ids::None,
         }
     }
 
-    /// Appends row `number`: its case, or why it was refused.
+    /// Appends row `number`: its planar case, or why it was refused.
     pub fn push(&mut self, number: u64, row: Result<Case, String>) {
         self.numbers.push(number);
-        self.rows.push(row.map(|case| {
-            self.cases.push(case);
-            (self.cases.len() - 1) as u32
-        }));
+        self.rows.push(row.map(|case| self.batch.push(case)));
     }
 
-    /// Appends row `number` holding general case `index` of `self.general`.
+    /// Appends row `number` holding general case `index` of `self.batch.general`.
     pub fn push_general(&mut self, number: u64, index: u32) {
         self.numbers.push(number);
-        self.rows.push(Ok(index | GENERAL_ROW));
+        self.rows.push(Ok(CaseId::general(index as usize)));
     }
 
     /// Good rows, planar and general.
     pub fn case_count(&self) -> usize {
-        self.cases.len() + self.general.len()
+        self.batch.len()
     }
 
     /// The refused rows: (number, error).
@@ -169,23 +136,24 @@ impl CaseBatch {
             .filter_map(|(r, &n)| r.as_ref().err().map(|e| (n, e.as_str())))
     }
 
+    /// The numbers of the good rows whose cases are of `kind`, in order: the rows that the
+    /// outcomes of that engine answer.
+    pub fn numbers_of(&self, kind: CaseKind) -> impl Iterator<Item = u64> + '_ {
+        self.rows
+            .iter()
+            .zip(&self.numbers)
+            .filter_map(move |(r, &n)| match r {
+                Ok(id) if id.kind() == kind => Some(n),
+                _ => None,
+            })
+    }
+
     /// Row `row`'s id as JSON text, when the batch's ids are JSON and the row has one.
     pub fn id_json(&self, row: usize) -> Option<&str> {
         match &self.ids {
             Ids::Json(ids) => ids.get(row),
             _ => None,
         }
-    }
-}
-
-impl CaseBatch {
-    /// Fills `general_outcomes` with the CPU's general engine on this thread alone (the
-    /// pipeline's workers are the parallelism).
-    pub fn solve_general(&mut self) {
-        self.general_outcomes.clear();
-        self.general_outcomes
-            .resize(self.general.len(), GeneralOutcome::default());
-        crate::general::solver::solve_batch_serial(&self.general, &mut self.general_outcomes);
     }
 }
 
@@ -212,72 +180,63 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
             continue;
         }
         let text = chunk.text(k);
-        let row = match json::parse_case_raw(text) {
-            Ok((id, case)) => {
+        // The plain planar line, read and classified in one pass (the hot path); any other
+        // line classified by its shape, then read by its engine's reader alone.
+        if let Some((id, case)) = json::plain_case(text) {
+            ids.push(id);
+            batch.push(line.number, Ok(case));
+            continue;
+        }
+        let read = match json::line_kind(text) {
+            CaseKind::Planar => json::parse_serde(text).map(|(id, case)| {
                 ids.push(id);
-                Ok(case)
-            }
-            Err(e) => match general::parse_general(text, &mut batch.general) {
-                Ok((id, index)) => {
+                batch.push(line.number, Ok(case));
+            }),
+            CaseKind::General => {
+                general::parse_general(text, &mut batch.batch.general).map(|(id, i)| {
                     ids.push(id);
-                    batch.push_general(line.number, index);
-                    continue;
-                }
-                Err(not) => {
-                    let id = json::salvage_id(text).map(|v| v.to_string());
-                    ids.push(id.as_deref());
-                    match not {
-                        general::NotGeneral::Planar => Err(e),
-                        general::NotGeneral::Bad(e) => Err(e),
-                    }
-                }
-            },
+                    batch.push_general(line.number, i);
+                })
+            }
         };
-        batch.push(line.number, row);
+        if let Err(e) = read {
+            let id = json::salvage_id(text).map(|v| v.to_string());
+            ids.push(id.as_deref());
+            batch.push(line.number, Err(e));
+        }
     }
     batch.ids = Ids::Json(ids);
 }
 
 /// The answers of a batch as JSON Lines, appended to `out` on this thread: one line per
-/// row, an answer or `{"id", "line", "error"}`. `outcomes[i]` answers `batch.cases[i]`.
-pub fn format_json(batch: &CaseBatch, outcomes: &[Outcome], out: &mut Vec<u8>) {
+/// row, an answer or `{"id", "line", "error"}`. `answers` answer `batch.batch`.
+pub fn format_json(batch: &CaseBatch, answers: &Answers, out: &mut Vec<u8>) {
     out.reserve(batch.rows.len() * 200);
+    let cases = &batch.batch;
     for (r, row) in batch.rows.iter().enumerate() {
-        match row {
-            Ok(i) => match RowCase::of(*i) {
-                RowCase::Planar(i) => {
-                    json::write_answer(out, batch.id_json(r), &batch.cases[i], &outcomes[i]);
+        let error = match row {
+            Ok(id) => match answers.get(*id) {
+                Some(Answer::Planar(o)) => {
+                    json::write_answer(out, batch.id_json(r), &cases.planar[id.index()], o);
+                    continue;
                 }
-                RowCase::General(i) => match batch.general_outcomes.get(i) {
-                    Some(o) => general::write_general_answer(
-                        out,
-                        batch.id_json(r),
-                        &batch.general.get(i),
-                        o,
-                    ),
-                    None => json::write_line(
-                        out,
-                        &json::ErrorLine {
-                            id: batch
-                                .id_json(r)
-                                .and_then(|text| serde_json::from_str(text).ok()),
-                            line: batch.numbers[r],
-                            error: "no answer: the general case was not evaluated",
-                        },
-                    ),
-                },
+                Some(Answer::General(o)) => {
+                    let case = cases.general.get(id.index());
+                    general::write_general_answer(out, batch.id_json(r), &case, o);
+                    continue;
+                }
+                None => "no answer: the case was not evaluated",
             },
-            Err(error) => {
-                let id = batch
-                    .id_json(r)
-                    .and_then(|text| serde_json::from_str(text).ok());
-                let line = json::ErrorLine {
-                    id,
-                    line: batch.numbers[r],
-                    error,
-                };
-                json::write_line(out, &line);
-            }
-        }
+            Err(error) => error.as_str(),
+        };
+        let id = batch
+            .id_json(r)
+            .and_then(|text| serde_json::from_str(text).ok());
+        let line = json::ErrorLine {
+            id,
+            line: batch.numbers[r],
+            error,
+        };
+        json::write_line(out, &line);
     }
 }

@@ -40,8 +40,9 @@ use parquet::schema::types::ColumnPath;
 use serde_json::value::RawValue;
 
 use super::json::{candidate_name, f32_as_written, DEFAULT_NEED};
-use super::{CaseBatch, Ids, JsonIds, RowCase};
-use crate::planar::types::{polish, Case, Outcome, MAX_GENERATORS};
+use super::{CaseBatch, Ids, JsonIds};
+use crate::planar::types::{polish, Case, MAX_GENERATORS};
+use crate::{Answer, Answers, CaseKind};
 
 // ------------------------------------------------------------------ reading
 
@@ -459,19 +460,34 @@ fn cases_of(
     let mut numbers = Vec::new();
     out.numbers.reserve(n);
     out.rows.reserve(n);
-    out.cases.reserve(n);
+    out.batch.planar.reserve(n);
     for i in 0..n {
-        if let Some(case) = plain_row(&gens, &inner, &floats, need.as_ref(), i) {
-            out.push(first + i as u64, Ok(case));
-            continue;
-        }
-        match general_row(&gens, &inner, &floats, need.as_ref(), i, &mut numbers, out) {
-            Ok(Some(index)) => out.push_general(first + i as u64, index),
-            Ok(None) => {
-                let row = row_case(&gens, &inner, &floats, need.as_ref(), i);
-                out.push(first + i as u64, row);
+        let number = first + i as u64;
+        // Each row classified once, by its shape, then read by its engine's reader.
+        match row_shape(&gens, &inner, need.as_ref(), i) {
+            Some((range, dim)) if CaseKind::of(dim, range.1 - range.0) == CaseKind::General => {
+                match general_row(
+                    range,
+                    dim,
+                    &inner,
+                    &floats,
+                    need.as_ref(),
+                    i,
+                    &mut numbers,
+                    out,
+                ) {
+                    Ok(index) => out.push_general(number, index),
+                    Err(e) => out.push(number, Err(e)),
+                }
             }
-            Err(e) => out.push(first + i as u64, Err(e)),
+            shape => {
+                let plain = shape
+                    .and_then(|(range, _)| plain_row(range, &inner, &floats, need.as_ref(), i));
+                match plain {
+                    Some(case) => out.push(number, Ok(case)),
+                    None => out.push(number, row_case(&gens, &inner, &floats, need.as_ref(), i)),
+                }
+            }
         }
     }
     out.ids = match column("id") {
@@ -621,33 +637,39 @@ fn triple(
     }
 }
 
-/// Row `i` as a general case (docs/contract-general.md: generators of 6 numbers, or more than 16)
-/// into `out.general`: its index there, `None` when the row is planar in shape (the planar
-/// reader answers it), or why it is refused. `numbers` is scratch.
-fn general_row(
+/// Row `i`'s generators' range in `inner` and its dimension (the first generator's
+/// numbers; without generators, the need's), or `None` when either is null: the planar
+/// reader then says what is wrong.
+#[inline]
+fn row_shape(
     gens: &Nested,
+    inner: &Nested,
+    need: Option<&(Nested, Floats)>,
+    i: usize,
+) -> Option<((usize, usize), usize)> {
+    let (a, b) = gens.range(i)?;
+    let dim = if b > a {
+        inner.range(a).map(|(x, y)| y - x)
+    } else {
+        need.and_then(|(n, _)| n.range(i)).map(|(x, y)| y - x)
+    }?;
+    Some(((a, b), dim))
+}
+
+/// Row `i`, a general case by its shape (docs/contract-general.md: generators of 6 numbers,
+/// or more than 16), its generators at `(a, b)` in `inner`, into `out.batch.general`: its index
+/// there, or why it is refused. `numbers` is scratch.
+#[allow(clippy::too_many_arguments)]
+fn general_row(
+    (a, b): (usize, usize),
+    dim: usize,
     inner: &Nested,
     floats: &Floats,
     need: Option<&(Nested, Floats)>,
     i: usize,
     numbers: &mut Vec<f64>,
     out: &mut CaseBatch,
-) -> Result<Option<u32>, String> {
-    let Some((a, b)) = gens.range(i) else {
-        return Ok(None);
-    };
-    // The dimension from the first generator, or from the need when there is none.
-    let first_len = if b > a {
-        inner.range(a).map(|(x, y)| y - x)
-    } else {
-        need.and_then(|(n, _)| n.range(i)).map(|(x, y)| y - x)
-    };
-    let Some(dim) = first_len else {
-        return Ok(None);
-    };
-    if dim != 6 && b - a <= MAX_GENERATORS {
-        return Ok(None);
-    }
+) -> Result<u32, String> {
     if dim != 3 && dim != 6 {
         return Err(format!("generator 0 has {dim} numbers: 3 or 6 are taken"));
     }
@@ -686,25 +708,24 @@ fn general_row(
         }
         None => crate::general::default_need(dim),
     };
-    out.general
+    out.batch
+        .general
         .push(dim, numbers, need_slice)
-        .map(Some)
         .map_err(|e| e.to_string())
 }
 
-/// Row `i` as a planar case when it is one in the plainest form (1 to 16 generators of three
-/// numbers each, finite in float32, no null; the need absent, null, or three such numbers):
-/// the case [`row_case`] gives, without the general test and the errors' bookkeeping; `None`
-/// for any other row, which the full path answers.
+/// Row `i`, its generators at `(a, b)` in `inner`, as a planar case when it is one in the
+/// plainest form (1 to 16 generators of three numbers each, finite in float32, no null; the
+/// need absent, null, or three such numbers): the case [`row_case`] gives, without the
+/// errors' bookkeeping; `None` for any other row, which [`row_case`] answers.
 #[inline]
 fn plain_row(
-    gens: &Nested,
+    (a, b): (usize, usize),
     inner: &Nested,
     floats: &Floats,
     need: Option<&(Nested, Floats)>,
     i: usize,
 ) -> Option<Case> {
-    let (a, b) = gens.range(i)?;
     let count = b - a;
     if count == 0 || count > MAX_GENERATORS || inner.nulls.is_some() {
         return None;
@@ -898,15 +919,15 @@ pub fn answers_file<W: Write + Send>(
 }
 
 impl ParquetEncoder {
-    /// The answers of `batch` (`outcomes[i]` answers `batch.cases[i]`) as row group number
-    /// `index` of the file.
+    /// The answers of `batch` (`answers` answer `batch.batch`) as row group number `index`
+    /// of the file.
     pub fn encode(
         &self,
         index: usize,
         batch: &CaseBatch,
-        outcomes: &[Outcome],
+        answers: &Answers,
     ) -> Result<RowGroup, String> {
-        self.encode_record(index, &answers_batch(&self.schema, batch, outcomes)?)
+        self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
     }
 
     /// The answers' schema (see [`answer_schema`]).
@@ -960,7 +981,7 @@ impl<W: Write + Send> ParquetAnswers<W> {
 pub fn answers_batch(
     schema: &SchemaRef,
     batch: &CaseBatch,
-    outcomes: &[Outcome],
+    answers: &Answers,
 ) -> Result<RecordBatch, String> {
     let n = batch.rows.len();
     let mut verdict = StringBuilder::with_capacity(n, n * 11);
@@ -982,13 +1003,16 @@ pub fn answers_batch(
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for (r, row) in batch.rows.iter().enumerate() {
-        let answered = row.as_ref().ok().map(|&i| RowCase::of(i));
+        let answered = row
+            .as_ref()
+            .ok()
+            .and_then(|&id| Some((id, answers.get(id)?)));
         let general = match answered {
-            Some(RowCase::General(i)) => batch.general_outcomes.get(i).map(|o| (i, o)),
+            Some((id, Answer::General(o))) => Some((id.index(), o)),
             _ => None,
         };
         if let Some((i, o)) = general {
-            let d = batch.general.get(i).dim;
+            let d = batch.batch.general.get(i).dim;
             verdict.append_value(o.verdict.as_str());
             margin.append_value(o.margin);
             capped.append_value(o.capped);
@@ -1035,10 +1059,10 @@ pub fn answers_batch(
             continue;
         }
         let planar = match answered {
-            Some(RowCase::Planar(i)) => Some(i),
+            Some((id, Answer::Planar(o))) => Some((&batch.batch.planar[id.index()], o)),
             _ => None,
         };
-        match planar.and_then(|i| Some((&batch.cases[i], outcomes.get(i)?))) {
+        match planar {
             Some((case, o)) => {
                 verdict.append_value(o.verdict().as_str());
                 margin.append_value(f32_as_written(o.margin));

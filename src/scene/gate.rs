@@ -1,8 +1,13 @@
 //! The gate over both kinds of line: a planar scene or edit (docs/contract-planar.md §8–§9) and a spatial scene
 //! (docs/contract-scenes.md), parsed by [`parse_line`] and judged in one batch by [`hold_reports`]:
-//! planar needs of at most 16 generators through ONE call of the enumeration, every other
-//! need (planar scenes of five body pairs or more, spatial scenes) through ONE call of the
-//! general engine a round (`"coulomb"` scenes still undecided go round again with k doubled).
+//! planar needs of at most 16 generators for the enumeration, every other need (planar
+//! scenes of five body pairs or more, spatial scenes) for the general engine, all in ONE
+//! [`Batch`] a round (`"coulomb"` scenes still undecided go round again with k doubled).
+//!
+//! The work is split in two halves around the engine, so that a caller who cannot block on
+//! one (the page awaits its GPU) runs the same gate: [`plan`] turns lines into a round's
+//! batch ([`Plan::batch`]), [`judge`] turns that batch's [`Answers`] into the reports, or
+//! into the next round's plan.
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -10,14 +15,14 @@ use serde_json::Value;
 
 use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
-use super::report::{judge, judge_general, HoldReport};
+use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::SpatialScene;
 use super::spatial_parse::{has_dim, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::general::solver::Solver;
-use crate::general::{GeneralBatch, GeneralOutcome};
-use crate::{Engine, Error};
+use crate::general::GeneralOutcome;
+use crate::{Answers, Batch, Engine, Error, Options};
 
 /// One gate input line: planar (no `dim`) or spatial (`"dim": 3`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -99,29 +104,39 @@ pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
     }
 }
 
-/// A line borrowed, of either kind.
-#[derive(Clone, Copy)]
-enum LineRef<'a> {
+/// A line borrowed, of either kind: what [`plan`] takes.
+#[derive(Clone, Copy, Debug)]
+pub enum Line<'a> {
+    /// A planar scene or edit.
     Planar(&'a Scene),
+    /// A spatial scene.
     Spatial(&'a SpatialScene),
 }
 
-/// The reports of many lines, in order (see the module's doc for how they are batched).
+impl<'a> From<&'a SceneLine> for Line<'a> {
+    fn from(line: &'a SceneLine) -> Line<'a> {
+        match line {
+            SceneLine::Planar(s) => Line::Planar(s),
+            SceneLine::Spatial(s) => Line::Spatial(s),
+        }
+    }
+}
+
+impl<'a> From<&'a Scene> for Line<'a> {
+    fn from(scene: &'a Scene) -> Line<'a> {
+        Line::Planar(scene)
+    }
+}
+
+/// The reports of many lines, in order (see the module's doc for how they are batched):
+/// [`plan`], then each round's batch through `engine` on all cores, then [`judge`].
 pub fn hold_reports(engine: &mut Engine, lines: &[SceneLine]) -> Result<Vec<Report>, Error> {
-    let refs: Vec<LineRef> = lines
-        .iter()
-        .map(|l| match l {
-            SceneLine::Planar(s) => LineRef::Planar(s),
-            SceneLine::Spatial(s) => LineRef::Spatial(s),
-        })
-        .collect();
-    reports_of(engine, &refs)
+    reports_of(engine, plan(lines)?)
 }
 
 /// The reports of planar scenes only (the planar page and tools), as [`hold_reports`].
 pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldReport>, Error> {
-    let refs: Vec<LineRef> = scenes.iter().map(LineRef::Planar).collect();
-    Ok(reports_of(engine, &refs)?
+    Ok(reports_of(engine, plan(scenes)?)?
         .into_iter()
         .filter_map(|r| match r {
             Report::Planar(r) => Some(r),
@@ -130,7 +145,17 @@ pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldR
         .collect())
 }
 
-/// Where a line's cases sit in the batches, and (spatial) at how many edges.
+fn reports_of(engine: &mut Engine, mut plan: Plan<'_>) -> Result<Vec<Report>, Error> {
+    loop {
+        let answers = engine.evaluate(plan.batch(), Options::default())?;
+        match judge(plan, &answers)? {
+            Judged::Reports(reports) => return Ok(reports),
+            Judged::Again(next) => plan = next,
+        }
+    }
+}
+
+/// Where a line's cases sit in a round's batch, and (spatial) at how many edges.
 #[derive(Clone, Copy)]
 enum Slot {
     Planar { at: usize, n: usize },
@@ -138,101 +163,167 @@ enum Slot {
     Spatial { at: usize, n: usize, k: usize },
 }
 
-fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Error> {
-    let mut cases = Vec::new();
-    let mut general = GeneralBatch::new();
-    let mut slots = Vec::with_capacity(lines.len());
-    for line in lines {
-        slots.push(match *line {
-            LineRef::Planar(s) if s.is_general() => {
-                let at = general.len();
+/// What a line's judgement holds between rounds.
+enum State {
+    /// Its cases are in this round's batch, at the slot.
+    Asked(Slot),
+    /// Judged.
+    Done(Report),
+    /// A spatial line decided at `k` edges, its outcomes kept for the report (which also
+    /// needs its support region, computed with all of them at the end).
+    Decided {
+        k: usize,
+        outcomes: Vec<GeneralOutcome>,
+    },
+}
+
+/// One round of the gate: the cone tests its lines need ([`Plan::batch`], for an engine to
+/// answer) and what [`judge`] needs to read the answers.
+pub struct Plan<'a> {
+    lines: Vec<Line<'a>>,
+    states: Vec<State>,
+    batch: Batch,
+}
+
+impl Plan<'_> {
+    /// The round's cone tests, of both engines: answer them all, in one call.
+    pub fn batch(&self) -> &Batch {
+        &self.batch
+    }
+
+    /// The lines planned, in order.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether no line is planned.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+/// What [`judge`] made of a round's answers.
+pub enum Judged<'a> {
+    /// Every line's report, in order.
+    Reports(Vec<Report>),
+    /// Some lines go round again (`"coulomb"` scenes undecided, with k doubled): answer
+    /// this plan's batch and judge again.
+    Again(Plan<'a>),
+}
+
+/// The first round of `lines`: every need of every line in one batch, planar scenes of at
+/// most 16 generators for the enumeration, the others for the general engine.
+///
+/// # Errors
+///
+/// A case the engines refuse (a non-finite number, too many generators).
+pub fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Plan<'a>, Error> {
+    let lines: Vec<Line<'a>> = lines.into_iter().map(Into::into).collect();
+    let mut batch = Batch::new();
+    let mut states = Vec::with_capacity(lines.len());
+    for line in &lines {
+        let slot = match *line {
+            Line::Planar(s) if s.is_general() => {
+                let at = batch.general.len();
                 let g: Vec<f64> = s.generators_f64().concat();
                 for (m, x) in s.need_points() {
-                    general.push(3, &g, &s.body.need(m, x))?;
+                    batch.push_general(3, &g, &s.body.need(m, x))?;
                 }
                 Slot::General {
                     at,
-                    n: general.len() - at,
+                    n: batch.general.len() - at,
                 }
             }
-            LineRef::Planar(s) => {
-                let c = s.cases()?;
-                let at = cases.len();
-                cases.extend(c);
+            Line::Planar(s) => {
+                let at = batch.planar.len();
+                batch.planar.extend(s.cases()?);
                 Slot::Planar {
                     at,
-                    n: cases.len() - at,
+                    n: batch.planar.len() - at,
                 }
             }
-            LineRef::Spatial(s) => {
-                let at = general.len();
-                let n = push_cases(&mut general, s, s.pyramid)?;
-                Slot::Spatial {
-                    at,
-                    n,
-                    k: s.pyramid,
-                }
-            }
-        });
+            Line::Spatial(s) => spatial_slot(&mut batch, s, s.pyramid)?,
+        };
+        states.push(State::Asked(slot));
     }
-    let outcomes = engine.evaluate(&cases)?;
-    if outcomes.len() != cases.len() {
+    Ok(Plan {
+        lines,
+        states,
+        batch,
+    })
+}
+
+fn spatial_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Error> {
+    let at = batch.general.len();
+    let n = push_cases(&mut batch.general, s, k)?;
+    Ok(Slot::Spatial { at, n, k })
+}
+
+/// Reads a round's answers (to `plan.batch()`): each line judged, or (a `"coulomb"` scene
+/// still undecided) planned again with k doubled. When no line goes round again, the
+/// reports, with the spatial scenes' support regions (on all cores).
+///
+/// # Errors
+///
+/// [`Error::Gpu`] when the answers do not fit the batch (one per case); the case errors of
+/// [`plan`] for the next round.
+pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error> {
+    let Plan {
+        lines,
+        mut states,
+        batch,
+    } = plan;
+    if !answers.fit(&batch) {
         return Err(Error::Gpu(format!(
-            "{} outcomes for {} cases",
-            outcomes.len(),
-            cases.len()
+            "{} + {} outcomes for {} + {} cases",
+            answers.planar.len(),
+            answers.general.len(),
+            batch.planar.len(),
+            batch.general.len()
         )));
     }
-    let mut general_outcomes = vec![GeneralOutcome::default(); general.len()];
-    if !general.is_empty() {
-        engine.evaluate_general_into(&general, &mut general_outcomes)?;
-    }
-    // "coulomb" scenes still undecided: again with k doubled, all in one batch a round.
-    let mut finals: Vec<Option<(usize, Vec<GeneralOutcome>)>> = vec![None; lines.len()];
-    let mut pending: Vec<(usize, usize)> = Vec::new();
-    for (i, (line, slot)) in lines.iter().zip(&slots).enumerate() {
-        if let (LineRef::Spatial(s), Slot::Spatial { at, n, k }) = (line, *slot) {
-            let o = &general_outcomes[at..at + n];
-            match refine(s, k, o) {
-                Some(next) => pending.push((i, next)),
-                None => finals[i] = Some((k, o.to_vec())),
+    let mut next = Batch::new();
+    for (line, state) in lines.iter().zip(&mut states) {
+        let State::Asked(slot) = *state else {
+            continue;
+        };
+        *state = match (*line, slot) {
+            (Line::Planar(s), Slot::Planar { at, n }) => {
+                State::Done(Report::Planar(judge_planar(s, &answers.planar[at..at + n])))
             }
-        }
-    }
-    while !pending.is_empty() {
-        let mut batch = GeneralBatch::new();
-        let mut at = Vec::with_capacity(pending.len());
-        for &(i, k) in &pending {
-            let LineRef::Spatial(s) = lines[i] else {
-                unreachable!("only spatial lines refine")
-            };
-            at.push((batch.len(), push_cases(&mut batch, s, k)?));
-        }
-        let mut out = vec![GeneralOutcome::default(); batch.len()];
-        engine.evaluate_general_into(&batch, &mut out)?;
-        let mut next_round = Vec::new();
-        for (&(i, k), &(a, n)) in pending.iter().zip(&at) {
-            let LineRef::Spatial(s) = lines[i] else {
-                unreachable!("only spatial lines refine")
-            };
-            let o = &out[a..a + n];
-            match refine(s, k, o) {
-                Some(next) => next_round.push((i, next)),
-                None => finals[i] = Some((k, o.to_vec())),
+            (Line::Planar(s), Slot::General { at, n }) => State::Done(Report::Planar(
+                judge_general(s, &answers.general[at..at + n]),
+            )),
+            (Line::Spatial(s), Slot::Spatial { at, n, k }) => {
+                let outcomes = &answers.general[at..at + n];
+                match refine(s, k, outcomes) {
+                    Some(k) => State::Asked(spatial_slot(&mut next, s, k)?),
+                    None => State::Decided {
+                        k,
+                        outcomes: outcomes.to_vec(),
+                    },
+                }
             }
-        }
-        pending = next_round;
+            _ => unreachable!("a line's slot is of its kind"),
+        };
+    }
+    if !next.is_empty() {
+        return Ok(Judged::Again(Plan {
+            lines,
+            states,
+            batch: next,
+        }));
     }
     // The support regions: the facets of each spatial scene's main cone at its given k (for
     // "coulomb" the inner pyramids before refining: a region every point of which the
     // true cone holds, and the same whatever k the verdicts needed), on all cores.
     let spatial: Vec<usize> = (0..lines.len())
-        .filter(|&i| matches!(lines[i], LineRef::Spatial(_)))
+        .filter(|&i| matches!(lines[i], Line::Spatial(_)))
         .collect();
     let regions: Vec<SupportRegion> = spatial
         .par_iter()
         .map_init(Solver::new, |solver, &i| {
-            let LineRef::Spatial(s) = lines[i] else {
+            let Line::Spatial(s) = lines[i] else {
                 unreachable!("filtered to spatial lines")
             };
             let g = s.generators(s.pyramid, main_pyramid(s.friction));
@@ -240,23 +331,17 @@ fn reports_of(engine: &mut Engine, lines: &[LineRef]) -> Result<Vec<Report>, Err
         })
         .collect();
     let mut regions = regions.into_iter();
-    Ok(lines
+    let reports = lines
         .iter()
-        .zip(&slots)
-        .enumerate()
-        .map(|(i, (line, slot))| match (*line, *slot) {
-            (LineRef::Planar(s), Slot::Planar { at, n }) => {
-                Report::Planar(judge(s, &outcomes[at..at + n]))
-            }
-            (LineRef::Planar(s), Slot::General { at, n }) => {
-                Report::Planar(judge_general(s, &general_outcomes[at..at + n]))
-            }
-            (LineRef::Spatial(s), _) => {
-                let (k, o) = finals[i].take().expect("every spatial line is final");
+        .zip(states)
+        .map(|(line, state)| match (*line, state) {
+            (_, State::Done(report)) => report,
+            (Line::Spatial(s), State::Decided { k, outcomes }) => {
                 let region = regions.next().unwrap_or_default();
-                Report::Spatial(judge_spatial(s, k, &o, region))
+                Report::Spatial(judge_spatial(s, k, &outcomes, region))
             }
-            _ => unreachable!("slots follow the lines"),
+            _ => unreachable!("every line is judged once no line is asked again"),
         })
-        .collect())
+        .collect();
+    Ok(Judged::Reports(reports))
 }

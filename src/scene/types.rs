@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::LINE_TOLERANCE;
-use crate::{Case, Error};
+use crate::{Case, CaseKind, Error};
 
 /// Friction coefficient: a number, or an interval `[lo, hi]` whose worst case is `lo` (docs/contract-planar.md §8).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -185,10 +185,10 @@ impl Scene {
             .collect()
     }
 
-    /// Whether the scene has more than 16 generators (five body pairs or more): the general
-    /// engine decides it (docs/contract-scenes.md).
+    /// Whether the general engine decides the scene ([`CaseKind::of`] its 4 generators a
+    /// contact: five body pairs or more; docs/contract-scenes.md).
     pub fn is_general(&self) -> bool {
-        4 * self.contacts.len() > crate::MAX_GENERATORS
+        CaseKind::of(3, 4 * self.contacts.len()) == CaseKind::General
     }
 
     /// The generators as the cone test takes them.

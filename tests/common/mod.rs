@@ -5,7 +5,8 @@ pub mod grade;
 
 use std::path::PathBuf;
 
-use planar_hold::{Backend, Engine};
+use planar_hold::general::{GeneralBatch, GeneralOutcome};
+use planar_hold::{Backend, Batch, Case, Engine, Options, Outcome};
 
 /// The GPU engine on the adapter the environment selects. Without one the test skips with
 /// a notice, unless `PLANAR_HOLD_REQUIRE_GPU` is set (as in CI), where it fails instead.
@@ -34,6 +35,24 @@ pub fn engines() -> Vec<(&'static str, Engine)> {
         all.push(("gpu", gpu));
     }
     all
+}
+
+/// The planar cases' outcomes from `engine` (one [`Engine::evaluate`] call).
+pub fn planar_outcomes(engine: &mut Engine, cases: &[Case]) -> Vec<Outcome> {
+    let answers = engine.evaluate(&Batch::from(cases), Options::default());
+    answers.expect("the engine answers").planar
+}
+
+/// The general cases' outcomes from `engine` with `options`, and how many the host
+/// re-solved (one [`Engine::evaluate`] call).
+pub fn general_outcomes(
+    engine: &mut Engine,
+    batch: &GeneralBatch,
+    options: Options,
+) -> (Vec<GeneralOutcome>, usize) {
+    let answers = engine.evaluate(&Batch::from(batch.clone()), options);
+    let answers = answers.expect("the engine answers");
+    (answers.general, answers.resolved)
 }
 
 /// The public cases and their expected answers, in the repository: `tests/data/`.

@@ -14,8 +14,9 @@ use std::rc::Rc;
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
 use planar_hold::io::lines::{LineReader, MAX_LINE};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
-use planar_hold::scene::{judge, parse_planar, Friction, HoldReport, Scene};
-use planar_hold::{draw, Case, Outcome};
+use planar_hold::scene::gate::{self, Judged};
+use planar_hold::scene::{parse_planar, Friction, HoldReport, Report, Scene};
+use planar_hold::{draw, Answers, Batch, Case, Engine, Options};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -60,23 +61,12 @@ enum On {
     Cpu,
 }
 
-async fn outcomes(on: On, cases: &[Case]) -> Result<Vec<Outcome>, JsValue> {
-    match on {
-        On::Gpu => gpu()?.evaluate(cases).await,
-        On::Cpu => {
-            let mut out = vec![Outcome::default(); cases.len()];
-            planar_hold::planar::cone_test_batch_into(cases, &mut out);
-            Ok(out)
-        }
-    }
-}
-
 async fn eval_text(on: On, text: &str) -> Result<String, JsValue> {
     let mut out = Vec::new();
     let mut batch = CaseBatch::default();
     for chunk in chunks(text, 16_384)? {
         parse_json_chunk_into(&chunk, &mut batch);
-        let answers = outcomes(on, &batch.cases).await?;
+        let answers = answers(on, &batch.batch).await?;
         format_json(&batch, &answers, &mut out);
     }
     String::from_utf8(out).map_err(js_err)
@@ -118,24 +108,46 @@ fn parse_scenes(text: &str) -> Result<Parsed, JsValue> {
     Ok(out)
 }
 
-/// Every scene's needs through ONE batch, then each judged (as `scene::hold_reports`).
-async fn reports(on: On, scenes: &[&Scene]) -> Result<Vec<HoldReport>, JsValue> {
-    let mut cases = Vec::new();
-    let mut counts = Vec::with_capacity(scenes.len());
-    for s in scenes {
-        let c = s.cases().map_err(js_err)?;
-        counts.push(c.len());
-        cases.extend(c);
+/// A batch's answers on the page: the planar cases from the GPU (awaited) or the CPU engine
+/// compiled to wasm, the general ones on that CPU engine (the page's WebGPU runs the
+/// enumeration only).
+async fn answers(on: On, batch: &Batch) -> Result<Answers, JsValue> {
+    match on {
+        On::Cpu => Engine::Cpu
+            .evaluate(batch, Options::default())
+            .map_err(js_err),
+        On::Gpu => {
+            let planar = gpu()?.evaluate(&batch.planar).await?;
+            let mut answers = if batch.general.is_empty() {
+                Answers::default()
+            } else {
+                let general = Batch::from(batch.general.clone());
+                Engine::Cpu
+                    .evaluate(&general, Options::default())
+                    .map_err(js_err)?
+            };
+            answers.planar = planar;
+            Ok(answers)
+        }
     }
-    let answers = outcomes(on, &cases).await?;
-    let mut at = 0;
-    Ok(scenes
-        .iter()
-        .zip(counts)
-        .map(|(s, n)| {
-            let r = judge(s, &answers[at..at + n]);
-            at += n;
-            r
+}
+
+/// The scenes' reports through the core's gate ([`gate::plan`], then [`gate::judge`]), each
+/// round's batch answered by [`answers`] (as `scene::hold_reports`, awaited).
+async fn reports(on: On, scenes: &[&Scene]) -> Result<Vec<HoldReport>, JsValue> {
+    let mut plan = gate::plan(scenes.iter().copied()).map_err(js_err)?;
+    let reports = loop {
+        let answers = answers(on, plan.batch()).await?;
+        match gate::judge(plan, &answers).map_err(js_err)? {
+            Judged::Reports(reports) => break reports,
+            Judged::Again(next) => plan = next,
+        }
+    };
+    Ok(reports
+        .into_iter()
+        .filter_map(|r| match r {
+            Report::Planar(r) => Some(r),
+            Report::Spatial(_) => None,
         })
         .collect())
 }
@@ -203,8 +215,9 @@ pub async fn sweep(
 ) -> Result<Vec<f32>, JsValue> {
     let scene = parse_planar(&line).map_err(js_err)?;
     let cases = sweep_cases(&scene, nx, nmu, [x_lo, x_hi], [mu_lo, mu_hi])?;
-    let answers = outcomes(if cpu { On::Cpu } else { On::Gpu }, &cases).await?;
+    let answers = answers(if cpu { On::Cpu } else { On::Gpu }, &Batch::from(cases)).await?;
     Ok(answers
+        .planar
         .iter()
         .flat_map(|o| [o.verdict as f32, o.margin])
         .collect())
