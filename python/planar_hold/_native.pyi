@@ -142,9 +142,11 @@ class Engine:
             to a hundred times faster on held R^6 cases). The planar enumeration computes
             everything either way.
 
-        On the GPU the general engine's search runs on the device and every case is finished
-        and checked in float64 on the CPU's cores; cases go in chunks of at most 32 MiB of
-        numbers whatever N.
+        Both engines take the call the way every front end does (``planar-hold eval``
+        included): its cases converted into one batch (a float64 copy of the general
+        engine's numbers in use), evaluated, then written into the arrays. On the GPU the
+        general engine's search runs on the device, in chunks its limits allow, and every
+        case is finished and checked in float64 on the CPU's cores.
 
         The GIL is released while the cases are converted and evaluated. Raises ValueError
         naming the first bad case and the reason: a shape mismatch, d not 3 or 6, a count

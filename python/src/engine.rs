@@ -2,25 +2,20 @@
 //! the GIL, then releases it for all the work (conversion, evaluation, results) and takes
 //! it back only to hand the results to Python.
 
-use std::ops::Range;
 use std::sync::Mutex;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rayon::prelude::*;
 
-use planar_hold::general::solver::Solver;
-use planar_hold::general::MAX_GENERAL_GENERATORS;
-use planar_hold::general::{GeneralBatch, GeneralCase, GeneralOutcome, MAX_DIM};
 use planar_hold::scene::{hold_reports, parse_line};
-use planar_hold::{Backend, Case, Error, Outcome};
+use planar_hold::{Answers, Backend, Batch, Case, CaseKind, Error, Options, Threads};
 
 use crate::error::{at, py_err};
-use crate::input::{finite_generators, read_ids, scene_lines, Arrays, Kind, Reader};
+use crate::input::{read_general, read_ids, read_planar, scene_lines, Arrays, GeneralRows, Reader};
 use crate::output::{
-    answer_list, json_loads, planar_answers_json, to_json, Chunk, Columns, GeneralAnswersJson,
-    GeneralColumns, GeneralOutcomes, Outcomes, BLOCK,
+    answer_list, general_answers_json, json_loads, planar_answers_json, to_json, Columns,
+    GeneralColumns, Results,
 };
 
 /// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
@@ -30,14 +25,38 @@ pub(crate) struct Engine {
     backend: &'static str,
 }
 
-/// The engine and the buffers of the largest batch so far, reused by every call (276 bytes
-/// per planar case): a batch of the same size again touches no new memory. The general
-/// engine's buffers hold one chunk (at most 32 MiB of numbers) whatever the call's size.
+/// The engine, and the batch and answers of the largest call so far, reused by every call
+/// (about 290 bytes a planar case): a call of the same size again touches no new memory.
 struct State {
     engine: planar_hold::Engine,
-    cases: Vec<Case>,
-    outcomes: Vec<Outcome>,
-    general: GeneralBuffers,
+    batch: Batch,
+    answers: Answers,
+    /// The array row of each general generator of the batch.
+    rows: GeneralRows,
+}
+
+/// What one call evaluates: `n` cases of `dim` numbers for the engine `kind`, as `options`
+/// say.
+#[derive(Clone, Copy)]
+struct Call {
+    kind: CaseKind,
+    n: usize,
+    dim: usize,
+    options: Options,
+}
+
+impl Call {
+    fn new(arrays: &Arrays<'_>, inside_margin: bool) -> Call {
+        Call {
+            kind: arrays.kind(),
+            n: arrays.len(),
+            dim: arrays.dim(),
+            options: Options {
+                inside_margin,
+                threads: Threads::All,
+            },
+        }
+    }
 }
 
 impl Engine {
@@ -71,9 +90,9 @@ impl Engine {
         Ok(Engine {
             state: Mutex::new(State {
                 engine,
-                cases: Vec::new(),
-                outcomes: Vec::new(),
-                general: GeneralBuffers::default(),
+                batch: Batch::new(),
+                answers: Answers::default(),
+                rows: GeneralRows::default(),
             }),
             backend: name,
         })
@@ -109,37 +128,22 @@ impl Engine {
         inside_margin: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arrays = Arrays::extract(generators, active, need, counts, general)?;
+        let (call, k) = (Call::new(&arrays, inside_margin), arrays.rows());
         let reader = arrays.reader();
-        let (n, dim, rows) = (arrays.len(), arrays.dim(), arrays.rows());
-        match arrays.kind() {
-            Kind::Planar => {
-                let columns = py
-                    .detach(|| self.with(|s| s.planar_columns(&*reader, n)))
-                    .map_err(py_err)?;
-                Ok(Bound::new(py, Outcomes::new(py, columns))?.into_any())
-            }
-            Kind::General => {
-                let job = Job {
-                    reader: &*reader,
-                    n,
-                    dim,
-                    inside_margin,
-                };
-                let columns = py
-                    .detach(|| {
-                        self.with(|s| {
-                            let mut columns = GeneralColumns::zeroed(n, dim, rows);
-                            s.general_chunks(&job, |chunk| {
-                                columns.write(&chunk);
-                                Ok(())
-                            })?;
-                            Ok(columns)
-                        })
+        let columns = py
+            .detach(|| {
+                self.with(|s| {
+                    s.evaluate(&*reader, call)?;
+                    Ok::<Results, Error>(match call.kind {
+                        CaseKind::Planar => Columns::new(&s.answers.planar).into(),
+                        CaseKind::General => {
+                            GeneralColumns::new(call.dim, k, &s.answers.general, &s.rows).into()
+                        }
                     })
-                    .map_err(py_err)?;
-                Ok(Bound::new(py, GeneralOutcomes::new(py, columns))?.into_any())
-            }
-        }
+                })
+            })
+            .map_err(py_err)?;
+        columns.into_python(py)
     }
 
     /// The answers as `planar-hold eval` writes them, one dict per case.
@@ -156,26 +160,18 @@ impl Engine {
         general: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let arrays = Arrays::extract(generators, active, need, counts, general)?;
-        let (n, dim, kind) = (arrays.len(), arrays.dim(), arrays.kind());
-        let ids = read_ids(ids, n)?;
+        let call = Call::new(&arrays, true);
+        let ids = read_ids(ids, call.n)?;
         let reader = arrays.reader();
         let text = py
             .detach(|| {
-                self.with(|s| match kind {
-                    Kind::Planar => {
-                        let (cases, outcomes) = s.planar(&*reader, n)?;
-                        planar_answers_json(cases, outcomes)
-                    }
-                    Kind::General => {
-                        let job = Job {
-                            reader: &*reader,
-                            n,
-                            dim,
-                            inside_margin: true,
-                        };
-                        let mut json = GeneralAnswersJson::default();
-                        s.general_chunks(&job, |chunk| json.write(&chunk))?;
-                        Ok(json.finish())
+                self.with(|s| {
+                    s.evaluate(&*reader, call)?;
+                    match call.kind {
+                        CaseKind::Planar => planar_answers_json(&s.batch.planar, &s.answers.planar),
+                        CaseKind::General => {
+                            general_answers_json(call.dim, &s.answers.general, &s.rows)
+                        }
                     }
                 })
             })
@@ -204,267 +200,27 @@ impl Engine {
     }
 }
 
-// ------------------------------------------------------------------ the planar work
-
-/// Converts every case into `out` on all cores; on bad input, the first bad case's error.
-fn read_all(reader: &dyn Reader, out: &mut [Case]) -> Result<(), Error> {
-    let ok = out
-        .par_chunks_mut(BLOCK)
-        .enumerate()
-        .all(|(b, chunk)| reader.planar(b * BLOCK, chunk));
-    if ok {
-        Ok(())
-    } else {
-        Err(reader.planar_error(out.len()))
-    }
-}
+// ------------------------------------------------------------------ the work
 
 impl State {
-    /// Converts `n` cases into the case buffer (grown as needed) and evaluates them.
-    fn planar(&mut self, reader: &dyn Reader, n: usize) -> Result<(&[Case], &[Outcome]), Error> {
-        if self.cases.len() < n {
-            self.cases.resize(n, Case::default());
-            self.outcomes.resize(n, Outcome::default());
-        }
-        let (cases, outcomes) = (&mut self.cases[..n], &mut self.outcomes[..n]);
-        read_all(reader, cases)?;
-        self.engine.evaluate_into(cases, outcomes)?;
-        Ok((cases, outcomes))
-    }
-
-    /// The outcome columns of every case. On the CPU, conversion, cone tests and columns run
-    /// fused block by block on all cores, so a block's cases never leave the cache;
-    /// elsewhere as [`State::planar`].
-    fn planar_columns(&mut self, reader: &dyn Reader, n: usize) -> Result<Columns, Error> {
-        if !matches!(self.engine, planar_hold::Engine::Cpu) {
-            return Ok(Columns::new(self.planar(reader, n)?.1));
-        }
-        thread_local! {
-            static BUFFERS: std::cell::RefCell<(Vec<Case>, Vec<Outcome>)> =
-                std::cell::RefCell::new((vec![Case::default(); BLOCK], vec![Outcome::default(); BLOCK]));
-        }
-        let (columns, ok) = Columns::par_blocks(n, |b, mut rows| {
-            BUFFERS.with_borrow_mut(|(cases, outcomes)| {
-                let m = rows.len();
-                let (cases, outcomes) = (&mut cases[..m], &mut outcomes[..m]);
-                if !reader.planar(b * BLOCK, cases) {
-                    return false;
-                }
-                planar_hold::planar::cone_test_slice(cases, outcomes);
-                rows.write(outcomes);
-                true
-            })
-        });
-        if ok {
-            Ok(columns)
-        } else {
-            Err(reader.planar_error(n))
-        }
-    }
-}
-
-// ------------------------------------------------------------------ the general work
-
-/// Most numbers (need and generators) one chunk of the general batch holds: 32 MiB of
-/// float64, so that a call of any size needs a bounded buffer beside its outputs.
-const CHUNK_VALUES: usize = 1 << 22;
-
-/// About how many numbers one part of a chunk holds on the CPU (256 KiB): enough parts for
-/// every core, each converted and solved by one worker.
-const PART_VALUES: usize = 1 << 15;
-
-/// One general call's work, made with the GIL and run without it.
-struct Job<'a> {
-    reader: &'a dyn Reader,
-    n: usize,
-    dim: usize,
-    inside_margin: bool,
-}
-
-/// The buffers of the general engine, kept by each `Engine` and reused: one chunk's parts
-/// and their case ranges.
-#[derive(Default)]
-struct GeneralBuffers {
-    parts: Vec<Part>,
-    ranges: Vec<Range<usize>>,
-}
-
-/// Cases `first..` of one chunk, converted: their batch, outcomes and the array row of
-/// each generator.
-#[derive(Default)]
-struct Part {
-    first: usize,
-    /// Cases in the part.
-    len: usize,
-    /// The part as one batch, on the GPU.
-    batch: GeneralBatch,
-    outcomes: Vec<GeneralOutcome>,
-    /// Array row of each generator of the part, case after case.
-    rows: Vec<u32>,
-    /// Where each case's rows start in `rows` (one more than the cases).
-    row_starts: Vec<usize>,
-    values: Vec<f64>,
-    case_rows: Vec<u32>,
-    error: Option<Error>,
-}
-
-impl Part {
-    /// Cases `range` of the call solved by `solver` into this part, each read in place
-    /// where it can be ([`Reader::general_in_place`]), else copied: the first bad case's
-    /// error.
-    fn solve(
-        &mut self,
-        reader: &dyn Reader,
-        dim: usize,
-        range: Range<usize>,
-        solver: &mut Solver,
-    ) -> Result<(), Error> {
-        self.first = range.start;
-        self.len = 0;
-        self.outcomes.clear();
-        self.rows.clear();
-        self.row_starts.clear();
-        self.row_starts.push(0);
-        let mut need = [0.0; MAX_DIM];
-        for i in range {
-            fn checked<'c>(
-                i: usize,
-                dim: usize,
-                gens: &'c [f64],
-                need: &'c [f64],
-            ) -> Result<GeneralCase<'c>, Error> {
-                GeneralCase::new(dim, gens, &need[..dim])
-                    .map_err(|e| Error::Input(format!("case {i}: {e}")))
+    /// Reads every case of the call into the batch (kept, with its buffers, for the next
+    /// call) and evaluates it: the core's one data path, as every front end calls it.
+    fn evaluate(&mut self, reader: &dyn Reader, call: Call) -> Result<(), Error> {
+        let batch = &mut self.batch;
+        batch.general.clear();
+        match call.kind {
+            CaseKind::Planar => {
+                // Every slot is written by the reader: only a longer batch touches new memory.
+                batch.planar.truncate(call.n);
+                batch.planar.resize(call.n, Case::default());
+                read_planar(reader, &mut batch.planar)?;
             }
-            let outcome = match reader.general_in_place(i, &mut need) {
-                Some(gens) => {
-                    let gens = gens.map_err(Error::Input)?;
-                    let case = match GeneralCase::new(dim, gens, &need[..dim]) {
-                        Ok(case) => case,
-                        Err(e) => {
-                            // A bad number named with its generator, as a copied case's.
-                            finite_generators(i, dim, gens).map_err(Error::Input)?;
-                            return Err(Error::Input(format!("case {i}: {e}")));
-                        }
-                    };
-                    self.rows.extend(0..case.len() as u32);
-                    solver.solve(&case)
-                }
-                None => {
-                    reader
-                        .general(i, &mut self.values, &mut self.case_rows, &mut need)
-                        .map_err(Error::Input)?;
-                    self.rows.extend_from_slice(&self.case_rows);
-                    solver.solve(&checked(i, dim, &self.values, &need)?)
-                }
-            };
-            self.outcomes.push(outcome);
-            self.row_starts.push(self.rows.len());
-            self.len += 1;
+            CaseKind::General => {
+                batch.planar.clear();
+                read_general(reader, call.n, call.dim, &mut batch.general, &mut self.rows)?;
+            }
         }
-        Ok(())
-    }
-
-    /// Cases `range` of the call converted into this part's batch: the first bad case's
-    /// error.
-    fn fill(&mut self, reader: &dyn Reader, dim: usize, range: Range<usize>) -> Result<(), Error> {
-        self.first = range.start;
-        self.batch.clear();
-        self.rows.clear();
-        self.row_starts.clear();
-        self.row_starts.push(0);
-        let mut need = [0.0; MAX_DIM];
-        for i in range {
-            reader
-                .general(i, &mut self.values, &mut self.case_rows, &mut need)
-                .map_err(Error::Input)?;
-            self.batch
-                .push(dim, &self.values, &need[..dim])
-                .map_err(|e| Error::Input(format!("case {i}: {e}")))?;
-            self.rows.extend_from_slice(&self.case_rows);
-            self.row_starts.push(self.rows.len());
-        }
-        self.len = self.batch.len();
-        self.outcomes.resize(self.len, GeneralOutcome::default());
-        Ok(())
-    }
-
-    fn chunk(&self, dim: usize) -> Chunk<'_> {
-        Chunk {
-            first: self.first,
-            dim,
-            outcomes: &self.outcomes[..self.len],
-            rows: &self.rows,
-            row_starts: &self.row_starts,
-        }
-    }
-}
-
-impl State {
-    /// Converts and evaluates every case of `job`, a chunk at a time (a bounded number of
-    /// values), handing each part of each chunk to `each`, in order. Runs without the GIL.
-    /// On the CPU a chunk's parts (about [`PART_VALUES`] numbers each) are converted and
-    /// solved on all cores at once, one part a worker with its own [`Solver`]; on the GPU a
-    /// chunk is one part, converted here and evaluated in one batch. On bad input, the first
-    /// bad case's error, before anything is evaluated past the chunk that holds it.
-    fn general_chunks(
-        &mut self,
-        job: &Job<'_>,
-        mut each: impl FnMut(Chunk<'_>) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        let (reader, n, dim) = (job.reader, job.n, job.dim);
-        let buffers = &mut self.general;
-        let cpu = matches!(self.engine, planar_hold::Engine::Cpu);
-        let part_values = if cpu { PART_VALUES } else { CHUNK_VALUES };
-        let mut first = 0;
-        while first < n {
-            // The chunk's parts, by the numbers each case holds.
-            buffers.ranges.clear();
-            let (mut total, mut in_part, mut start, mut i) = (0, 0, first, first);
-            while i < n && (i == first || total < CHUNK_VALUES) {
-                let size = reader.used(i).min(MAX_GENERAL_GENERATORS + 1) * dim + dim;
-                total += size;
-                in_part += size;
-                i += 1;
-                if in_part >= part_values {
-                    buffers.ranges.push(start..i);
-                    (start, in_part) = (i, 0);
-                }
-            }
-            if start < i {
-                buffers.ranges.push(start..i);
-            }
-            if buffers.parts.len() < buffers.ranges.len() {
-                buffers
-                    .parts
-                    .resize_with(buffers.ranges.len(), Part::default);
-            }
-            let parts = &mut buffers.parts[..buffers.ranges.len()];
-            if cpu {
-                parts.par_iter_mut().zip(&buffers.ranges).for_each_init(
-                    || Solver::with_inside_margin(job.inside_margin),
-                    |solver, (part, range)| {
-                        part.error = part.solve(reader, dim, range.clone(), solver).err();
-                    },
-                );
-                if let Some(e) = parts.iter_mut().find_map(|p| p.error.take()) {
-                    return Err(e);
-                }
-            } else {
-                let part = &mut parts[0];
-                part.fill(reader, dim, buffers.ranges[0].clone())?;
-                let m = part.len;
-                self.engine.evaluate_general_with(
-                    &part.batch,
-                    &mut part.outcomes[..m],
-                    job.inside_margin,
-                )?;
-            }
-            for part in parts.iter() {
-                each(part.chunk(dim))?;
-            }
-            first = i;
-        }
-        Ok(())
+        self.engine
+            .evaluate_into(batch, call.options, &mut self.answers)
     }
 }

@@ -15,9 +15,11 @@ use numpy::{
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use rayon::prelude::*;
 
+use planar_hold::general::GeneralBatch;
 use planar_hold::general::{all_finite, default_need, MAX_DIM, MAX_GENERAL_GENERATORS};
-use planar_hold::{Case, Error, MAX_GENERATORS};
+use planar_hold::{Case, CaseKind, Error};
 
 use crate::error::bad_input;
 
@@ -52,18 +54,9 @@ impl<'py> Floats<'py> {
     }
 }
 
-/// The engine a call's cases go to, decided by the shape of its arrays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// The planar enumeration, in float32: (N, K ≤ 16, 3).
-    Planar,
-    /// The general engine, in float64: (N, K > 16, 3), (N, K, 6), or any of them asked for.
-    General,
-}
-
 /// The arrays of one call, checked for shape, borrowed (not copied) until they are read.
 pub(crate) struct Arrays<'py> {
-    kind: Kind,
+    kind: CaseKind,
     gens: Floats<'py>,
     active: Option<PyArrayLikeDyn<'py, bool, AllowTypeChange>>,
     counts: Option<Vec<u32>>,
@@ -75,7 +68,8 @@ pub(crate) struct Arrays<'py> {
 
 impl<'py> Arrays<'py> {
     /// `generators` (N, K, 3 or 6), `active` (N, K), `need` (d,) or (N, d), `counts` (N,),
-    /// checked in that order; `general` sends (N, K ≤ 16, 3) to the general engine too.
+    /// checked in that order. The engine is the one [`CaseKind::of`] gives the array's d and
+    /// K; `general` sends (N, K ≤ 16, 3) to the general engine too.
     pub(crate) fn extract(
         generators: &Bound<'py, PyAny>,
         active: Option<&Bound<'py, PyAny>>,
@@ -104,10 +98,9 @@ impl<'py> Arrays<'py> {
             }
         }
         let counts = counts.map(|c| read_counts(c, n, k)).transpose()?;
-        let kind = if dim == 3 && k <= MAX_GENERATORS && !general {
-            Kind::Planar
-        } else {
-            Kind::General
+        let kind = match CaseKind::of(dim, k) {
+            CaseKind::Planar if general => CaseKind::General,
+            kind => kind,
         };
         let need = need.map(Floats::extract).transpose()?;
         let mut one_need = [0.0; MAX_DIM];
@@ -125,8 +118,8 @@ impl<'py> Arrays<'py> {
                 let v = nd.values();
                 // Finite in the engine's own numbers: float32 for the enumeration.
                 let (finite, unit) = match kind {
-                    Kind::Planar => (v.iter().all(|&x| (x as f32).is_finite()), " in float32"),
-                    Kind::General => (all_finite(&v), ""),
+                    CaseKind::Planar => (v.iter().all(|&x| (x as f32).is_finite()), " in float32"),
+                    CaseKind::General => (all_finite(&v), ""),
                 };
                 if !finite {
                     return Err(bad_input(format!("need = {v:?} is not finite{unit}")));
@@ -147,7 +140,7 @@ impl<'py> Arrays<'py> {
     }
 
     /// The engine the cases go to.
-    pub(crate) fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> CaseKind {
         self.kind
     }
 
@@ -245,6 +238,10 @@ fn read_counts(ob: &Bound<'_, PyAny>, n: usize, k: usize) -> PyResult<Vec<u32>> 
 
 /// Reads cases out of the input arrays: made with the GIL, run without it, from any thread.
 pub(crate) trait Reader: Send + Sync {
+    /// Whether `active` may leave rows out, so that a general case's generator `j` need not
+    /// be row `j` of the array.
+    fn maps_rows(&self) -> bool;
+
     /// Planar cases `first..first + out.len()` into `out`; false when one of them is bad.
     fn planar(&self, first: usize, out: &mut [Case]) -> bool;
 
@@ -277,7 +274,7 @@ pub(crate) trait Reader: Send + Sync {
 
 /// Case `i`'s generators `values` (whole ones of `d`) checked finite: the first bad one
 /// named with its numbers.
-pub(crate) fn finite_generators(i: usize, d: usize, values: &[f64]) -> Result<(), String> {
+fn finite_generators(i: usize, d: usize, values: &[f64]) -> Result<(), String> {
     if all_finite(values) {
         return Ok(());
     }
@@ -484,6 +481,10 @@ impl<G: Number, N: Number> Views<'_, G, N> {
 }
 
 impl<G: Number, N: Number> Reader for Views<'_, G, N> {
+    fn maps_rows(&self) -> bool {
+        self.active.is_some()
+    }
+
     fn planar(&self, first: usize, out: &mut [Case]) -> bool {
         let mut ok = true;
         for (j, slot) in out.iter_mut().enumerate() {
@@ -572,6 +573,90 @@ impl<G: Number, N: Number> Reader for Views<'_, G, N> {
         // the bad generator only when that fails.
         Some(self.general_need(i, need).map(|()| values))
     }
+}
+
+/// Converts every planar case into `out` on all cores; on bad input, the first bad case's
+/// error.
+pub(crate) fn read_planar(reader: &dyn Reader, out: &mut [Case]) -> Result<(), Error> {
+    let ok = out
+        .par_chunks_mut(BLOCK)
+        .enumerate()
+        .all(|(b, chunk)| reader.planar(b * BLOCK, chunk));
+    if ok {
+        Ok(())
+    } else {
+        Err(reader.planar_error(out.len()))
+    }
+}
+
+/// Planar cases converted at once by one worker.
+const BLOCK: usize = 1024;
+
+/// The array row of each generator of each general case of a call, where `active` may
+/// leave rows out; else generator `j` is row `j`.
+#[derive(Default)]
+pub(crate) struct GeneralRows {
+    mapped: bool,
+    /// Case after case.
+    rows: Vec<u32>,
+    /// Where each case's rows start in `rows` (one more than the cases).
+    starts: Vec<usize>,
+}
+
+impl GeneralRows {
+    /// The array row of generator `j` of case `i`.
+    pub(crate) fn row(&self, i: usize, j: u32) -> u32 {
+        if self.mapped {
+            self.rows[self.starts[i] + j as usize]
+        } else {
+            j
+        }
+    }
+}
+
+/// Converts `n` general cases of `dim` numbers into `batch` (cleared first), each read in
+/// place where it can be ([`Reader::general_in_place`]), else copied, and the array row of
+/// each generator into `rows`; on bad input, the first bad case's error.
+pub(crate) fn read_general(
+    reader: &dyn Reader,
+    n: usize,
+    dim: usize,
+    batch: &mut GeneralBatch,
+    rows: &mut GeneralRows,
+) -> Result<(), Error> {
+    batch.clear();
+    rows.mapped = reader.maps_rows();
+    rows.rows.clear();
+    rows.starts.clear();
+    rows.starts.push(0);
+    let (mut values, mut case_rows) = (Vec::new(), Vec::new());
+    let mut need = [0.0; MAX_DIM];
+    for i in 0..n {
+        let pushed = match reader.general_in_place(i, &mut need) {
+            Some(gens) => {
+                let gens = gens.map_err(Error::Input)?;
+                batch.push(dim, gens, &need[..dim]).map_err(|e| {
+                    // A bad number named with its generator, as a copied case's.
+                    let named = finite_generators(i, dim, gens).err();
+                    Error::Input(named.unwrap_or_else(|| format!("case {i}: {e}")))
+                })
+            }
+            None => {
+                reader
+                    .general(i, &mut values, &mut case_rows, &mut need)
+                    .map_err(Error::Input)?;
+                if rows.mapped {
+                    rows.rows.extend_from_slice(&case_rows);
+                    rows.starts.push(rows.rows.len());
+                }
+                batch
+                    .push(dim, &values, &need[..dim])
+                    .map_err(|e| Error::Input(format!("case {i}: {e}")))
+            }
+        };
+        pushed?;
+    }
+    Ok(())
 }
 
 /// The ids of a call's cases, as many as the cases.

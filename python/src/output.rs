@@ -13,9 +13,10 @@ use planar_hold::io::general::GeneralAnswer;
 use planar_hold::jsonl::Answer;
 use planar_hold::{Case, Error, Outcome, Verdict};
 
-/// Cases per block of the planar columns (and of the work that fills them: a block's cases
-/// stay in cache between their conversion, their cone tests and their rows).
-pub(crate) const BLOCK: usize = 1024;
+use crate::input::GeneralRows;
+
+/// Cases per block of the planar columns, written one block a worker.
+const BLOCK: usize = 1024;
 
 /// A column of `n` rows handed to numpy.
 fn column<T: numpy::Element>(py: Python<'_>, v: Vec<T>) -> Py<PyArray1<T>> {
@@ -43,6 +44,34 @@ fn verdict_counts(py: Python<'_>, verdict: &Py<PyArray1<u8>>) -> (usize, [usize;
     (verdicts.len(), counts)
 }
 
+/// The columns of a call, of either engine, made without the GIL.
+pub(crate) enum Results {
+    Planar(Columns),
+    General(GeneralColumns),
+}
+
+impl From<Columns> for Results {
+    fn from(c: Columns) -> Results {
+        Results::Planar(c)
+    }
+}
+
+impl From<GeneralColumns> for Results {
+    fn from(c: GeneralColumns) -> Results {
+        Results::General(c)
+    }
+}
+
+impl Results {
+    /// The columns as numpy arrays: `Outcomes` or `GeneralOutcomes`.
+    pub(crate) fn into_python(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        Ok(match self {
+            Results::Planar(c) => Bound::new(py, Outcomes::new(py, c))?.into_any(),
+            Results::General(c) => Bound::new(py, GeneralOutcomes::new(py, c))?.into_any(),
+        })
+    }
+}
+
 // ------------------------------------------------------------------ planar
 
 /// The planar outcome columns, made without the GIL.
@@ -58,7 +87,7 @@ pub(crate) struct Columns {
 }
 
 /// One block's rows of every planar column.
-pub(crate) struct Rows<'a> {
+struct Rows<'a> {
     verdict: &'a mut [u8],
     witness_len: &'a mut [u8],
     witness_index: &'a mut [u8],
@@ -84,15 +113,10 @@ impl Columns {
         }
     }
 
-    /// The columns of `n` cases filled block by block on all cores: `block(b, rows)` writes
-    /// the rows of cases `b·BLOCK..` (at most `BLOCK` of them); false stops the work.
-    pub(crate) fn par_blocks(
-        n: usize,
-        block: impl Fn(usize, Rows<'_>) -> bool + Sync,
-    ) -> (Columns, bool) {
-        let mut c = Columns::zeroed(n);
-        let ok = c
-            .verdict
+    /// The columns of evaluated outcomes, written block by block on all cores.
+    pub(crate) fn new(outcomes: &[Outcome]) -> Columns {
+        let mut c = Columns::zeroed(outcomes.len());
+        c.verdict
             .par_chunks_mut(BLOCK)
             .zip(c.witness_len.par_chunks_mut(BLOCK))
             .zip(c.witness_index.par_chunks_mut(3 * BLOCK))
@@ -102,9 +126,9 @@ impl Columns {
             .zip(c.capped.par_chunks_mut(BLOCK))
             .zip(c.binding.par_chunks_mut(BLOCK))
             .enumerate()
-            .all(
+            .for_each(
                 |(b, (((((((verdict, len), index), weight), cert), margin), capped), binding))| {
-                    let rows = Rows {
+                    let mut rows = Rows {
                         verdict,
                         witness_len: len,
                         witness_index: index,
@@ -114,32 +138,23 @@ impl Columns {
                         capped,
                         binding,
                     };
-                    block(b, rows)
+                    let start = b * BLOCK;
+                    rows.write(&outcomes[start..start + rows.len()]);
                 },
             );
-        (c, ok)
-    }
-
-    /// The columns of evaluated outcomes.
-    pub(crate) fn new(outcomes: &[Outcome]) -> Columns {
-        let (c, _) = Columns::par_blocks(outcomes.len(), |b, mut rows| {
-            let start = b * BLOCK;
-            rows.write(&outcomes[start..start + rows.len()]);
-            true
-        });
         c
     }
 }
 
 impl Rows<'_> {
     /// Cases in the block.
-    pub(crate) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.verdict.len()
     }
 
     /// The witness and certificate only where the verdict gives them (as `Outcome::witness`
     /// and `Outcome::certificate`), zeros elsewhere.
-    pub(crate) fn write(&mut self, outcomes: &[Outcome]) {
+    fn write(&mut self, outcomes: &[Outcome]) {
         for (i, o) in outcomes.iter().enumerate() {
             self.verdict[i] = o.verdict() as u8;
             let supported = o.verdict() == Verdict::Supported;
@@ -193,7 +208,7 @@ pub(crate) struct Outcomes {
 }
 
 impl Outcomes {
-    pub(crate) fn new(py: Python<'_>, c: Columns) -> Outcomes {
+    fn new(py: Python<'_>, c: Columns) -> Outcomes {
         let n = c.verdict.len();
         Outcomes {
             verdict: column(py, c.verdict),
@@ -222,25 +237,6 @@ impl Outcomes {
 
 // ------------------------------------------------------------------ general
 
-/// One evaluated part of a general call: cases `first..` and the array row of each of their
-/// generators (the identity unless `active` or `counts` left rows out before them).
-pub(crate) struct Chunk<'b> {
-    pub(crate) first: usize,
-    pub(crate) dim: usize,
-    pub(crate) outcomes: &'b [GeneralOutcome],
-    /// Array row of each generator of the part, case after case.
-    pub(crate) rows: &'b [u32],
-    /// Where each case's rows start in `rows` (one more than the cases).
-    pub(crate) row_starts: &'b [usize],
-}
-
-impl Chunk<'_> {
-    /// The array row of generator `j` of chunk case `c`.
-    fn row(&self, c: usize, j: u32) -> u32 {
-        self.rows[self.row_starts[c] + j as usize]
-    }
-}
-
 /// The output columns of a general call.
 pub(crate) struct GeneralColumns {
     n: usize,
@@ -260,8 +256,20 @@ pub(crate) struct GeneralColumns {
 }
 
 impl GeneralColumns {
+    /// The columns of the evaluated cases of a call of `dim` numbers and `k` generator rows.
+    pub(crate) fn new(
+        dim: usize,
+        k: usize,
+        outcomes: &[GeneralOutcome],
+        rows: &GeneralRows,
+    ) -> GeneralColumns {
+        let mut c = GeneralColumns::zeroed(outcomes.len(), dim, k);
+        c.write(outcomes, rows);
+        c
+    }
+
     /// Zeroed columns of `n` cases of `dim` numbers and `rows` generator rows.
-    pub(crate) fn zeroed(n: usize, dim: usize, rows: usize) -> GeneralColumns {
+    fn zeroed(n: usize, dim: usize, rows: usize) -> GeneralColumns {
         GeneralColumns {
             n,
             dim,
@@ -280,16 +288,15 @@ impl GeneralColumns {
         }
     }
 
-    /// The rows of one evaluated chunk.
-    pub(crate) fn write(&mut self, chunk: &Chunk<'_>) {
+    /// The rows of every case, its generators' indices as rows of the caller's array.
+    fn write(&mut self, outcomes: &[GeneralOutcome], rows: &GeneralRows) {
         let (d, k) = (self.dim, self.rows);
-        for (c, o) in chunk.outcomes.iter().enumerate() {
-            let i = chunk.first + c;
+        for (i, o) in outcomes.iter().enumerate() {
             self.verdict[i] = o.verdict as u8;
             if let Some((idx, weights)) = o.witness() {
                 self.witness_len[i] = idx.len() as u8;
                 for (j, (&g, &w)) in idx.iter().zip(weights).enumerate() {
-                    self.witness_index[i * d + j] = chunk.row(c, g) as i32;
+                    self.witness_index[i * d + j] = rows.row(i, g) as i32;
                     self.witness_weight[i * d + j] = w;
                 }
             }
@@ -303,7 +310,7 @@ impl GeneralColumns {
                 self.has_facet[i] = true;
                 self.facet_normal[i * d..(i + 1) * d].copy_from_slice(&f.normal[..d]);
                 for g in f.generators.iter() {
-                    self.facet_mask[i * k + chunk.row(c, g) as usize] = true;
+                    self.facet_mask[i * k + rows.row(i, g) as usize] = true;
                 }
             }
         }
@@ -341,7 +348,7 @@ pub(crate) struct GeneralOutcomes {
 }
 
 impl GeneralOutcomes {
-    pub(crate) fn new(py: Python<'_>, c: GeneralColumns) -> GeneralOutcomes {
+    fn new(py: Python<'_>, c: GeneralColumns) -> GeneralOutcomes {
         let (n, d) = (c.n, c.dim);
         GeneralOutcomes {
             dim: d,
@@ -397,44 +404,35 @@ pub(crate) fn planar_answers_json(cases: &[Case], outcomes: &[Outcome]) -> Resul
     to_json(&answers)
 }
 
-/// The general answers, a chunk at a time, as one JSON array (each object with a null
-/// `id`), made by the CLI's own [`GeneralAnswer`].
-#[derive(Default)]
-pub(crate) struct GeneralAnswersJson {
-    text: String,
-}
-
-impl GeneralAnswersJson {
-    /// The answers of one evaluated chunk, their indices as rows of the caller's array.
-    pub(crate) fn write(&mut self, chunk: &Chunk<'_>) -> Result<(), Error> {
-        let mut witness_rows = [0u32; MAX_DIM];
-        for (c, o) in chunk.outcomes.iter().enumerate() {
-            let mut answer = GeneralAnswer::new(None, chunk.dim, o);
-            if let Some(w) = answer.witness.as_mut() {
-                for (slot, &g) in witness_rows.iter_mut().zip(w.generators) {
-                    *slot = chunk.row(c, g);
-                }
-                w.generators = &witness_rows[..w.generators.len()];
+/// The general answers as one JSON array (each object with a null `id`), made by the CLI's
+/// own [`GeneralAnswer`], their indices as rows of the caller's array.
+pub(crate) fn general_answers_json(
+    dim: usize,
+    outcomes: &[GeneralOutcome],
+    rows: &GeneralRows,
+) -> Result<String, Error> {
+    let mut text = String::from("[");
+    let mut witness_rows = [0u32; MAX_DIM];
+    for (i, o) in outcomes.iter().enumerate() {
+        let mut answer = GeneralAnswer::new(None, dim, o);
+        if let Some(w) = answer.witness.as_mut() {
+            for (slot, &g) in witness_rows.iter_mut().zip(w.generators) {
+                *slot = rows.row(i, g);
             }
-            if let Some(f) = answer.facet.as_mut() {
-                for g in f.generators.iter_mut() {
-                    *g = chunk.row(c, *g);
-                }
+            w.generators = &witness_rows[..w.generators.len()];
+        }
+        if let Some(f) = answer.facet.as_mut() {
+            for g in f.generators.iter_mut() {
+                *g = rows.row(i, *g);
             }
-            self.text.push(if chunk.first + c > 0 { ',' } else { '[' });
-            self.text.push_str(&to_json(&answer)?);
         }
-        Ok(())
-    }
-
-    /// The whole array.
-    pub(crate) fn finish(mut self) -> String {
-        if self.text.is_empty() {
-            self.text.push('[');
+        if i > 0 {
+            text.push(',');
         }
-        self.text.push(']');
-        self.text
+        text.push_str(&to_json(&answer)?);
     }
+    text.push(']');
+    Ok(text)
 }
 
 /// The answers' JSON array as a list of dicts, `id` first where `ids` gives one that is not
