@@ -17,6 +17,12 @@ MAX_GENERAL_GENERATORS: int
 #: The margin reported when the contacts push in every direction (``capped``).
 MARGIN_CAP: float
 
+def is_planar(dims: npt.ArrayLike, counts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """(N,) True where a case of ``dims[i]`` numbers a generator (3 or 6) and ``counts[i]``
+    generators goes to the planar enumeration, False where to the general engine: the one
+    routing rule of planar-hold (``CaseKind::of``), for readers of ragged rows that group
+    them by engine (``planar_hold.ray``). Raises ValueError when the lengths differ."""
+
 class GpuError(RuntimeError):
     """The GPU engine failed: no adapter (the message says how to install a software one),
     device creation, device lost, out of memory or limits."""

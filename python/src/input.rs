@@ -9,8 +9,8 @@
 
 use numpy::ndarray::{ArrayView2, ArrayView3, Ix2, Ix3};
 use numpy::{
-    AllowTypeChange, PyArrayDescrMethods, PyArrayLikeDyn, PyReadonlyArrayDyn, PyUntypedArray,
-    PyUntypedArrayMethods,
+    AllowTypeChange, PyArray1, PyArrayDescrMethods, PyArrayLike1, PyArrayLikeDyn,
+    PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -709,4 +709,32 @@ pub(crate) fn scene_lines(scenes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         lines.push(text);
     }
     Ok(lines)
+}
+
+/// Whether the enumeration takes a case of `dims` numbers a generator and `counts`
+/// generators (both (N,) integers): [`CaseKind::of`], row by row, for readers of ragged
+/// rows (`planar_hold.ray`) that group them by engine.
+#[pyfunction]
+pub(crate) fn is_planar<'py>(
+    py: Python<'py>,
+    dims: PyArrayLike1<'py, i64, AllowTypeChange>,
+    counts: PyArrayLike1<'py, i64, AllowTypeChange>,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let (dims, counts) = (dims.as_array(), counts.as_array());
+    if dims.len() != counts.len() {
+        return Err(bad_input(format!(
+            "{} dims for {} counts",
+            dims.len(),
+            counts.len()
+        )));
+    }
+    let planar = dims
+        .iter()
+        .zip(&counts)
+        .map(|(&d, &k)| {
+            let kind = CaseKind::of(d.max(0) as usize, k.max(0) as usize);
+            kind == CaseKind::Planar
+        })
+        .collect::<Vec<bool>>();
+    Ok(PyArray1::from_vec(py, planar))
 }
