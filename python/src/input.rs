@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use planar_hold::general::GeneralBatch;
 use planar_hold::general::{all_finite, default_need, MAX_DIM, MAX_GENERAL_GENERATORS};
-use planar_hold::{Case, CaseKind, Error};
+use planar_hold::{Case, CaseKind, Error, MAX_GENERATORS};
 
 use crate::error::bad_input;
 
@@ -354,6 +354,36 @@ struct Views<'a, G, N> {
     need: NeedView<'a, N>,
 }
 
+/// The slot of each of a case's 48 generator numbers.
+const SLOT_OF: [u32; 3 * MAX_GENERATORS] = {
+    let mut slots = [0; 3 * MAX_GENERATORS];
+    let mut j = 0;
+    while j < slots.len() {
+        slots[j] = (j / 3) as u32;
+        j += 1;
+    }
+    slots
+};
+
+/// `src` (16 slots of 3 numbers) rounded to float32 into `dst`, the slots out of `mask`
+/// zeros; whether a number in the mask is not finite. One pass without a branch, so that
+/// it runs in vector registers.
+#[inline(always)]
+fn masked<G: Number>(
+    src: &[G; 3 * MAX_GENERATORS],
+    mask: u32,
+    dst: &mut [f32; 3 * MAX_GENERATORS],
+) -> bool {
+    let mut bad = 0u32;
+    for j in 0..3 * MAX_GENERATORS {
+        let keep = 0u32.wrapping_sub((mask >> SLOT_OF[j]) & 1);
+        let bits = src[j].to_f32().to_bits() & keep;
+        bad |= u32::from(bits & 0x7f80_0000 == 0x7f80_0000);
+        dst[j] = f32::from_bits(bits);
+    }
+    bad != 0
+}
+
 fn finite3(x: [f32; 3]) -> bool {
     x[0].is_finite() & x[1].is_finite() & x[2].is_finite()
 }
@@ -391,7 +421,7 @@ impl<G: Number, N: Number> Views<'_, G, N> {
     /// Planar case `i` into `case` (every slot written); false where a number in use is not
     /// finite in float32. The slots are copied whole, then masked and checked without a
     /// branch, so that the conversion keeps up with the kernel.
-    #[inline]
+    #[inline(always)]
     fn planar_case(&self, i: usize, case: &mut Case) -> bool {
         let (rows, count) = (self.rows, self.count(i));
         // Rows 0..count (count ≤ rows ≤ 16), less the inactive ones.
@@ -407,37 +437,63 @@ impl<G: Number, N: Number> Views<'_, G, N> {
             (None, Some(a)) => mask &= (0..rows).fold(0, |m, k| m | u32::from(a[[i, k]]) << k),
             (None, None) => {}
         }
-        let slots = case.generators.as_flattened_mut();
-        match self.gens_flat {
-            Some(flat) => G::to_f32_into(&flat[i * rows * 3..(i + 1) * rows * 3], slots),
+        let slots: &mut [f32; 3 * MAX_GENERATORS] = case
+            .generators
+            .as_flattened_mut()
+            .try_into()
+            .expect("16 slots");
+        let bad = match self.gens_flat {
+            // The common case: all 16 rows, contiguous: read, masked, checked, written once.
+            Some(flat) if rows == MAX_GENERATORS => {
+                let at = i * 3 * MAX_GENERATORS;
+                let row: &[G; 3 * MAX_GENERATORS] = flat[at..at + 3 * MAX_GENERATORS]
+                    .try_into()
+                    .expect("16 rows");
+                masked(row, mask, slots)
+            }
+            Some(flat) => {
+                let mut read = [0f32; 3 * MAX_GENERATORS];
+                G::to_f32_into(&flat[i * rows * 3..(i + 1) * rows * 3], &mut read);
+                masked(&read, mask, slots)
+            }
             None => {
+                let mut read = [0f32; 3 * MAX_GENERATORS];
                 for k in 0..rows {
                     for c in 0..3 {
-                        slots[3 * k + c] = self.gens[[i, k, c]].to_f32();
+                        read[3 * k + c] = self.gens[[i, k, c]].to_f32();
                     }
                 }
-            }
-        }
-        // Slots out of the mask (and those past K, left from an earlier case) become zeros.
-        let mut bad = false;
-        for (k, slot) in case.generators.iter_mut().enumerate() {
-            let keep = 0u32.wrapping_sub((mask >> k) & 1);
-            for x in slot.iter_mut() {
-                let bits = x.to_bits() & keep;
-                bad |= bits & 0x7f80_0000 == 0x7f80_0000;
-                *x = f32::from_bits(bits);
-            }
-        }
-        case.active_mask = mask;
-        case.need = match &self.need {
-            NeedView::One(_, one) => *one,
-            NeedView::Each(a) => {
-                let v = [a[[i, 0]], a[[i, 1]], a[[i, 2]]].map(N::to_f32);
-                bad |= !finite3(v);
-                v
+                masked(&read, mask, slots)
             }
         };
-        !bad
+        case.active_mask = mask;
+        let (need, need_bad) = match &self.need {
+            NeedView::One(_, one) => (*one, false),
+            NeedView::Each(a) => {
+                let v = [a[[i, 0]], a[[i, 1]], a[[i, 2]]].map(N::to_f32);
+                (v, !finite3(v))
+            }
+        };
+        case.need = need;
+        !(bad | need_bad)
+    }
+
+    /// Planar cases `first..first + out.len()` into `out`; false when one of them is bad.
+    #[inline(always)]
+    fn planar_cases(&self, first: usize, out: &mut [Case]) -> bool {
+        let mut ok = true;
+        for (j, slot) in out.iter_mut().enumerate() {
+            ok &= self.planar_case(first + j, slot);
+        }
+        ok
+    }
+
+    /// [`Views::planar_cases`] with AVX2's wider registers and per-lane shifts for the
+    /// masking loop (the answers are the same bits: the loop only moves and masks them).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn planar_avx2(&self, first: usize, out: &mut [Case]) -> bool {
+        self.planar_cases(first, out)
     }
 
     /// What is wrong with planar case `i`, in words: its first generator in use that is not
@@ -486,11 +542,12 @@ impl<G: Number, N: Number> Reader for Views<'_, G, N> {
     }
 
     fn planar(&self, first: usize, out: &mut [Case]) -> bool {
-        let mut ok = true;
-        for (j, slot) in out.iter_mut().enumerate() {
-            ok &= self.planar_case(first + j, slot);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { self.planar_avx2(first, out) };
         }
-        ok
+        self.planar_cases(first, out)
     }
 
     fn planar_error(&self, n: usize) -> Error {

@@ -164,7 +164,7 @@ impl Rows<'_> {
                 self.witness_index[3 * i + k] = o.witness_index[k] as u8;
                 // Weight k is witness_weight[k]·2^witness_exponent[k] (Outcome::witness).
                 self.witness_weight[3 * i + k] =
-                    f64::from(o.witness_weight[k]) * 2f64.powi(o.witness_exponent[k]);
+                    f64::from(o.witness_weight[k]) * pow2(o.witness_exponent[k]);
             }
             if let Some(y) = o.certificate() {
                 let row = &mut self.certificate[3 * i..3 * i + 3];
@@ -174,6 +174,21 @@ impl Rows<'_> {
             self.capped[i] = o.is_capped();
             self.binding[i] = o.binding().map_or(-1, |b| b as i32);
         }
+    }
+}
+
+/// `2^e`, as `2f64.powi(e)` gives it (both exact in the normal range), without its loop.
+fn pow2(e: i32) -> f64 {
+    /// Out of line: `powi` is pure, and inlined it is computed on every call and selected.
+    #[cold]
+    #[inline(never)]
+    fn powi(e: i32) -> f64 {
+        2f64.powi(e)
+    }
+    if (-1022..=1023).contains(&e) {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        powi(e)
     }
 }
 
@@ -462,4 +477,14 @@ pub(crate) fn answer_list<'py>(
         }
     }
     Ok(list)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pow2_is_powi() {
+        for e in -1100..1100 {
+            assert_eq!(super::pow2(e).to_bits(), 2f64.powi(e).to_bits(), "2^{e}");
+        }
+    }
 }
