@@ -248,9 +248,6 @@ pub(crate) trait Reader: Send + Sync {
     /// The error of the first bad planar case among the first `n` (after a failure).
     fn planar_error(&self, n: usize) -> Error;
 
-    /// How many generators general case `i` has in use (its count, less the inactive rows).
-    fn used(&self, i: usize) -> usize;
-
     /// General case `i`'s generators into `values`, the array row of each into `rows`, its
     /// need into `need`. An error names the case and the problem.
     fn general(
@@ -518,6 +515,14 @@ impl<G: Number, N: Number> Views<'_, G, N> {
         None
     }
 
+    /// How many generators general case `i` has in use (its count, less the inactive rows).
+    fn used(&self, i: usize) -> usize {
+        let count = self.count(i);
+        match &self.active {
+            None => count,
+            Some(_) => (0..count).filter(|&k| self.on(i, k)).count(),
+        }
+    }
     /// General case `i`'s need into `need`, checked finite.
     fn general_need(&self, i: usize, need: &mut [f64; MAX_DIM]) -> Result<(), String> {
         let d = self.dim;
@@ -553,14 +558,6 @@ impl<G: Number, N: Number> Reader for Views<'_, G, N> {
     fn planar_error(&self, n: usize) -> Error {
         let first = (0..n).find_map(|i| self.planar_problem(i));
         Error::Input(first.expect("a failing case"))
-    }
-
-    fn used(&self, i: usize) -> usize {
-        let count = self.count(i);
-        match &self.active {
-            None => count,
-            Some(_) => (0..count).filter(|&k| self.on(i, k)).count(),
-        }
     }
 
     fn general(
