@@ -416,8 +416,8 @@ impl<G: Number, N: Number> Views<'_, G, N> {
     }
 
     /// Planar case `i` into `case` (every slot written); false where a number in use is not
-    /// finite in float32. The slots are copied whole, then masked and checked without a
-    /// branch, so that the conversion keeps up with the kernel.
+    /// finite in float32. The slots are read, masked and checked in one pass without a
+    /// branch ([`masked`]), so that the conversion keeps up with the kernel.
     #[inline(always)]
     fn planar_case(&self, i: usize, case: &mut Case) -> bool {
         let (rows, count) = (self.rows, self.count(i));
