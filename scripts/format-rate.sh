@@ -28,7 +28,10 @@ pq.write_table(pa.table({
     "need": pa.array([r["need"] for r in rows], pa.list_(pa.float32())),
 }), sys.argv[2])
 PY
-grep -o -w -m1 'avx512f\|avx2' /proc/cpuinfo | head -1 | sed 's/^/instruction set: /' || true
+# The widest instruction set the flags name (avx2 comes before avx512f in the flags line).
+if grep -q -w avx512f /proc/cpuinfo; then echo 'instruction set: avx512f'
+elif grep -q -w avx2 /proc/cpuinfo; then echo 'instruction set: avx2'
+else echo 'instruction set: baseline'; fi
 for f in cases.jsonl cases.parquet; do
   "$bin" bench --input "$dir/$f" --backend cpu,cpu1 |
     grep -E "^cpu|^input|per core|floors|cores to"

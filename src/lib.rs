@@ -120,13 +120,15 @@ pub struct CaseId(u32);
 const GENERAL_BIT: u32 = 1 << 31;
 
 impl CaseId {
-    /// Planar case `index` of a batch.
+    /// Planar case `index` of a batch (below 2³¹).
     pub fn planar(index: usize) -> CaseId {
+        debug_assert!(index < GENERAL_BIT as usize);
         CaseId(index as u32)
     }
 
-    /// General case `index` of a batch.
+    /// General case `index` of a batch (below 2³¹).
     pub fn general(index: usize) -> CaseId {
+        debug_assert!(index < GENERAL_BIT as usize);
         CaseId(index as u32 | GENERAL_BIT)
     }
 
@@ -151,7 +153,9 @@ impl CaseId {
 }
 
 /// Cases of both engines, each engine's in the order they were pushed: what
-/// [`Engine::evaluate`] answers in one call. Cleared and refilled, it keeps its buffers.
+/// [`Engine::evaluate`] answers in one call. Which engine a case goes to is
+/// [`CaseKind::of`] its shape; the [`CaseId`] a push returns finds its answer
+/// ([`Answers::get`]). Cleared and refilled, it keeps its buffers.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// The planar enumeration's cases.
@@ -167,6 +171,7 @@ impl Batch {
     }
 
     /// Appends a planar case.
+    #[inline]
     pub fn push(&mut self, case: Case) -> CaseId {
         self.planar.push(case);
         CaseId::planar(self.planar.len() - 1)
@@ -307,10 +312,12 @@ impl Answers {
 
 /// A cone-test engine of either backend, created once and reused for every batch.
 pub enum Engine {
-    /// The CPU's lane-parallel path ([`planar::cone_test_batch_into`]), bit for bit the
-    /// reference's answers, on rayon's thread pool.
+    /// The CPU: the enumeration's lane-parallel path (bit for bit the reference's answers)
+    /// and the general engine in float64, on all cores or the calling thread
+    /// ([`Options::threads`]).
     Cpu,
-    /// The shader on the device chosen from the environment (boxed: it holds the device).
+    /// The device chosen from the environment: the enumeration's shader, and the general
+    /// engine's float32 search finished in float64 on the CPU (boxed: it holds the device).
     Gpu(Box<planar::host::GpuEngine>),
 }
 

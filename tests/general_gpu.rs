@@ -14,7 +14,7 @@ use planar_hold::general::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
 use planar_hold::general::types::{GeneralHint, GeneralParams, GeneralRecord};
 use planar_hold::general::{check, solver, GeneralBatch, GeneralOutcome, GeneralStats};
 use planar_hold::planar::host::GpuEngine;
-use planar_hold::{Backend, Batch, Engine, Error, Options, Threads, Verdict};
+use planar_hold::{Batch, Options, Threads, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;

@@ -117,6 +117,13 @@ impl CaseBatch {
         self.rows.push(row.map(|case| self.batch.push(case)));
     }
 
+    /// Appends row `number` holding a planar case.
+    #[inline]
+    pub fn push_planar(&mut self, number: u64, case: Case) {
+        self.numbers.push(number);
+        self.rows.push(Ok(self.batch.push(case)));
+    }
+
     /// Appends row `number` holding general case `index` of `self.batch.general`.
     pub fn push_general(&mut self, number: u64, index: u32) {
         self.numbers.push(number);

@@ -167,8 +167,8 @@ enum Slot {
 enum State {
     /// Its cases are in this round's batch, at the slot.
     Asked(Slot),
-    /// Judged.
-    Done(Report),
+    /// Judged (boxed: a report is large beside a slot).
+    Done(Box<Report>),
     /// A spatial line decided at `k` edges, its outcomes kept for the report (which also
     /// needs its support region, computed with all of them at the end).
     Decided {
@@ -288,12 +288,12 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
             continue;
         };
         *state = match (*line, slot) {
-            (Line::Planar(s), Slot::Planar { at, n }) => {
-                State::Done(Report::Planar(judge_planar(s, &answers.planar[at..at + n])))
-            }
-            (Line::Planar(s), Slot::General { at, n }) => State::Done(Report::Planar(
+            (Line::Planar(s), Slot::Planar { at, n }) => State::Done(Box::new(Report::Planar(
+                judge_planar(s, &answers.planar[at..at + n]),
+            ))),
+            (Line::Planar(s), Slot::General { at, n }) => State::Done(Box::new(Report::Planar(
                 judge_general(s, &answers.general[at..at + n]),
-            )),
+            ))),
             (Line::Spatial(s), Slot::Spatial { at, n, k }) => {
                 let outcomes = &answers.general[at..at + n];
                 match refine(s, k, outcomes) {
@@ -335,7 +335,7 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
         .iter()
         .zip(states)
         .map(|(line, state)| match (*line, state) {
-            (_, State::Done(report)) => report,
+            (_, State::Done(report)) => *report,
             (Line::Spatial(s), State::Decided { k, outcomes }) => {
                 let region = regions.next().unwrap_or_default();
                 Report::Spatial(judge_spatial(s, k, &outcomes, region))

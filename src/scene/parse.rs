@@ -75,7 +75,7 @@ fn contact(list: &str, index: usize, raw: RawContact) -> Result<Contact, Error> 
         return Err(input(format!("{who}: normal {n:?} has zero length")));
     }
     let normal = [n[0] / len, n[1] / len];
-    let mu = friction(&who, raw.mu.ok_or_else(|| missing("mu"))?)?;
+    let mu = Friction::parse(&who, &raw.mu.ok_or_else(|| missing("mu"))?)?;
     Ok(Contact {
         pair,
         source: index,
@@ -84,34 +84,6 @@ fn contact(list: &str, index: usize, raw: RawContact) -> Result<Contact, Error> 
         normal,
         mu,
     })
-}
-
-fn friction(who: &str, v: Value) -> Result<Friction, Error> {
-    let bad = || {
-        input(format!(
-            "{who}: mu must be a number or an interval [lo, hi], got {v}"
-        ))
-    };
-    let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
-    let f = match &v {
-        Value::Number(_) => Friction::Value(num(&v).ok_or_else(bad)?),
-        Value::Array(a) if a.len() == 2 => {
-            Friction::Interval([num(&a[0]).ok_or_else(bad)?, num(&a[1]).ok_or_else(bad)?])
-        }
-        _ => return Err(bad()),
-    };
-    match f {
-        Friction::Value(m) if m < 0.0 => Err(input(format!(
-            "{who}: friction coefficient mu = {m} is negative"
-        ))),
-        Friction::Interval([lo, hi]) if lo > hi => Err(input(format!(
-            "{who}: mu interval [{lo}, {hi}] is upside down (lower end above upper end)"
-        ))),
-        Friction::Interval([lo, hi]) if lo < 0.0 => Err(input(format!(
-            "{who}: friction coefficient mu interval [{lo}, {hi}] is negative"
-        ))),
-        f => Ok(f),
-    }
 }
 
 fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error> {

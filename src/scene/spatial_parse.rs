@@ -276,9 +276,9 @@ fn contact(index: usize, raw: RawContact) -> Result<SpatialContact, Error> {
         )));
     }
     let normal = n.map(|v| v / len);
-    let mu = friction(
+    let mu = Friction::parse(
         &who,
-        raw.mu
+        &raw.mu
             .ok_or_else(|| input(format!("{who}: missing field `mu`")))?,
     )?;
     if points.len() >= 4 {
@@ -291,34 +291,6 @@ fn contact(index: usize, raw: RawContact) -> Result<SpatialContact, Error> {
         normal,
         mu,
     })
-}
-
-fn friction(who: &str, v: Value) -> Result<Friction, Error> {
-    let bad = || {
-        input(format!(
-            "{who}.mu must be a number or an interval [lo, hi], got {v}"
-        ))
-    };
-    let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
-    let f = match &v {
-        Value::Number(_) => Friction::Value(num(&v).ok_or_else(bad)?),
-        Value::Array(a) if a.len() == 2 => {
-            Friction::Interval([num(&a[0]).ok_or_else(bad)?, num(&a[1]).ok_or_else(bad)?])
-        }
-        _ => return Err(bad()),
-    };
-    match f {
-        Friction::Value(m) if m < 0.0 => Err(input(format!(
-            "{who}.mu: negative friction coefficient {m}"
-        ))),
-        Friction::Interval([lo, hi]) if lo > hi => Err(input(format!(
-            "{who}.mu interval [{lo}, {hi}] is upside down (lo > hi)"
-        ))),
-        Friction::Interval([lo, hi]) if lo < 0.0 => Err(input(format!(
-            "{who}.mu interval [{lo}, {hi}]: negative friction coefficient"
-        ))),
-        f => Ok(f),
-    }
 }
 
 /// A face's points lie on one plane within [`COPLANAR_TOLERANCE`] of the face's size: the

@@ -17,6 +17,38 @@ pub enum Friction {
 }
 
 impl Friction {
+    /// The `mu` of a contact from its JSON value, in the words of every scene (planar and
+    /// spatial alike); `who` names the contact ("contact 2 (pair 1)", "contacts[2]").
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when it is neither a number nor `[lo, hi]` of finite numbers, is
+    /// negative, or is an interval upside down.
+    pub fn parse(who: &str, v: &Value) -> Result<Friction, Error> {
+        let input = |m: String| Err(Error::Input(format!("{who}: mu {m}")));
+        let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
+        let f = match v {
+            Value::Number(_) => num(v).map(Friction::Value),
+            Value::Array(a) if a.len() == 2 => num(&a[0])
+                .zip(num(&a[1]))
+                .map(|(lo, hi)| Friction::Interval([lo, hi])),
+            _ => None,
+        };
+        match f {
+            None => input(format!("must be a number or an interval [lo, hi], got {v}")),
+            Some(Friction::Value(m)) if m < 0.0 => input(format!(
+                "= {m} is negative: a friction coefficient is at least 0"
+            )),
+            Some(Friction::Interval([lo, hi])) if lo > hi => input(format!(
+                "interval [{lo}, {hi}] is upside down (lo > hi: lower end above upper end)"
+            )),
+            Some(Friction::Interval([lo, hi])) if lo < 0.0 => input(format!(
+                "interval [{lo}, {hi}] is negative: a friction coefficient is at least 0"
+            )),
+            Some(f) => Ok(f),
+        }
+    }
+
     /// The μ the generators use: the value, or the interval's lower end.
     pub fn lower(&self) -> f64 {
         match *self {
@@ -262,4 +294,59 @@ fn interval_values(iv: [f64; 2]) -> Vec<f64> {
 /// Euclidean distance of two points.
 pub(super) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (b[0] - a[0]).hypot(b[1] - a[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::{parse_planar, parse_spatial};
+
+    /// A bad μ reads the same in a planar and in a spatial line: one wording, the contact
+    /// named as each scene names it.
+    #[test]
+    fn a_bad_mu_reads_the_same_in_every_scene() {
+        let planar = |mu: &str| {
+            let line = format!(
+                r#"{{"id": 1, "half_size": 1, "contacts": [{{"pair": 0, "p0": [-1, -1],
+                "p1": [1, -1], "normal": [0, 1], "mu": {mu}}}]}}"#
+            );
+            parse_planar(&line).unwrap_err().to_string()
+        };
+        let spatial = |mu: &str| {
+            let line = format!(
+                r#"{{"id": 1, "dim": 3, "half_size": 1, "contacts": [{{"pair": 0,
+                "points": [[0, 0, -1]], "normal": [0, 0, 1], "mu": {mu}}}]}}"#
+            );
+            parse_spatial(&line).unwrap_err().to_string()
+        };
+        for (mu, words) in [
+            (
+                "-0.5",
+                "mu = -0.5 is negative: a friction coefficient is at least 0",
+            ),
+            (
+                "[0.6, 0.2]",
+                "mu interval [0.6, 0.2] is upside down (lo > hi: lower end above upper end)",
+            ),
+            (
+                "[-0.1, 0.2]",
+                "mu interval [-0.1, 0.2] is negative: a friction coefficient is at least 0",
+            ),
+            (
+                r#""x""#,
+                r#"mu must be a number or an interval [lo, hi], got "x""#,
+            ),
+            (
+                "[1, 2, 3]",
+                "mu must be a number or an interval [lo, hi], got [1,2,3]",
+            ),
+        ] {
+            let (p, s) = (planar(mu), spatial(mu));
+            assert_eq!(
+                p,
+                format!("invalid input: contact 0 (pair 0): {words}"),
+                "{mu}"
+            );
+            assert_eq!(s, format!("invalid input: contacts[0]: {words}"), "{mu}");
+        }
+    }
 }
