@@ -5,7 +5,9 @@ Writes the bench's own workload (examples/sample_cases.rs, mixed, 262,144 cases 
 loads it as numpy arrays, then alternates timed rounds of the Python call and of the CLI's
 bench in one run (both take their median after a warm-up) and prints the ratio. Uses
 `bench --input FILE` where the CLI has it, else `bench --cases N` (the same cases: the bench's
-seed). Run with the venv's python after `scripts/test` (or `pip install ./python`).
+seed). Run with the venv's python after `scripts/test` (or `pip install ./python`). Both sides
+run with the instruction set `PLANAR_HOLD_SIMD` names (default: the best this CPU has), and
+the report names it: `PLANAR_HOLD_SIMD=avx2` measures the AVX2 path on an AVX-512 machine.
 
     .venv/bin/python scripts/python_rate.py [N] [ROUNDS]
 """
@@ -56,7 +58,8 @@ def bench_rate(n, cases_file, with_input):
         args += ["--input", str(cases_file)]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     report = json.loads(out.strip().splitlines()[-1])
-    return next(r["cases_per_s"] for r in report["results"] if r["batch"] == n)
+    rate = next(r["cases_per_s"] for r in report["results"] if r["batch"] == n)
+    return rate, report.get("simd", "?")
 
 
 def main():
@@ -77,10 +80,12 @@ def main():
         py, cli = [], []
         for _ in range(rounds):
             py.append(python_rate(engine, gens, active, need))
-            cli.append(bench_rate(n, cases_file, with_input))
+            rate, simd = bench_rate(n, cases_file, with_input)
+            cli.append(rate)
     p, c = float(np.median(py)), float(np.median(cli))
     how = "bench --input" if with_input else "bench --cases (same seed, same cases)"
-    print(f"cases: {n}, mixed workload, {rounds} alternating rounds, {engine.describe()}")
+    print(f"cases: {n}, mixed workload, {rounds} alternating rounds, {engine.describe()}, "
+          f"instruction set {simd}")
     print(f"python Engine('cpu').cone_test: {p:,.0f} cases/s  (rounds: {[round(x) for x in py]})")
     print(f"planar-hold {how}: {c:,.0f} cases/s  (rounds: {[round(x) for x in cli]})")
     print(f"ratio: {p / c:.1%}")

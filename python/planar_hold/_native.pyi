@@ -17,6 +17,12 @@ MAX_GENERAL_GENERATORS: int
 #: The margin reported when the contacts push in every direction (``capped``).
 MARGIN_CAP: float
 
+def is_planar(dims: npt.ArrayLike, counts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """(N,) True where a case of ``dims[i]`` numbers a generator (3 or 6) and ``counts[i]``
+    generators goes to the planar enumeration, False where to the general engine: the one
+    routing rule of planar-hold (``CaseKind::of``), for readers of ragged rows that group
+    them by engine (``planar_hold.ray``). Raises ValueError when the lengths differ."""
+
 class GpuError(RuntimeError):
     """The GPU engine failed: no adapter (the message says how to install a software one),
     device creation, device lost, out of memory or limits."""
@@ -142,9 +148,11 @@ class Engine:
             to a hundred times faster on held R^6 cases). The planar enumeration computes
             everything either way.
 
-        On the GPU the general engine's search runs on the device and every case is finished
-        and checked in float64 on the CPU's cores; cases go in chunks of at most 32 MiB of
-        numbers whatever N.
+        Both engines take the call the way every front end does (``planar-hold eval``
+        included): its cases converted into one batch (a float64 copy of the general
+        engine's numbers in use), evaluated, then written into the arrays. On the GPU the
+        general engine's search runs on the device, in chunks its limits allow, and every
+        case is finished and checked in float64 on the CPU's cores.
 
         The GIL is released while the cases are converted and evaluated. Raises ValueError
         naming the first bad case and the reason: a shape mismatch, d not 3 or 6, a count

@@ -26,7 +26,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 import pyarrow as pa
 
-from . import MAX_GENERAL_GENERATORS, MAX_GENERATORS, Engine
+from . import MAX_GENERAL_GENERATORS, Engine
+from ._native import is_planar
 
 __all__ = ["evaluate", "ANSWER_SCHEMA"]
 
@@ -192,12 +193,12 @@ def answer_rows(engine: Engine, batch: pa.Table) -> List[dict]:
     need_column = _column(batch, "need") if "need" in batch.column_names else None
     g = Generators(_column(batch, "generators"), need_column)
     table = needs_by_dim(need_column, g.dims) if need_column is not None else None
-    planar = (g.dims == 3) & (g.counts <= MAX_GENERATORS)
+    planar = is_planar(g.dims, g.counts)  # the core's CaseKind::of, row by row
     out: List[Any] = [None] * len(g.dims)
     for rows, dim, general in (
         (np.flatnonzero(planar), 3, False),
         (np.flatnonzero(~planar & (g.dims == 3)), 3, True),
-        (np.flatnonzero(g.dims == 6), 6, True),
+        (np.flatnonzero(~planar & (g.dims == 6)), 6, True),
     ):
         if not len(rows):
             continue

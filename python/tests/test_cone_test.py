@@ -104,6 +104,16 @@ def test_float32_float64_ragged_and_strided_inputs_agree(sample):
     ):
         for name in ("verdict", "witness_len", "witness_index", "witness_weight", "margin"):
             np.testing.assert_array_equal(getattr(other, name), getattr(ref, name), name)
+    # Fewer than 16 rows, and `counts` for `active`: the same cases, read another way.
+    counts = active.sum(axis=1)
+    short = np.flatnonzero(counts <= 10)
+    assert 0 < len(short) < len(gens)
+    for other, rows in (
+        (planar_hold.cone_test(gens[short, :10], active[short, :10], need[short]), short),
+        (planar_hold.cone_test(junk, need=need, counts=counts), slice(None)),
+    ):
+        for name in ("verdict", "witness_len", "witness_index", "witness_weight", "certificate"):
+            np.testing.assert_array_equal(getattr(other, name), getattr(ref, name)[rows], name)
 
 
 def test_need_shapes_and_defaults():

@@ -234,6 +234,22 @@ def test_engine_choice_by_shape_and_the_enumeration_agrees(data):
     assert isinstance(planar_hold.cone_test(np.ones((2, 17, 3))), planar_hold.GeneralOutcomes)
 
 
+def test_is_planar_is_the_rule_the_calls_follow():
+    """`_native.is_planar` (the routing rule Ray's reader groups rows by) names the engine that
+    `cone_test` picks for an array of that shape."""
+    from planar_hold._native import is_planar
+
+    shapes = [(d, k) for d in (3, 6) for k in (0, 1, 15, 16, 17, 40)]
+    dims, ks = np.array(shapes).T
+    picked = [
+        isinstance(planar_hold.cone_test(np.ones((1, k, d))), planar_hold.Outcomes) for d, k in shapes
+    ]
+    assert is_planar(dims, ks).tolist() == picked
+    assert picked.count(True) == 4  # d = 3, K <= 16
+    with pytest.raises(ValueError, match="2 dims for 1 counts"):
+        is_planar([3, 3], [1])
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

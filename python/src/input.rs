@@ -1,0 +1,794 @@
+//! Conversion, in one place: numpy arrays into the engines' cases, scene dicts and lines into
+//! JSON lines, ids into a list.
+//!
+//! The arrays are checked for shape with the GIL ([`Arrays::extract`]) and read in place
+//! (float32 or float64, any strides) without it, case by case, by a [`Reader`]: into planar
+//! `Case`s for the enumeration, into float64 numbers for the general engine. Generator
+//! indices in every answer are rows of the caller's array, whatever `active` and `counts`
+//! left out.
+
+use numpy::ndarray::{ArrayView2, ArrayView3, Ix2, Ix3};
+use numpy::{
+    AllowTypeChange, PyArray1, PyArrayDescrMethods, PyArrayLike1, PyArrayLikeDyn,
+    PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use rayon::prelude::*;
+
+use planar_hold::general::GeneralBatch;
+use planar_hold::general::{all_finite, default_need, MAX_DIM, MAX_GENERAL_GENERATORS};
+use planar_hold::{Case, CaseKind, Error, MAX_GENERATORS};
+
+use crate::error::bad_input;
+
+/// A float array as given: float32 read in place, float64 read in place, anything else
+/// (lists, integer arrays) converted to float64 by numpy first.
+enum Floats<'py> {
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    F64(PyArrayLikeDyn<'py, f64, AllowTypeChange>),
+}
+
+impl<'py> Floats<'py> {
+    fn extract(ob: &Bound<'py, PyAny>) -> PyResult<Floats<'py>> {
+        if let Ok(a) = ob.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+            return Ok(Floats::F32(a));
+        }
+        Ok(Floats::F64(ob.extract()?))
+    }
+
+    fn shape(&self) -> &[usize] {
+        match self {
+            Floats::F32(a) => a.shape(),
+            Floats::F64(a) => a.shape(),
+        }
+    }
+
+    /// The numbers of a 1-d array, as float64.
+    fn values(&self) -> Vec<f64> {
+        match self {
+            Floats::F32(a) => a.as_array().iter().map(|&v| f64::from(v)).collect(),
+            Floats::F64(a) => a.as_array().iter().copied().collect(),
+        }
+    }
+}
+
+/// The arrays of one call, checked for shape, borrowed (not copied) until they are read.
+pub(crate) struct Arrays<'py> {
+    kind: CaseKind,
+    gens: Floats<'py>,
+    active: Option<PyArrayLikeDyn<'py, bool, AllowTypeChange>>,
+    counts: Option<Vec<u32>>,
+    /// The (N, d) needs, one a case.
+    each_need: Option<Floats<'py>>,
+    /// The need of every case, when not one a case: the one given, or the nominal weight.
+    one_need: [f64; MAX_DIM],
+}
+
+impl<'py> Arrays<'py> {
+    /// `generators` (N, K, 3 or 6), `active` (N, K), `need` (d,) or (N, d), `counts` (N,),
+    /// checked in that order. The engine is the one [`CaseKind::of`] gives the array's d and
+    /// K; `general` sends (N, K ≤ 16, 3) to the general engine too.
+    pub(crate) fn extract(
+        generators: &Bound<'py, PyAny>,
+        active: Option<&Bound<'py, PyAny>>,
+        need: Option<&Bound<'py, PyAny>>,
+        counts: Option<&Bound<'py, PyAny>>,
+        general: bool,
+    ) -> PyResult<Arrays<'py>> {
+        let gens = Floats::extract(generators)?;
+        let shape = gens.shape().to_vec();
+        if shape.len() != 3 || !(shape[2] == 3 || shape[2] == 6) {
+            return Err(bad_input(format!(
+                "generators must have shape (N, K, 3) or (N, K, 6), got {shape:?}"
+            )));
+        }
+        let (n, k, dim) = (shape[0], shape[1], shape[2]);
+        let active = active
+            .map(|a| a.extract::<PyArrayLikeDyn<bool, AllowTypeChange>>())
+            .transpose()?;
+        if let Some(a) = &active {
+            if a.shape() != &shape[..2] {
+                return Err(bad_input(format!(
+                    "active must have shape (N, K) = {:?}, got {:?}",
+                    &shape[..2],
+                    a.shape()
+                )));
+            }
+        }
+        let counts = counts.map(|c| read_counts(c, n, k)).transpose()?;
+        let kind = match CaseKind::of(dim, k) {
+            CaseKind::Planar if general => CaseKind::General,
+            kind => kind,
+        };
+        let need = need.map(Floats::extract).transpose()?;
+        let mut one_need = [0.0; MAX_DIM];
+        one_need[..dim].copy_from_slice(default_need(dim));
+        if let Some(nd) = &need {
+            let s = nd.shape();
+            if !(s == [dim] || s == [n, dim]) {
+                return Err(bad_input(format!(
+                    "need must have shape ({dim},) or (N, {dim}) = ({n}, {dim}), got {s:?}"
+                )));
+            }
+        }
+        let each_need = match need {
+            Some(nd) if nd.shape().len() == 1 => {
+                let v = nd.values();
+                // Finite in the engine's own numbers: float32 for the enumeration.
+                let (finite, unit) = match kind {
+                    CaseKind::Planar => (v.iter().all(|&x| (x as f32).is_finite()), " in float32"),
+                    CaseKind::General => (all_finite(&v), ""),
+                };
+                if !finite {
+                    return Err(bad_input(format!("need = {v:?} is not finite{unit}")));
+                }
+                one_need[..dim].copy_from_slice(&v);
+                None
+            }
+            other => other,
+        };
+        Ok(Arrays {
+            kind,
+            gens,
+            active,
+            counts,
+            each_need,
+            one_need,
+        })
+    }
+
+    /// The engine the cases go to.
+    pub(crate) fn kind(&self) -> CaseKind {
+        self.kind
+    }
+
+    /// Cases in the call.
+    pub(crate) fn len(&self) -> usize {
+        self.gens.shape()[0]
+    }
+
+    /// Generator rows of each case in the array (K).
+    pub(crate) fn rows(&self) -> usize {
+        self.gens.shape()[1]
+    }
+
+    /// The generators' length: 3 or 6.
+    pub(crate) fn dim(&self) -> usize {
+        self.gens.shape()[2]
+    }
+
+    /// The reader of the cases, one monomorphic loop per pair of number types.
+    pub(crate) fn reader(&self) -> Box<dyn Reader + '_> {
+        let active = self
+            .active
+            .as_ref()
+            .map(|a| a.as_array().into_dimensionality::<Ix2>().expect("checked"));
+        let counts = self.counts.as_deref();
+        let (one, dim) = (self.one_need, self.dim());
+        macro_rules! views {
+            ($gens:expr, $need:expr) => {{
+                let gens = $gens
+                    .as_array()
+                    .into_dimensionality::<Ix3>()
+                    .expect("checked");
+                let active_flat = active.and_then(|a| a.to_slice());
+                Box::new(Views {
+                    dim,
+                    rows: gens.shape()[1],
+                    gens_flat: gens.to_slice(),
+                    gens,
+                    active,
+                    active_flat,
+                    counts,
+                    need: $need,
+                }) as Box<dyn Reader + '_>
+            }};
+        }
+        macro_rules! each {
+            ($n:expr) => {
+                NeedView::Each($n.as_array().into_dimensionality::<Ix2>().expect("checked"))
+            };
+        }
+        let one32 = [one[0], one[1], one[2]].map(|v| v as f32);
+        match (&self.gens, &self.each_need) {
+            (Floats::F32(g), None) => views!(g, NeedView::<f32>::One(one, one32)),
+            (Floats::F64(g), None) => views!(g, NeedView::<f32>::One(one, one32)),
+            (Floats::F32(g), Some(Floats::F32(n))) => views!(g, each!(n)),
+            (Floats::F32(g), Some(Floats::F64(n))) => views!(g, each!(n)),
+            (Floats::F64(g), Some(Floats::F32(n))) => views!(g, each!(n)),
+            (Floats::F64(g), Some(Floats::F64(n))) => views!(g, each!(n)),
+        }
+    }
+}
+
+/// The per-case generator counts, checked against the array: (N,) integers in 0..=K.
+fn read_counts(ob: &Bound<'_, PyAny>, n: usize, k: usize) -> PyResult<Vec<u32>> {
+    let arr = ob.py().import("numpy")?.getattr("asarray")?.call1((ob,))?;
+    let untyped = arr.cast::<PyUntypedArray>()?;
+    if !matches!(untyped.dtype().kind(), b'i' | b'u') {
+        return Err(bad_input(format!(
+            "counts must be integers, got dtype {}",
+            untyped.dtype()
+        )));
+    }
+    if untyped.shape() != [n] {
+        return Err(bad_input(format!(
+            "counts must have shape (N,) = ({n},), got {:?}",
+            untyped.shape()
+        )));
+    }
+    let values: PyArrayLikeDyn<'_, i64, AllowTypeChange> = arr.extract()?;
+    let values = values.as_array();
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c < 0 || c as u64 > k as u64 {
+                Err(bad_input(format!(
+                    "case {i}: count {c} is not in 0..={k} (generators has {k} rows)"
+                )))
+            } else {
+                Ok(c as u32)
+            }
+        })
+        .collect()
+}
+
+/// Reads cases out of the input arrays: made with the GIL, run without it, from any thread.
+pub(crate) trait Reader: Send + Sync {
+    /// Whether `active` may leave rows out, so that a general case's generator `j` need not
+    /// be row `j` of the array.
+    fn maps_rows(&self) -> bool;
+
+    /// Planar cases `first..first + out.len()` into `out`; false when one of them is bad.
+    fn planar(&self, first: usize, out: &mut [Case]) -> bool;
+
+    /// The error of the first bad planar case among the first `n` (after a failure).
+    fn planar_error(&self, n: usize) -> Error;
+
+    /// General case `i`'s generators into `values`, the array row of each into `rows`, its
+    /// need into `need`. An error names the case and the problem.
+    fn general(
+        &self,
+        i: usize,
+        values: &mut Vec<f64>,
+        rows: &mut Vec<u32>,
+        need: &mut [f64; MAX_DIM],
+    ) -> Result<(), String>;
+
+    /// General case `i`'s generators where they lie in the caller's array (not yet checked
+    /// finite), when they can be read there (float64, contiguous, every row of its count in
+    /// use: the rows are 0..count); its need into `need`. `None`: copy them with
+    /// [`Reader::general`].
+    fn general_in_place(
+        &self,
+        i: usize,
+        need: &mut [f64; MAX_DIM],
+    ) -> Option<Result<&[f64], String>>;
+}
+
+/// Case `i`'s generators `values` (whole ones of `d`) checked finite: the first bad one
+/// named with its numbers.
+fn finite_generators(i: usize, d: usize, values: &[f64]) -> Result<(), String> {
+    if all_finite(values) {
+        return Ok(());
+    }
+    let k = values.iter().position(|v| !v.is_finite()).unwrap_or(0) / d;
+    Err(format!(
+        "case {i}: generator {k} = {:?} is not finite",
+        &values[k * d..(k + 1) * d]
+    ))
+}
+
+/// A number type of the input arrays.
+trait Number: Copy + Into<f64> + Send + Sync {
+    /// As the enumeration reads it: rounded to float32.
+    fn to_f32(self) -> f32;
+
+    /// `src` rounded to float32 into the start of `dst`.
+    fn to_f32_into(src: &[Self], dst: &mut [f32]) {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = s.to_f32();
+        }
+    }
+
+    /// `src` appended to `dst` as float64.
+    fn extend_into(dst: &mut Vec<f64>, src: &[Self]) {
+        dst.extend(src.iter().map(|&v| v.into()));
+    }
+
+    /// `src` itself when it is float64.
+    fn as_f64(_: &[Self]) -> Option<&[f64]> {
+        None
+    }
+}
+
+impl Number for f32 {
+    fn to_f32(self) -> f32 {
+        self
+    }
+
+    fn to_f32_into(src: &[f32], dst: &mut [f32]) {
+        dst[..src.len()].copy_from_slice(src);
+    }
+}
+
+impl Number for f64 {
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+
+    fn extend_into(dst: &mut Vec<f64>, src: &[f64]) {
+        dst.extend_from_slice(src);
+    }
+
+    fn as_f64(src: &[f64]) -> Option<&[f64]> {
+        Some(src)
+    }
+}
+
+/// Where each case's need comes from.
+enum NeedView<'a, N> {
+    /// One for every case: as float64 (d numbers) and, for the enumeration, as float32.
+    One([f64; MAX_DIM], [f32; 3]),
+    /// Row `i` for case `i`: (N, d).
+    Each(ArrayView2<'a, N>),
+}
+
+/// One call's arrays, read case by case: through flat slices where the arrays are in
+/// standard (C) order, the common case, else by index.
+struct Views<'a, G, N> {
+    dim: usize,
+    /// K: generator rows per case in the array.
+    rows: usize,
+    gens: ArrayView3<'a, G>,
+    gens_flat: Option<&'a [G]>,
+    active: Option<ArrayView2<'a, bool>>,
+    active_flat: Option<&'a [bool]>,
+    counts: Option<&'a [u32]>,
+    need: NeedView<'a, N>,
+}
+
+/// The slot of each of a case's 48 generator numbers.
+const SLOT_OF: [u32; 3 * MAX_GENERATORS] = {
+    let mut slots = [0; 3 * MAX_GENERATORS];
+    let mut j = 0;
+    while j < slots.len() {
+        slots[j] = (j / 3) as u32;
+        j += 1;
+    }
+    slots
+};
+
+/// `src` (16 slots of 3 numbers) rounded to float32 into `dst`, the slots out of `mask`
+/// zeros; whether a number in the mask is not finite. One pass without a branch, so that
+/// it runs in vector registers.
+#[inline(always)]
+fn masked<G: Number>(
+    src: &[G; 3 * MAX_GENERATORS],
+    mask: u32,
+    dst: &mut [f32; 3 * MAX_GENERATORS],
+) -> bool {
+    let mut bad = 0u32;
+    for j in 0..3 * MAX_GENERATORS {
+        let keep = 0u32.wrapping_sub((mask >> SLOT_OF[j]) & 1);
+        let bits = src[j].to_f32().to_bits() & keep;
+        bad |= u32::from(bits & 0x7f80_0000 == 0x7f80_0000);
+        dst[j] = f32::from_bits(bits);
+    }
+    bad != 0
+}
+
+fn finite3(x: [f32; 3]) -> bool {
+    x[0].is_finite() & x[1].is_finite() & x[2].is_finite()
+}
+
+impl<G: Number, N: Number> Views<'_, G, N> {
+    /// Rows of case `i` the caller counts (all K without `counts`).
+    fn count(&self, i: usize) -> usize {
+        self.counts.map_or(self.rows, |c| c[i] as usize)
+    }
+
+    /// Whether row `k` of case `i` is active.
+    fn on(&self, i: usize, k: usize) -> bool {
+        match (self.active_flat, &self.active) {
+            (Some(flat), _) => flat[i * self.rows + k],
+            (None, Some(a)) => a[[i, k]],
+            (None, None) => true,
+        }
+    }
+
+    /// Generator `k` of planar case `i`.
+    fn generator3(&self, i: usize, k: usize) -> [G; 3] {
+        match self.gens_flat {
+            Some(flat) => {
+                let at = (i * self.rows + k) * 3;
+                [flat[at], flat[at + 1], flat[at + 2]]
+            }
+            None => [
+                self.gens[[i, k, 0]],
+                self.gens[[i, k, 1]],
+                self.gens[[i, k, 2]],
+            ],
+        }
+    }
+
+    /// Planar case `i` into `case` (every slot written); false where a number in use is not
+    /// finite in float32. The slots are read, masked and checked in one pass without a
+    /// branch ([`masked`]), so that the conversion keeps up with the kernel.
+    #[inline(always)]
+    fn planar_case(&self, i: usize, case: &mut Case) -> bool {
+        let (rows, count) = (self.rows, self.count(i));
+        // Rows 0..count (count ≤ rows ≤ 16), less the inactive ones.
+        let mut mask = (1u32 << count) - 1;
+        match (self.active_flat, &self.active) {
+            (Some(flat), _) => {
+                let row = &flat[i * rows..(i + 1) * rows];
+                mask &= row
+                    .iter()
+                    .enumerate()
+                    .fold(0, |m, (k, &on)| m | u32::from(on) << k);
+            }
+            (None, Some(a)) => mask &= (0..rows).fold(0, |m, k| m | u32::from(a[[i, k]]) << k),
+            (None, None) => {}
+        }
+        let slots: &mut [f32; 3 * MAX_GENERATORS] = case
+            .generators
+            .as_flattened_mut()
+            .try_into()
+            .expect("16 slots");
+        let bad = match self.gens_flat {
+            // The common case: all 16 rows, contiguous: read, masked, checked, written once.
+            Some(flat) if rows == MAX_GENERATORS => {
+                let at = i * 3 * MAX_GENERATORS;
+                let row: &[G; 3 * MAX_GENERATORS] = flat[at..at + 3 * MAX_GENERATORS]
+                    .try_into()
+                    .expect("16 rows");
+                masked(row, mask, slots)
+            }
+            Some(flat) => {
+                let mut read = [0f32; 3 * MAX_GENERATORS];
+                G::to_f32_into(&flat[i * rows * 3..(i + 1) * rows * 3], &mut read);
+                masked(&read, mask, slots)
+            }
+            None => {
+                let mut read = [0f32; 3 * MAX_GENERATORS];
+                for k in 0..rows {
+                    for c in 0..3 {
+                        read[3 * k + c] = self.gens[[i, k, c]].to_f32();
+                    }
+                }
+                masked(&read, mask, slots)
+            }
+        };
+        case.active_mask = mask;
+        let (need, need_bad) = match &self.need {
+            NeedView::One(_, one) => (*one, false),
+            NeedView::Each(a) => {
+                let v = [a[[i, 0]], a[[i, 1]], a[[i, 2]]].map(N::to_f32);
+                (v, !finite3(v))
+            }
+        };
+        case.need = need;
+        !(bad | need_bad)
+    }
+
+    /// Planar cases `first..first + out.len()` into `out`; false when one of them is bad.
+    #[inline(always)]
+    fn planar_cases(&self, first: usize, out: &mut [Case]) -> bool {
+        let mut ok = true;
+        for (j, slot) in out.iter_mut().enumerate() {
+            ok &= self.planar_case(first + j, slot);
+        }
+        ok
+    }
+
+    /// [`Views::planar_cases`] with AVX2's wider registers and per-lane shifts for the
+    /// masking loop (the answers are the same bits: the loop only moves and masks them).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn planar_avx2(&self, first: usize, out: &mut [Case]) -> bool {
+        self.planar_cases(first, out)
+    }
+
+    /// What is wrong with planar case `i`, in words: its first generator in use that is not
+    /// finite in float32, else its need; `None` when nothing is.
+    fn planar_problem(&self, i: usize) -> Option<String> {
+        for k in (0..self.count(i)).filter(|&k| self.on(i, k)) {
+            let g = self.generator3(i, k);
+            if !finite3(g.map(G::to_f32)) {
+                let g = g.map(Into::<f64>::into);
+                return Some(format!(
+                    "case {i}: generator {k} = {g:?} is not finite in float32"
+                ));
+            }
+        }
+        if let NeedView::Each(a) = &self.need {
+            let v = [a[[i, 0]], a[[i, 1]], a[[i, 2]]];
+            if !finite3(v.map(N::to_f32)) {
+                let v = v.map(Into::<f64>::into);
+                return Some(format!("case {i}: need = {v:?} is not finite in float32"));
+            }
+        }
+        None
+    }
+
+    /// How many generators general case `i` has in use (its count, less the inactive rows).
+    fn used(&self, i: usize) -> usize {
+        let count = self.count(i);
+        match &self.active {
+            None => count,
+            Some(_) => (0..count).filter(|&k| self.on(i, k)).count(),
+        }
+    }
+    /// General case `i`'s need into `need`, checked finite.
+    fn general_need(&self, i: usize, need: &mut [f64; MAX_DIM]) -> Result<(), String> {
+        let d = self.dim;
+        match &self.need {
+            NeedView::One(v, _) => *need = *v,
+            NeedView::Each(a) => {
+                for c in 0..d {
+                    need[c] = a[[i, c]].into();
+                }
+                if !need[..d].iter().all(|v| v.is_finite()) {
+                    return Err(format!("case {i}: need = {:?} is not finite", &need[..d]));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<G: Number, N: Number> Reader for Views<'_, G, N> {
+    fn maps_rows(&self) -> bool {
+        self.active.is_some()
+    }
+
+    fn planar(&self, first: usize, out: &mut [Case]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { self.planar_avx2(first, out) };
+        }
+        self.planar_cases(first, out)
+    }
+
+    fn planar_error(&self, n: usize) -> Error {
+        let first = (0..n).find_map(|i| self.planar_problem(i));
+        Error::Input(first.expect("a failing case"))
+    }
+
+    fn general(
+        &self,
+        i: usize,
+        values: &mut Vec<f64>,
+        rows: &mut Vec<u32>,
+        need: &mut [f64; MAX_DIM],
+    ) -> Result<(), String> {
+        let (k_max, d) = (self.rows, self.dim);
+        let count = self.count(i);
+        values.clear();
+        rows.clear();
+        let used = self.used(i);
+        if used > MAX_GENERAL_GENERATORS {
+            return Err(format!(
+                "case {i}: {used} generators, more than {MAX_GENERAL_GENERATORS}"
+            ));
+        }
+        if let (Some(flat), None) = (self.gens_flat, &self.active) {
+            // Every row of 0..count in use, contiguous: one copy, then one check.
+            let at = i * k_max * d;
+            G::extend_into(values, &flat[at..at + count * d]);
+            rows.extend(0..count as u32);
+            finite_generators(i, d, values)?;
+        } else {
+            for k in (0..count).filter(|&k| self.on(i, k)) {
+                let start = values.len();
+                match self.gens_flat {
+                    Some(flat) => {
+                        let at = (i * k_max + k) * d;
+                        G::extend_into(values, &flat[at..at + d]);
+                    }
+                    None => values.extend((0..d).map(|c| self.gens[[i, k, c]].into())),
+                }
+                if !values[start..].iter().all(|v| v.is_finite()) {
+                    return Err(format!(
+                        "case {i}: generator {k} = {:?} is not finite",
+                        &values[start..]
+                    ));
+                }
+                rows.push(k as u32);
+            }
+        }
+        self.general_need(i, need)
+    }
+
+    fn general_in_place(
+        &self,
+        i: usize,
+        need: &mut [f64; MAX_DIM],
+    ) -> Option<Result<&[f64], String>> {
+        let flat = G::as_f64(self.gens_flat?)?;
+        if self.active.is_some() {
+            return None;
+        }
+        let (k_max, d) = (self.rows, self.dim);
+        let count = self.count(i);
+        if count > MAX_GENERAL_GENERATORS {
+            return Some(Err(format!(
+                "case {i}: {count} generators, more than {MAX_GENERAL_GENERATORS}"
+            )));
+        }
+        let at = i * k_max * d;
+        let values = &flat[at..at + count * d];
+        // Not finite-checked here: `GeneralCase::new` checks, and [`finite_generators`] names
+        // the bad generator only when that fails.
+        Some(self.general_need(i, need).map(|()| values))
+    }
+}
+
+/// Converts every planar case into `out` on all cores; on bad input, the first bad case's
+/// error.
+pub(crate) fn read_planar(reader: &dyn Reader, out: &mut [Case]) -> Result<(), Error> {
+    let ok = out
+        .par_chunks_mut(BLOCK)
+        .enumerate()
+        .all(|(b, chunk)| reader.planar(b * BLOCK, chunk));
+    if ok {
+        Ok(())
+    } else {
+        Err(reader.planar_error(out.len()))
+    }
+}
+
+/// Planar cases converted at once by one worker.
+const BLOCK: usize = 1024;
+
+/// The array row of each generator of each general case of a call, where `active` may
+/// leave rows out; else generator `j` is row `j`.
+#[derive(Default)]
+pub(crate) struct GeneralRows {
+    mapped: bool,
+    /// Case after case.
+    rows: Vec<u32>,
+    /// Where each case's rows start in `rows` (one more than the cases).
+    starts: Vec<usize>,
+}
+
+impl GeneralRows {
+    /// The array row of generator `j` of case `i`.
+    pub(crate) fn row(&self, i: usize, j: u32) -> u32 {
+        if self.mapped {
+            self.rows[self.starts[i] + j as usize]
+        } else {
+            j
+        }
+    }
+}
+
+/// Converts `n` general cases of `dim` numbers into `batch` (cleared first), each read in
+/// place where it can be ([`Reader::general_in_place`]), else copied, and the array row of
+/// each generator into `rows`; on bad input, the first bad case's error.
+pub(crate) fn read_general(
+    reader: &dyn Reader,
+    n: usize,
+    dim: usize,
+    batch: &mut GeneralBatch,
+    rows: &mut GeneralRows,
+) -> Result<(), Error> {
+    batch.clear();
+    rows.mapped = reader.maps_rows();
+    rows.rows.clear();
+    rows.starts.clear();
+    rows.starts.push(0);
+    let (mut values, mut case_rows) = (Vec::new(), Vec::new());
+    let mut need = [0.0; MAX_DIM];
+    for i in 0..n {
+        let pushed = match reader.general_in_place(i, &mut need) {
+            Some(gens) => {
+                let gens = gens.map_err(Error::Input)?;
+                batch.push(dim, gens, &need[..dim]).map_err(|e| {
+                    // A bad number named with its generator, as a copied case's.
+                    let named = finite_generators(i, dim, gens).err();
+                    Error::Input(named.unwrap_or_else(|| format!("case {i}: {e}")))
+                })
+            }
+            None => {
+                reader
+                    .general(i, &mut values, &mut case_rows, &mut need)
+                    .map_err(Error::Input)?;
+                if rows.mapped {
+                    rows.rows.extend_from_slice(&case_rows);
+                    rows.starts.push(rows.rows.len());
+                }
+                batch
+                    .push(dim, &values, &need[..dim])
+                    .map_err(|e| Error::Input(format!("case {i}: {e}")))
+            }
+        };
+        pushed?;
+    }
+    Ok(())
+}
+
+/// The ids of a call's cases, as many as the cases.
+pub(crate) fn read_ids<'py>(
+    ids: Option<&Bound<'py, PyAny>>,
+    n: usize,
+) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+    let ids = ids
+        .map(|ids| ids.try_iter()?.collect::<PyResult<Vec<_>>>())
+        .transpose()?;
+    if let Some(ids) = &ids {
+        if ids.len() != n {
+            return Err(bad_input(format!("{} ids for {n} cases", ids.len())));
+        }
+    }
+    Ok(ids)
+}
+
+/// The JSON line of every scene of an iterable of dicts (by `json.dumps`, NaN refused) and
+/// lines of text (as they are).
+pub(crate) fn scene_lines(scenes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if scenes.is_instance_of::<PyDict>() || scenes.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "gate takes an iterable of scenes (dicts or JSON lines), not one scene",
+        ));
+    }
+    let py = scenes.py();
+    let dumps = py.import("json")?.getattr("dumps")?;
+    let strict = PyDict::new(py);
+    strict.set_item("allow_nan", false)?;
+    let mut lines = Vec::new();
+    for (i, scene) in scenes.try_iter()?.enumerate() {
+        let scene = scene?;
+        let text = match scene.cast::<PyString>() {
+            Ok(s) => s.extract::<String>()?,
+            Err(_) => dumps
+                .call((&scene,), Some(&strict))
+                .and_then(|t| t.extract::<String>())
+                .map_err(|e| {
+                    // json.dumps(allow_nan=False) refuses NaN and infinities with a message
+                    // that does not say which: say it.
+                    let hint = if e.to_string().contains("Out of range float") {
+                        " (a number is NaN or infinite; JSON numbers must be finite)"
+                    } else {
+                        ""
+                    };
+                    bad_input(format!("scene {i}: not a JSON object: {e}{hint}"))
+                })?,
+        };
+        lines.push(text);
+    }
+    Ok(lines)
+}
+
+/// Whether the enumeration takes a case of `dims` numbers a generator and `counts`
+/// generators (both (N,) integers): [`CaseKind::of`], row by row, for readers of ragged
+/// rows (`planar_hold.ray`) that group them by engine.
+#[pyfunction]
+pub(crate) fn is_planar<'py>(
+    py: Python<'py>,
+    dims: PyArrayLike1<'py, i64, AllowTypeChange>,
+    counts: PyArrayLike1<'py, i64, AllowTypeChange>,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let (dims, counts) = (dims.as_array(), counts.as_array());
+    if dims.len() != counts.len() {
+        return Err(bad_input(format!(
+            "{} dims for {} counts",
+            dims.len(),
+            counts.len()
+        )));
+    }
+    let planar = dims
+        .iter()
+        .zip(&counts)
+        .map(|(&d, &k)| {
+            let kind = CaseKind::of(d.max(0) as usize, k.max(0) as usize);
+            kind == CaseKind::Planar
+        })
+        .collect::<Vec<bool>>();
+    Ok(PyArray1::from_vec(py, planar))
+}
