@@ -13,11 +13,12 @@ that module's file. `--children` adds what the brief leaves out: a module's bare
 its own child modules (`plane::panel(…)` in `draw/mod.rs`), so a `mod.rs` that calls a child
 which uses an item defined in that `mod.rs` shows as a cycle too.
 
-Folder level: each file stands for its folder (`src/cli/bench.rs` and `src/cli/mod.rs` for
-`src/cli`, `src/lib.rs` for `src`, `src/draw/spatial.rs` beside `src/draw/spatial/` for
-`src/draw/spatial`), but for the binary's root `src/main.rs`, another crate,
-which stands for itself; an edge between two files of different folders is an edge between
-the folders.
+Folder level: the crate's rooms, its root's child folders: each file deeper down stands for
+its room (`src/cli/bench.rs` and `src/general/solver/dd.rs` for `src/cli` and `src/general`;
+`src/draw/spatial.rs` beside `src/draw/spatial/` for `src/draw`); a file at the root
+(`src/lib.rs`, `src/gpu.rs`, `src/main.rs`, the binary's root) stands for itself. An edge
+between two files of different rooms is an edge between the rooms. Unit-test modules
+(`#[cfg(test)] mod …`) are left out: tests may reach anywhere.
 
 Prints the edge count, then every cycle (strongly connected set of two or more) at file
 level and at folder level, each with the edges that close it (the path written and its line);
@@ -94,6 +95,30 @@ def tokens(text):
     return out
 
 
+def without_test_modules(toks):
+    """The tokens without `#[cfg(test)] mod x { … }` and `#[cfg(test)] mod x;`: unit tests
+    may reach anywhere in the crate, and are not part of its layout."""
+    attr = ["#", "[", "cfg", "(", "test", ")", "]"]
+    out, k = [], 0
+    while k < len(toks):
+        words = [t[1] for t in toks[k:k + 7]]
+        if words == attr and k + 8 < len(toks) and toks[k + 7][1] == "mod":
+            j = k + 9
+            if j < len(toks) and toks[j][1] == "{":
+                depth, j = 1, j + 1
+                while j < len(toks) and depth:
+                    depth += {"{": 1, "}": -1}.get(toks[j][1], 0)
+                    j += 1
+                k = j
+                continue
+            if j < len(toks) and toks[j][1] == ";":
+                k = j + 1
+                continue
+        out.append(toks[k])
+        k += 1
+    return out
+
+
 # --- one file's modules, items, bindings and paths -------------------------------------------
 
 class Module:
@@ -151,7 +176,7 @@ def scan(file, modpath, modules, lib_alias):
     """Reads one file as module `modpath`: fills `modules`; returns (file-module children
     declared with `mod x;`, raw paths [(module path of the site, segments, line, in_use)])."""
     text = open(file, encoding="utf-8").read()
-    toks = tokens(text) + [("eof", "", 0)] * 4
+    toks = without_test_modules(tokens(text)) + [("eof", "", 0)] * 4
     root = modules.setdefault(modpath, Module(modpath, file))
     root.file = file
     stack = []  # brace stack: module path when the brace opened an inline module, else None
@@ -436,12 +461,22 @@ def report(src, show_edges, children):
 
     bin_root = rel(os.path.join(src, "main.rs"))
 
+    root = rel(src)
+
     def folder(f):
-        if f == bin_root:
+        # A file at the crate's root (lib.rs, gpu.rs, simd.rs, ...) stands for itself: the
+        # root is where the rooms meet, not a room. A file deeper down stands for the room
+        # it is in, the crate root's child folder (`src/general/solver/dd.rs` for
+        # `src/general`): a room's subfolders are its own business, their files' cycles
+        # are reported at file level.
+        if f == bin_root or os.path.dirname(f) == root:
             return f
         # `x.rs` beside the folder `x/` of its child modules is that folder's module file.
         stem = os.path.splitext(f)[0]
-        return stem if os.path.isdir(stem) else os.path.dirname(f)
+        d = stem if os.path.isdir(stem) else os.path.dirname(f)
+        while os.path.dirname(d) != root:
+            d = os.path.dirname(d)
+        return d
 
     fedges = defaultdict(lambda: defaultdict(list))
     for a in edges:

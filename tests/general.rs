@@ -724,7 +724,7 @@ fn the_inside_margin_is_the_least_over_every_facet() {
     for (d, k) in [(3, 32), (3, 256), (6, 16), (6, 64), (6, 128)] {
         for cases in [
             planar_hold::general::sample::random_cases(15 + k as u64, 24, d, k),
-            planar_hold::general::sample::contact_cases(16 + k as u64, 24, d, k),
+            planar_hold::scene::sample::contact_cases(16 + k as u64, 24, d, k),
         ] {
             for case in cases.iter() {
                 let out = solver.solve(&case);

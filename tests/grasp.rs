@@ -594,7 +594,7 @@ fn bad_grasp_lines_are_refused_with_the_problem() {
             Box::new(|v| v["contacts"][0]["normal"] = json!([0, 0, 0])),
         ),
         (
-            "negative friction",
+            "is negative: a friction coefficient is at least 0",
             Box::new(|v| v["contacts"][0]["mu"] = json!(-0.1)),
         ),
         (

@@ -72,7 +72,7 @@ fn held_cases(seed: u64) -> Vec<(usize, Vec<f64>, Vec<f64>)> {
     ] {
         for batch in [
             sample::random_cases(seed + k as u64, n, d, k),
-            sample::contact_cases(seed + 7 * k as u64, n, d, k),
+            planar_hold::scene::sample::contact_cases(seed + 7 * k as u64, n, d, k),
         ] {
             for case in batch.iter() {
                 let o = solver.solve(&case);
@@ -251,7 +251,7 @@ fn the_facets_are_those_a_brute_force_over_every_subset_finds() {
     ] {
         for batch in [
             sample::random_cases(90 + k as u64, n, d, k),
-            sample::contact_cases(91 + k as u64, n, d, k),
+            planar_hold::scene::sample::contact_cases(91 + k as u64, n, d, k),
         ] {
             for case in batch.iter() {
                 let (facets, proven) = solver.facets_proven(&case);

@@ -1,6 +1,6 @@
 //! `planar-hold bench --general`: the general engine's rate by dimension and generator
 //! count (d = 3: K = 32, 64, 256; d = 6: K = 16 … 256) on contact cones
-//! ([`planar_hold::general::sample::contact_cases`]) and on the random pointed cones of
+//! ([`planar_hold::scene::sample::contact_cases`]) and on the random pointed cones of
 //! `scripts/general_peers.py` ([`planar_hold::general::sample::random_cases`]), on all
 //! cores and on one, for the NNLS alone (verdict, witness, certificate, distance) and the
 //! whole test with the inside margin (the facets); the instruction set of the engine's
@@ -12,9 +12,10 @@
 
 use std::time::Instant;
 
-use planar_hold::general::sample::{contact_cases, random_cases};
+use planar_hold::general::sample::random_cases;
 use planar_hold::general::GeneralBatch;
 use planar_hold::gpu::GpuEngine;
+use planar_hold::scene::sample::contact_cases;
 use planar_hold::{Answers, Backend, Batch, Engine, Error, Options, Threads, Verdict};
 use serde_json::json;
 

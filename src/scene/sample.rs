@@ -4,6 +4,8 @@
 //! room because a box's generators are this layer's [`edge_rays`].
 
 use super::edge_rays;
+use super::spatial::{pyramid_edges, tangent_basis, wrench};
+use crate::general::GeneralBatch;
 use crate::planar::sample::{cone_of_kind, CONE_KINDS};
 use crate::planar::types::Case;
 use crate::rng::Rng;
@@ -90,4 +92,72 @@ mod tests {
         assert_eq!(KINDS[0], "box");
         assert_eq!(KINDS[1..], CONE_KINDS);
     }
+}
+
+/// `n` cases in R^d (3 or 6) of exactly `k` generators each (`k` ≤ 256): contacts of a
+/// pyramid of 4 edges (R⁶) or 2 rays (R³) at random points of a unit box, until `k`
+/// generators; the need is the weight with a random offset of the centre of mass and a
+/// random push, so that both verdicts occur.
+pub fn contact_cases(seed: u64, n: usize, d: usize, k: usize) -> GeneralBatch {
+    let mut rng = Rng::new(seed);
+    let mut batch = GeneralBatch::new();
+    let mut gens = Vec::with_capacity(k * d);
+    for _ in 0..n {
+        gens.clear();
+        let edges = if d == 6 { 4 } else { 2 };
+        while gens.len() < k * d {
+            let p = [
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 0.2),
+            ];
+            // mostly floor contacts, some on the walls
+            let nrm: [f64; 3] = match rng.below(5) {
+                0 => [1.0, 0.0, 0.0],
+                1 => [-1.0, 0.0, 0.0],
+                _ => [0.0, 0.0, 1.0],
+            };
+            let nrm = if d == 3 && nrm[0] == 0.0 {
+                [0.0, 0.0, 1.0]
+            } else {
+                nrm
+            };
+            let mu = f64::from(rng.range(0.1, 0.9));
+            // R⁶: the pyramid's edges; R³: its planar restriction, the two rays n ± μt₁.
+            let forces = if d == 6 {
+                pyramid_edges(nrm, mu, edges)
+            } else {
+                let (t1, _) = tangent_basis(nrm);
+                [1.0, -1.0]
+                    .map(|c: f64| std::array::from_fn(|a| nrm[a] + mu * (c * t1[a])))
+                    .to_vec()
+            };
+            let p = p.map(f64::from);
+            let p = if d == 3 { [p[0], 0.0, p[2]] } else { p };
+            for f in forces {
+                if gens.len() >= k * d {
+                    break;
+                }
+                let w = wrench(p, f, 1.0);
+                if d == 6 {
+                    gens.extend_from_slice(&w);
+                } else {
+                    gens.extend_from_slice(&[w[0], w[2], w[4]]);
+                }
+            }
+        }
+        let dx = f64::from(rng.range(-0.6, 0.6));
+        let dy = f64::from(rng.range(-0.6, 0.6));
+        let push: [f64; 3] = std::array::from_fn(|_| f64::from(rng.range(-0.3, 0.3)));
+        let need6 = [push[0], push[1], 1.0 + push[2], dy, -dx, 0.0];
+        let need = if d == 6 {
+            need6.to_vec()
+        } else {
+            vec![need6[0], need6[2], need6[4]]
+        };
+        batch
+            .push(d, &gens, &need)
+            .expect("sample cases are well formed");
+    }
+    batch
 }

@@ -40,7 +40,7 @@ impl Friction {
                 "= {m} is negative: a friction coefficient is at least 0"
             )),
             Some(Friction::Interval([lo, hi])) if lo > hi => input(format!(
-                "interval [{lo}, {hi}] is upside down (lo > hi: lower end above upper end)"
+                "interval [{lo}, {hi}] is upside down (lower end above upper end)"
             )),
             Some(Friction::Interval([lo, hi])) if lo < 0.0 => input(format!(
                 "interval [{lo}, {hi}] is negative: a friction coefficient is at least 0"
@@ -325,7 +325,7 @@ mod tests {
             ),
             (
                 "[0.6, 0.2]",
-                "mu interval [0.6, 0.2] is upside down (lo > hi: lower end above upper end)",
+                "mu interval [0.6, 0.2] is upside down (lower end above upper end)",
             ),
             (
                 "[-0.1, 0.2]",
