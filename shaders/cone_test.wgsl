@@ -1,10 +1,10 @@
 // The planar hold cone test (docs/contract-planar.md §4–§7): one invocation per case.
 //
 // Mirrored line for line by `src/planar/cone_test.rs` (same tables, same order, same tolerances); the
-// structs are mirrored by `src/planar/types.rs` (keep in sync: `tests/layout.rs` checks them).
+// structs are mirrored by `src/planar/types.rs` (keep in sync: `tests/kernels/layout.rs` checks them).
 //
 // Pair-major, so that nothing per pair or per triple needs a large dynamically indexed array
-// (a GPU can only put those in slow local memory; `tests/shader.rs` keeps all of them under
+// (a GPU can only put those in slow local memory; `tests/kernels/shader.rs` keeps all of them under
 // 1 KiB per invocation): the generators, their lengths and inverse lengths sit in 16-entry
 // arrays, the need's numerators c_ij·need of the 120 pairs in one array filled by the pass
 // that solves the pairs. The main pass then takes each pair (i, j) in table order with its
@@ -458,7 +458,7 @@ fn cone_test(index: u32) {
 
     // Pairs: the need's numerators c_ij·need (kept for the triples), 2×2 normal equations.
     // Over the active slots, i then j ascending: the table's order (pair_index is the
-    // entry's position, tests/layout.rs checks it, as for triple_index).
+    // entry's position, tests/kernels/layout.rs checks it, as for triple_index).
     var c_need: array<f32, PAIR_COUNT>;
     for (var i = 0u; i < n; i++) {
         for (var j = i + 1u; j < n; j++) {

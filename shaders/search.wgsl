@@ -5,7 +5,7 @@
 //
 // Mirrored line for line by `src/general/search.rs` (same state, order and constants); the
 // structs by `GeneralRecord`, `GeneralHint` and `GeneralParams` in `src/general/types.rs` (keep in
-// sync: `tests/general_gpu.rs` checks them). The answer is only a hint: the host re-runs the
+// sync: `tests/general/gpu.rs` checks them). The answer is only a hint: the host re-runs the
 // search in float64 from the passive set written here and checks every proof.
 //
 // The host uploads, per case, the unit need and then the unit generators (normalised in

@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies, shared by the cargo-fuzz binaries (`fuzz/fuzz_targets/`) and
-//! the stable test that replays the corpus with mutations (`tests/fuzz_corpus.rs`). Each
+//! the stable test that replays the corpus with mutations (`tests/formats/fuzz_corpus.rs`). Each
 //! must return normally on every input: an error is fine, a panic is a bug.
 // Each fuzz binary uses one body.
 #![allow(dead_code)]

@@ -2,7 +2,7 @@
 //! (same state, same order of operations, same constants), reading the same bytes the
 //! host uploads. Its answer is only a hint: the host re-runs the search in float64 from it
 //! ([`super::solver::Solver::solve_hinted`]) and checks every proof, so a wrong hint costs time,
-//! never a wrong answer. `tests/general_gpu.rs` runs it against the shader.
+//! never a wrong answer. `tests/general/gpu.rs` runs it against the shader.
 //!
 //! The search is Lawson–Hanson's active-set NNLS, min |Σ xᵢwᵢ − need| over x ≥ 0, on the
 //! unit generators and the unit need: the passive set grows by the generator most against

@@ -1,5 +1,5 @@
 //! Plain-old-data types shared byte for byte with `shaders/search.wgsl` (the general
-//! engine's float32 search). Keep in sync with the shader's structs: `tests/layout.rs`
+//! engine's float32 search). Keep in sync with the shader's structs: `tests/kernels/layout.rs`
 //! compares sizes and offsets against naga's reflection of it.
 
 use bytemuck::{Pod, Zeroable};

@@ -4,7 +4,7 @@
 //! Same tables, same order, same float32 operations as `cone_test` (and the shader): the
 //! power-of-two prescaling read from the float bits, the exact product errors of thin
 //! pairs, `conclude` itself. The answers are bit for bit those of the reference on every
-//! instruction set (`tests/lanes.rs` compares the bytes). What it saves:
+//! instruction set (`tests/planar/lanes.rs` compares the bytes). What it saves:
 //!
 //! - Cases are grouped by the slots they use (one past the highest active slot), and each
 //!   group of `L` walks only those slots: an inactive slot is the zero vector, which never

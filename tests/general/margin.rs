@@ -12,8 +12,6 @@ use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialRep
 use planar_hold::{Backend, Engine, Options, Verdict};
 use serde_json::{json, Value};
 
-mod common;
-
 fn nrm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
@@ -170,17 +168,17 @@ fn near_duplicates_keep_the_margin(mut solve: impl FnMut(&GeneralBatch) -> Vec<G
 #[test]
 fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_cpu() {
     near_duplicates_keep_the_margin(|batch| {
-        common::general_outcomes(&mut Engine::Cpu, batch, Options::default()).0
+        crate::common::general_outcomes(&mut Engine::Cpu, batch, Options::default()).0
     });
 }
 
 #[test]
 fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_gpu() {
-    let Some(mut engine) = common::gpu_engine() else {
+    let Some(mut engine) = crate::common::gpu_engine() else {
         return;
     };
     near_duplicates_keep_the_margin(|batch| {
-        common::general_outcomes(&mut engine, batch, Options::default()).0
+        crate::common::general_outcomes(&mut engine, batch, Options::default()).0
     });
 }
 
@@ -405,7 +403,7 @@ fn the_support_region_and_the_point_test_agree_just_inside_and_outside_every_edg
 fn every_public_answer_says_whether_its_margin_is_proven() {
     let mut solver = Solver::new();
     for (name, most_unproven) in [("general_public", 0), ("general_dup_public", 2)] {
-        let path = common::data(&format!("{name}.jsonl"));
+        let path = crate::common::data(&format!("{name}.jsonl"));
         let text = std::fs::read_to_string(&path).unwrap();
         let mut unproven = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {

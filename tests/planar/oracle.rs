@@ -4,8 +4,6 @@
 //! relative) sit between float32 rounding, which makes an exactly flat cone or opposite
 //! pair of the float64 data very slightly otherwise, and the tested ε = 1e-5.
 
-mod common;
-
 use planar_hold::rng::Rng;
 use planar_hold::scene::sample::{case_of_kind, KINDS};
 use planar_hold::{planar, Case, Verdict};
@@ -101,8 +99,8 @@ fn workload() -> Vec<Case> {
 fn margins_and_verdicts_match_the_float64_oracle() {
     let cases = workload();
     let mut engines = vec![("cpu", planar::cone_test_batch(&cases))];
-    if let Some(mut gpu) = common::gpu_engine() {
-        engines.push(("gpu", common::planar_outcomes(&mut gpu, &cases)));
+    if let Some(mut gpu) = crate::common::gpu_engine() {
+        engines.push(("gpu", crate::common::planar_outcomes(&mut gpu, &cases)));
     }
     for (name, outcomes) in engines {
         let mut failures = Vec::new();

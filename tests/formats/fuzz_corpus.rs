@@ -3,7 +3,7 @@
 //! errors are the expected answer to most mutants. The real fuzzing is `cargo +nightly
 //! fuzz run TARGET` in `fuzz/` (docs/tests.md, fuzzing).
 
-#[path = "../fuzz/bodies/mod.rs"]
+#[path = "../../fuzz/bodies/mod.rs"]
 mod bodies;
 
 use std::path::Path;

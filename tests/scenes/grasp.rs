@@ -4,15 +4,13 @@
 //! inner ≤ coulomb ≤ outer bracket, `h_W(weakest) = q1`, and q1 against a brute-force facet
 //! enumeration of small grasps.
 
-mod common;
-
-use common::grade_grasp::{case_wrenches, grasps, support};
+use crate::common::grade_grasp::{case_wrenches, grasps, support};
 use planar_hold::scene::{hold_reports, parse_line, GraspReport, Report, SceneLine};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 
 fn read(name: &str) -> Vec<Value> {
-    std::fs::read_to_string(common::data(name))
+    std::fs::read_to_string(crate::common::data(name))
         .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -43,7 +41,7 @@ fn cpu() -> Engine {
 fn public_grasps_grade_on_every_engine() {
     let cases = read("grasp_public.jsonl");
     let expected = read("grasp_public.expected.jsonl");
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let answers: Vec<Value> = reports_on(&mut engine, &cases)
             .iter()
             .map(|r| serde_json::to_value(r).unwrap())
@@ -543,7 +541,7 @@ fn small_grasps_match_a_brute_force_facet_enumeration() {
 
 #[test]
 fn gpu_answers_random_grasps_as_the_cpu_does() {
-    let Some(mut gpu) = common::gpu_engine() else {
+    let Some(mut gpu) = crate::common::gpu_engine() else {
         return;
     };
     let mut rng = Rng(3);

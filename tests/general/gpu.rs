@@ -5,8 +5,6 @@
 //! both kernel variants; chunked uploads against one dispatch; the Pod layouts against
 //! naga's reflection. GPU tests skip without an adapter unless `PLANAR_HOLD_REQUIRE_GPU`.
 
-mod common;
-
 use std::mem::{offset_of, size_of};
 
 use planar_hold::general::host::{GeneralMode, SEARCH_WGSL};
@@ -24,12 +22,12 @@ fn nrm(v: &[f64]) -> f64 {
 }
 
 fn gpu() -> Option<GpuEngine> {
-    common::gpu_or_skip(GpuEngine::from_env())
+    crate::common::gpu_or_skip(GpuEngine::from_env())
 }
 
 /// The public cases (`tests/data/general_public.jsonl`) in one batch.
 fn public_batch() -> GeneralBatch {
-    let path = common::data("general_public.jsonl");
+    let path = crate::common::data("general_public.jsonl");
     let text = std::fs::read_to_string(&path).expect("general_public.jsonl");
     let mut batch = GeneralBatch::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -369,8 +367,9 @@ fn the_engine_answers_general_batches_on_every_backend() {
         threads: Threads::Current,
         ..Options::default()
     };
-    for (name, mut engine) in common::engines() {
-        let (out, resolved) = common::general_outcomes(&mut engine, &batch, Options::default());
+    for (name, mut engine) in crate::common::engines() {
+        let (out, resolved) =
+            crate::common::general_outcomes(&mut engine, &batch, Options::default());
         assert_eq!(out.len(), batch.len(), "{name}");
         if name == "cpu" {
             assert_eq!(resolved, 0);
@@ -382,7 +381,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
             compare(name, &batch, &out, &expected);
         }
         // On this thread alone: the same answers, bit for bit.
-        let (alone, _) = common::general_outcomes(&mut engine, &batch, this_thread);
+        let (alone, _) = crate::common::general_outcomes(&mut engine, &batch, this_thread);
         assert!(alone == out, "{name}: one thread and all cores differ");
         // Answers reused for a shorter batch, and for an empty one, hold exactly its own.
         let mut shorter = GeneralBatch::new();
@@ -475,10 +474,10 @@ fn eval_on_the_gpu_answers_general_rows_and_counts_the_re_solved() {
     if gpu().is_none() {
         return;
     }
-    let path = common::data("general_public.jsonl");
+    let path = crate::common::data("general_public.jsonl");
     let mut answers = Vec::new();
     for backend in ["both", "cpu"] {
-        let out = common::cli()
+        let out = crate::common::cli()
             .arg("eval")
             .arg(&path)
             .args(["--backend", backend])
@@ -533,7 +532,7 @@ fn packing_on_all_cores_equals_case_by_case() {
     }
 }
 
-/// The invariants of tests/general.rs on the GPU engine: the whole case scaled by 1e-30 and
+/// The invariants of tests/general/engine.rs on the GPU engine: the whole case scaled by 1e-30 and
 /// 1e30 scales the margin, each generator scaled on its own and the generators permuted
 /// change nothing; every proof re-checked.
 #[test]

@@ -1,15 +1,13 @@
 //! The public planar sets of `tests/data/` through the CLI on every backend, graded by the
 //! project's own rules (`tests/common/grade.rs`): zero failures allowed.
 
-mod common;
-
 use std::path::Path;
 
-use common::grade::{self, Grading};
+use crate::common::grade::{self, Grading};
 use serde_json::Value;
 
 fn run_cli(command: &str, backend: &str, input: &Path) -> Vec<Value> {
-    let out = common::cli()
+    let out = crate::common::cli()
         .args([command, input.to_str().unwrap(), "--backend", backend])
         .output()
         .unwrap();
@@ -26,7 +24,7 @@ fn run_cli(command: &str, backend: &str, input: &Path) -> Vec<Value> {
 
 fn backends() -> Vec<&'static str> {
     let mut b = vec!["cpu"];
-    if common::gpu_engine().is_some() {
+    if crate::common::gpu_engine().is_some() {
         b.push("gpu");
     }
     b
@@ -39,10 +37,14 @@ fn run_and_grade(
     name: &str,
     grader: fn(&[Value], &[Value], &[Value], &str) -> Grading,
 ) {
-    let cases = common::read_data(&format!("{name}.jsonl"));
-    let expected = common::read_data(&format!("{name}.expected.jsonl"));
+    let cases = crate::common::read_data(&format!("{name}.jsonl"));
+    let expected = crate::common::read_data(&format!("{name}.expected.jsonl"));
     for backend in backends() {
-        let answers = run_cli(command, backend, &common::data(&format!("{name}.jsonl")));
+        let answers = run_cli(
+            command,
+            backend,
+            &crate::common::data(&format!("{name}.jsonl")),
+        );
         grader(&cases, &expected, &answers, &format!("{name} ({backend})")).assert_passed();
     }
 }
@@ -59,12 +61,13 @@ fn public_scenes_pass_the_gate_grader() {
 
 /// The public invalid scenes, less the one that docs/contract-scenes.md now makes valid: a
 /// planar scene of five body pairs or more (`too_many_generators`, 20 generators) is decided
-/// by the general engine. That one is answered instead (checked here, and in tests/general.rs).
+/// by the general engine. That one is answered instead (checked here, and in tests/general/engine.rs).
 #[test]
 fn public_invalid_scenes_are_rejected() {
     let five_pairs = |e: &Value| e["sub"] == "too_many_generators";
-    let lines = std::fs::read_to_string(common::data("scenes_public_invalid.jsonl")).unwrap();
-    let expected = common::read_data("scenes_public_invalid.expected.jsonl");
+    let lines =
+        std::fs::read_to_string(crate::common::data("scenes_public_invalid.jsonl")).unwrap();
+    let expected = crate::common::read_data("scenes_public_invalid.expected.jsonl");
     let now_valid: Vec<&str> = lines
         .lines()
         .zip(&expected)
@@ -85,8 +88,8 @@ fn public_invalid_scenes_are_rejected() {
         grade::refusals(
             Path::new(env!("CARGO_BIN_EXE_planar-hold")),
             &["gate", "--backend", backend],
-            &common::data("scenes_public_invalid.jsonl"),
-            &common::data("scenes_public_invalid.expected.jsonl"),
+            &crate::common::data("scenes_public_invalid.jsonl"),
+            &crate::common::data("scenes_public_invalid.expected.jsonl"),
             five_pairs,
             &format!("scenes_public_invalid ({backend})"),
         )

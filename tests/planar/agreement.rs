@@ -1,8 +1,6 @@
 //! GPU against CPU on thousands of random and degenerate cases, every answer's evidence
 //! checked in float64, and chunked streaming against one dispatch.
 
-mod common;
-
 use planar_hold::device::GpuContext;
 use planar_hold::gpu::GpuEngine;
 use planar_hold::planar::host::GpuOptions;
@@ -125,12 +123,12 @@ fn cpu_answers_carry_valid_evidence() {
 
 #[test]
 fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
-    let Some(mut gpu) = common::gpu_engine() else {
+    let Some(mut gpu) = crate::common::gpu_engine() else {
         return;
     };
     let cases = workload();
     let on_cpu = planar::cone_test_batch(&cases);
-    let on_gpu = common::planar_outcomes(&mut gpu, &cases);
+    let on_gpu = crate::common::planar_outcomes(&mut gpu, &cases);
     let mut disagreements = Vec::new();
     let mut same_witness = 0usize;
     for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
@@ -162,7 +160,7 @@ fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
 
 #[test]
 fn chunked_streaming_matches_one_dispatch() {
-    let Some(ctx) = common::gpu_or_skip(GpuContext::from_env()) else {
+    let Some(ctx) = crate::common::gpu_or_skip(GpuContext::from_env()) else {
         return;
     };
     // Chunks of 7 workgroups (448 cases): a 5,000-case batch takes 12 chunks, more than
@@ -176,10 +174,10 @@ fn chunked_streaming_matches_one_dispatch() {
     let cases = mixed_cases(3, 5000);
     let mut chunked = vec![Outcome::default(); cases.len()];
     small.evaluate_into(&cases, &mut chunked).unwrap();
-    let Some(mut whole) = common::gpu_engine() else {
+    let Some(mut whole) = crate::common::gpu_engine() else {
         return;
     };
-    let at_once = common::planar_outcomes(&mut whole, &cases);
+    let at_once = crate::common::planar_outcomes(&mut whole, &cases);
     assert_eq!(chunked, at_once);
     // Reused buffers: a second, shorter batch on the same engine, and an empty one.
     let mut again = vec![Outcome::default(); 999];
@@ -204,7 +202,7 @@ fn single_thread_and_batch_cpu_agree_exactly() {
 
 #[test]
 fn chunks_smaller_than_the_smallest_slot_work() {
-    let Some(ctx) = common::gpu_or_skip(GpuContext::from_env()) else {
+    let Some(ctx) = crate::common::gpu_or_skip(GpuContext::from_env()) else {
         return;
     };
     // One workgroup per dispatch: 64-case chunks, below the 256-case slot minimum.
@@ -259,11 +257,11 @@ fn scattered_slots_fast_path_matches_the_reference_exactly() {
 
 #[test]
 fn gpu_agrees_with_cpu_on_scattered_slots() {
-    let Some(mut gpu) = common::gpu_engine() else {
+    let Some(mut gpu) = crate::common::gpu_engine() else {
         return;
     };
     let cases = scattered_cases(17, 3000);
-    let on_gpu = common::planar_outcomes(&mut gpu, &cases);
+    let on_gpu = crate::common::planar_outcomes(&mut gpu, &cases);
     let on_cpu = planar::cone_test_batch(&cases);
     let bad: Vec<String> = on_gpu
         .iter()

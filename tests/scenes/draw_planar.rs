@@ -1,8 +1,6 @@
 //! Pictures (`planar_hold::draw`, `planar-hold draw`, `gate --draw`): well-formed SVG with the
 //! classed elements, rasterised by resvg, and geometry read back from the drawing.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -326,7 +324,7 @@ fn file_names_are_safe() {
 // ------------------------------------------------------------------ the command
 
 fn cases() -> PathBuf {
-    common::data_dir()
+    crate::common::data_dir()
 }
 
 fn bin() -> Command {
@@ -456,7 +454,7 @@ fn draw_command_pictures_every_public_line() {
 
 #[test]
 fn draw_command_on_the_gpu() {
-    if common::gpu_engine().is_none() {
+    if crate::common::gpu_engine().is_none() {
         return;
     }
     let dir = scratch("gpu");

@@ -3,8 +3,6 @@
 //! and stdout. Answers are compared with the library's own engine on the same cases (not
 //! with fixed margins: the kernels may change numerically).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -29,7 +27,7 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn cli(args: &[&str]) -> Command {
-    let mut c = common::cli();
+    let mut c = crate::common::cli();
     c.args(args);
     c
 }
@@ -61,7 +59,7 @@ fn case_line(id: usize, c: &Case) -> String {
 fn expected_answers(lines: &[String]) -> Vec<String> {
     let parsed: Vec<(Option<Value>, Case)> = lines.iter().map(|l| parse_case(l).unwrap()).collect();
     let cases: Vec<Case> = parsed.iter().map(|p| p.1).collect();
-    let outcomes = common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
+    let outcomes = crate::common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
     parsed
         .into_iter()
         .zip(&outcomes)
@@ -347,7 +345,7 @@ fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
         .collect();
     assert_eq!(json.len(), n);
     // The JSON answers are the library's own on the same (float32) cases, ids as int64.
-    let outcomes = common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
+    let outcomes = crate::common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
     for (i, (got, (case, o))) in json.iter().zip(cases.iter().zip(&outcomes)).enumerate() {
         if i == null_row || i == short_row {
             assert_eq!(got["line"], json!(i + 1));
@@ -795,7 +793,7 @@ fn demo_and_info_end_quietly_on_a_closed_pipe() {
 
 #[test]
 fn gate_streams_in_order_across_chunks() {
-    let scenes = std::fs::read_to_string(common::data("scenes_public.jsonl")).unwrap();
+    let scenes = std::fs::read_to_string(crate::common::data("scenes_public.jsonl")).unwrap();
     let lines: Vec<&str> = scenes.lines().filter(|l| !l.trim().is_empty()).collect();
     let once = run(
         cli(&["gate", "-", "--backend", "cpu"]),

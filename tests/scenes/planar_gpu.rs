@@ -1,8 +1,6 @@
 //! The physical layer on the GPU against the CPU: thousands of random scenes and edits,
 //! every need of every line in one batch.
 
-mod common;
-
 use planar_hold::rng::Rng;
 use planar_hold::scene::{parse_planar, planar_reports, Scene};
 use planar_hold::{Backend, Engine};
@@ -73,7 +71,7 @@ fn random_line(rng: &mut Rng, n: usize) -> String {
 
 #[test]
 fn gpu_and_cpu_agree_on_random_scenes_and_edits() {
-    let Some(mut gpu) = common::gpu_engine() else {
+    let Some(mut gpu) = crate::common::gpu_engine() else {
         return;
     };
     let mut rng = Rng::new(42);

@@ -1,7 +1,5 @@
 //! docs/contract-planar.md §6 reference values, on every backend.
 
-mod common;
-
 use approx::assert_abs_diff_eq;
 use planar_hold::planar::tables::Candidate;
 use planar_hold::scene::sample::contact_generators;
@@ -17,12 +15,12 @@ fn flat_box(mu: f32, need: [f32; 3]) -> Case {
 }
 
 fn run(engine: &mut Engine, case: Case) -> Outcome {
-    common::planar_outcomes(engine, &[case])[0]
+    crate::common::planar_outcomes(engine, &[case])[0]
 }
 
 #[test]
 fn flat_box_sliding_binds_at_low_friction() {
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let o = run(&mut engine, flat_box(0.2, GRAVITY));
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         // ½·A₊ + ½·B₋ (generators 0 = A₊, 3 = B₋).
@@ -44,7 +42,7 @@ fn flat_box_sliding_binds_at_low_friction() {
 
 #[test]
 fn flat_box_margins_follow_friction_then_tipping() {
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         assert_abs_diff_eq!(
             run(&mut engine, flat_box(0.5, GRAVITY)).margin,
             0.44721,
@@ -60,7 +58,7 @@ fn flat_box_margins_follow_friction_then_tipping() {
 
 #[test]
 fn corner_alone_is_certified_unsupported() {
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let g = contact_generators(&[(A, FLOOR, 0.2)]);
         let o = run(&mut engine, Case::new(&g, GRAVITY).unwrap());
         assert_eq!(o.verdict(), Verdict::Unsupported, "{name}");
@@ -84,7 +82,7 @@ fn corner_alone_is_certified_unsupported() {
 
 #[test]
 fn sideways_push_holds_to_the_friction_limit() {
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         for push in [0.19f32, -0.19] {
             let o = run(&mut engine, flat_box(0.2, [push, 1.0, 0.0]));
             assert_eq!(o.verdict(), Verdict::Supported, "{name} push {push}");
@@ -100,7 +98,7 @@ fn sideways_push_holds_to_the_friction_limit() {
 
 #[test]
 fn need_zero_is_held_by_the_empty_witness() {
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let o = run(&mut engine, flat_box(0.2, [0.0; 3]));
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         assert_eq!(o.witness().unwrap().indices, Vec::<u32>::new());
@@ -116,7 +114,7 @@ fn need_zero_is_held_by_the_empty_witness() {
 
 #[test]
 fn empty_set_is_certified_at_minus_the_need_length() {
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let o = run(&mut engine, Case::new(&[], [0.0, 2.0, 0.0]).unwrap());
         assert_eq!(o.verdict(), Verdict::Unsupported, "{name}");
         assert_abs_diff_eq!(o.margin, -2.0, epsilon = 1e-6);
@@ -135,7 +133,7 @@ fn cone_filling_space_is_capped() {
         [0.0, 0.0, 1.0],
         [0.0, 0.0, -1.0],
     ];
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let o = run(&mut engine, Case::new(&g, [0.3, -2.0, 5.0]).unwrap());
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         assert_eq!(
@@ -150,7 +148,7 @@ fn cone_filling_space_is_capped() {
 fn flat_cone_margin_is_zero_inside_and_distance_outside() {
     // Both generators in the plane y = 0... need in their wedge: on a flat cone, margin 0.
     let g = [[1.0, 0.0, 1.0], [1.0, 0.0, -1.0]];
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let inside = run(&mut engine, Case::new(&g, [2.0, 0.0, 0.5]).unwrap());
         assert_eq!(inside.verdict(), Verdict::Supported, "{name}");
         assert_abs_diff_eq!(inside.margin, 0.0, epsilon = 1e-6);
@@ -188,7 +186,7 @@ fn hard_witnesses_are_found() {
         [0.68421042, 0.55901134, -0.16807079],
     )
     .unwrap();
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let o = run(&mut engine, inside);
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         assert_abs_diff_eq!(o.margin, 0.0091245, epsilon = 1e-5);

@@ -1,7 +1,5 @@
 //! The command-line tool: answers, bad input named by line, nothing lost.
 
-mod common;
-
 use std::io::Write;
 
 fn input(name: &str, text: &str) -> std::path::PathBuf {
@@ -17,7 +15,7 @@ fn input(name: &str, text: &str) -> std::path::PathBuf {
 }
 
 fn eval(path: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    common::cli()
+    crate::common::cli()
         .arg("eval")
         .arg(path)
         .args(["--backend", "cpu"])
@@ -125,7 +123,7 @@ fn bad_lines_are_named_and_the_rest_still_answered() {
 fn gpu_commands_without_a_runtime_dir_print_no_driver_error() {
     let path = input("quiet", "{\"generators\": [[0, 1, 0]]}\n");
     let headless = |args: &[&str]| {
-        let out = common::cli()
+        let out = crate::common::cli()
             .args(args)
             .env_remove("XDG_RUNTIME_DIR")
             .env_remove("WAYLAND_DISPLAY")
@@ -171,7 +169,7 @@ fn a_refused_line_is_one_sentence_with_its_number_once() {
         vec!["[1,0,0,0,0,0]"; 19].join(",")
     );
     let text = format!("{{\"generators\": [[0,1,0]]}}\n\n{twenty}\n");
-    let mut child = common::cli()
+    let mut child = crate::common::cli()
         .args(["eval", "-", "--backend", "cpu"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -207,7 +205,7 @@ fn a_refused_line_is_one_sentence_with_its_number_once() {
 
 #[test]
 fn missing_input_file_is_a_clear_error() {
-    let out = common::cli()
+    let out = crate::common::cli()
         .args(["eval", "/nonexistent/cases.jsonl", "--backend", "cpu"])
         .output()
         .unwrap();
@@ -219,7 +217,7 @@ fn missing_input_file_is_a_clear_error() {
 fn no_adapter_says_how_to_get_one() {
     // A backend this build has no adapter for.
     let path = input("noadapter", "{\"generators\": []}\n");
-    let out = common::cli()
+    let out = crate::common::cli()
         .arg("eval")
         .arg(&path)
         .env("WGPU_BACKEND", "dx12")
@@ -236,7 +234,7 @@ fn no_adapter_says_how_to_get_one() {
 
 #[test]
 fn both_backends_agree_through_the_cli() {
-    if common::gpu_engine().is_none() {
+    if crate::common::gpu_engine().is_none() {
         return;
     }
     let cases: String = planar_hold::scene::sample::mixed_cases(9, 2000)
@@ -250,7 +248,7 @@ fn both_backends_agree_through_the_cli() {
         })
         .collect();
     let path = input("both", &cases);
-    let out = common::cli()
+    let out = crate::common::cli()
         .arg("eval")
         .arg(&path)
         .args(["--backend", "both", "-o"])
@@ -266,7 +264,7 @@ fn both_backends_agree_through_the_cli() {
 
 #[test]
 fn demo_runs() {
-    let out = common::cli()
+    let out = crate::common::cli()
         .args(["demo", "--cases", "2000"])
         .output()
         .unwrap();
@@ -355,7 +353,7 @@ fn the_readme_examples_answer_as_the_readme_says() {
             .unwrap_or_else(|| panic!("no cargo run -- in {block}"))
             .split_whitespace()
             .collect();
-        let mut child = common::cli()
+        let mut child = crate::common::cli()
             .args(&args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -7,8 +7,6 @@
 //! generators, and reproductions of scale failures once found. Every witness and certificate is re-checked in
 //! float64, relative to the case's own magnitudes.
 
-mod common;
-
 use planar_hold::rng::Rng;
 use planar_hold::scene::sample::{box_cases, mixed_cases};
 use planar_hold::{Case, Engine, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS};
@@ -156,7 +154,7 @@ fn is_exact(case: &Case, scaled: &Case, need_factor: f64, factor: impl Fn(usize)
 }
 
 fn evaluate(engine: &mut Engine, cases: &[Case]) -> Vec<Outcome> {
-    common::planar_outcomes(engine, cases)
+    crate::common::planar_outcomes(engine, cases)
 }
 
 /// A base case is "far from the boundary" where its verdict is certain and its margin is
@@ -185,7 +183,7 @@ fn powers_of_two_change_nothing_but_the_units() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let before = evaluate(&mut engine, &base);
         let after = evaluate(&mut engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
@@ -379,7 +377,7 @@ fn powers_of_ten_keep_the_answer_away_from_the_boundary() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let before = evaluate(&mut engine, &base);
         let after = evaluate(&mut engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
@@ -422,7 +420,7 @@ fn scaling_each_generator_by_a_power_of_two_changes_only_its_weight() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let before = evaluate(&mut engine, &base);
         let after = evaluate(&mut engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
@@ -467,7 +465,7 @@ fn scaling_each_generator_keeps_the_answer_away_from_the_boundary() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let before = evaluate(&mut engine, &base);
         let after = evaluate(&mut engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
@@ -499,7 +497,7 @@ fn permuting_the_generators_keeps_verdict_and_margin() {
             Case::new(&gens, case.need).unwrap()
         })
         .collect();
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let before = evaluate(&mut engine, &base);
         let after = evaluate(&mut engine, &permuted);
         let mut failures = evidence_failures(name, &permuted, &after);
@@ -527,7 +525,7 @@ fn adding_a_generator_never_loses_support() {
             Case::new(&gens, case.need).unwrap()
         })
         .collect();
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let before = evaluate(&mut engine, &base);
         let after = evaluate(&mut engine, &grown);
         let mut failures = evidence_failures(name, &grown, &after);
@@ -588,7 +586,7 @@ fn thin_cones(seed: u64, n: usize) -> Vec<(Case, bool)> {
 fn thin_cones_give_only_proofs_that_check_out() {
     let family = thin_cones(77, 3000);
     let cases: Vec<Case> = family.iter().map(|(c, _)| *c).collect();
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let outcomes = evaluate(&mut engine, &cases);
         let mut failures = evidence_failures(name, &cases, &outcomes);
         let mut answered = 0;
@@ -632,7 +630,7 @@ fn issue_reproductions_through_the_api() {
         g
     };
     let sliding = 0.2 / 1.04f64.sqrt();
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let mut run = |c: Case| {
             let o = evaluate(&mut engine, &[c])[0];
             check_evidence(&c, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -703,11 +701,11 @@ fn issue_reproductions_through_the_cli() {
     )
     .unwrap();
     let mut backends = vec!["cpu"];
-    if common::gpu_engine().is_some() {
+    if crate::common::gpu_engine().is_some() {
         backends.push("gpu");
     }
     for backend in backends {
-        let out = common::cli()
+        let out = crate::common::cli()
             .args(["eval", "--backend", backend])
             .arg(&input)
             .output()
@@ -839,7 +837,7 @@ fn more_friction_never_unholds() {
         ]
     };
     let scenes = random_scenes(78, 400);
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         // docs/contract-planar.md §6's flat box, as a segment and as two corners: held for every μ ≥ 0.2.
         for mu in MUS
             .iter()
@@ -900,7 +898,7 @@ fn more_friction_never_unholds() {
 fn units_of_length_and_mass_change_no_answer() {
     let scenes = random_scenes(79, 300);
     let scales = [1.0, 1e-12, 1e-6, 2f64.powi(-40), 1e6, 1e12];
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         let lines: Vec<Value> = scenes
             .iter()
             .flat_map(|s| scales.map(|k| s(json!(0.6), k)))
@@ -970,7 +968,7 @@ fn extreme_masses_and_offsets_follow_spec() {
         .unwrap_err()
         .to_string();
     assert!(refused.contains("not finite in float32"), "{refused}");
-    for (name, mut engine) in common::engines() {
+    for (name, mut engine) in crate::common::engines() {
         for mass in [[1e-20, 1e-20], [1e-30, 1e18], [1e18, 1e18]] {
             for com in [[0.0, 0.0], [2e19, 2e19], [-2e19, 3e-19]] {
                 let lines = [corner(mass, com), flat(mass, com), pinched(mass, com)];

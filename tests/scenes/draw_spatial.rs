@@ -3,8 +3,6 @@
 //! region in the top view, the witness forces against the weight, the screw axis through the
 //! contact the body tips about, the slide down an incline.
 
-mod common;
-
 use std::path::PathBuf;
 
 use planar_hold::draw::spatial;
@@ -401,7 +399,7 @@ fn an_incline_with_little_friction_slides_down_the_slope() {
 }
 
 fn cases() -> PathBuf {
-    common::data_dir()
+    crate::common::data_dir()
 }
 
 fn public_lines() -> Vec<String> {
@@ -499,7 +497,7 @@ fn every_public_scene_draws_well_formed_and_consistent() {
 fn draw_command_writes_one_spatial_picture_per_line() {
     let dir = std::env::temp_dir().join(format!("planar-hold-draw3d-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = common::cli()
+    let out = crate::common::cli()
         .args([
             "draw",
             cases().join("scenes3d_public.jsonl").to_str().unwrap(),

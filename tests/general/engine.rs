@@ -11,10 +11,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-mod common;
-
 fn data(name: &str) -> std::path::PathBuf {
-    common::data(name)
+    crate::common::data(name)
 }
 
 fn read_jsonl(path: &std::path::Path) -> Vec<Value> {

@@ -4,12 +4,10 @@
 //! a face as its vertices, quarter turns about the vertical, moving the contacts against the
 //! reference point, a planar scene written as a spatial one, and the support region.
 
-mod common;
-
 use std::io::Write;
 use std::path::PathBuf;
 
-use common::grade;
+use crate::common::grade;
 use planar_hold::rng::Rng;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine};
@@ -26,9 +24,9 @@ fn temp(name: &str) -> PathBuf {
 /// (`tests/common/grade.rs`): every answer must carry a support region, and every region is
 /// compared with the reference's.
 fn grade_public(backend: &str) {
-    let run = common::cli()
+    let run = crate::common::cli()
         .arg("gate")
-        .arg(common::data("scenes3d_public.jsonl"))
+        .arg(crate::common::data("scenes3d_public.jsonl"))
         .args(["--backend", backend])
         .output()
         .unwrap();
@@ -42,8 +40,8 @@ fn grade_public(backend: &str) {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let graded = grade::spatial_scenes(
-        &common::read_data("scenes3d_public.jsonl"),
-        &common::read_data("scenes3d_public.expected.jsonl"),
+        &crate::common::read_data("scenes3d_public.jsonl"),
+        &crate::common::read_data("scenes3d_public.expected.jsonl"),
         &answers,
         true,
         &format!("scenes3d_public ({backend})"),
@@ -61,7 +59,7 @@ fn the_public_spatial_scenes_pass_the_grader_on_the_cpu() {
 /// The same through the GPU's search and the host's float64 finish (CI: GL and Vulkan).
 #[test]
 fn the_public_spatial_scenes_pass_the_grader_on_the_gpu() {
-    if common::gpu_engine().is_some() {
+    if crate::common::gpu_engine().is_some() {
         grade_public("gpu");
     }
 }
@@ -71,8 +69,8 @@ fn the_public_invalid_spatial_lines_are_refused_by_line_with_the_problem() {
     let graded = grade::refusals(
         std::path::Path::new(env!("CARGO_BIN_EXE_planar-hold")),
         &["gate", "--backend", "cpu"],
-        &common::data("scenes3d_public_invalid.jsonl"),
-        &common::data("scenes3d_public_invalid.expected.jsonl"),
+        &crate::common::data("scenes3d_public_invalid.jsonl"),
+        &crate::common::data("scenes3d_public_invalid.expected.jsonl"),
         |_| false,
         "scenes3d_public_invalid",
     );
@@ -83,9 +81,10 @@ fn the_public_invalid_spatial_lines_are_refused_by_line_with_the_problem() {
 
 #[test]
 fn planar_and_spatial_lines_mix_in_one_gate_file_and_bad_ones_are_answered_in_place() {
-    let spatial = std::fs::read_to_string(common::data("scenes3d_public.jsonl")).unwrap();
-    let planar = std::fs::read_to_string(common::data("scenes_public.jsonl")).unwrap();
-    let bad = std::fs::read_to_string(common::data("scenes3d_public_invalid.jsonl")).unwrap();
+    let spatial = std::fs::read_to_string(crate::common::data("scenes3d_public.jsonl")).unwrap();
+    let planar = std::fs::read_to_string(crate::common::data("scenes_public.jsonl")).unwrap();
+    let bad =
+        std::fs::read_to_string(crate::common::data("scenes3d_public_invalid.jsonl")).unwrap();
     let mut text = String::new();
     let mut kinds = Vec::new();
     for (a, (b, c)) in spatial
@@ -104,7 +103,7 @@ fn planar_and_spatial_lines_mix_in_one_gate_file_and_bad_ones_are_answered_in_pl
         .unwrap()
         .write_all(text.as_bytes())
         .unwrap();
-    let run = common::cli()
+    let run = crate::common::cli()
         .args(["gate", "--backend", "cpu"])
         .arg(&path)
         .output()
@@ -615,10 +614,10 @@ fn coulomb_brackets_the_true_cone_between_the_inner_and_outer_pyramids() {
 /// from the boundary, margins within 1e-6).
 #[test]
 fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
-    let Some(mut gpu) = common::gpu_engine() else {
+    let Some(mut gpu) = crate::common::gpu_engine() else {
         return;
     };
-    let text = std::fs::read_to_string(common::data("scenes3d_public.jsonl")).unwrap();
+    let text = std::fs::read_to_string(crate::common::data("scenes3d_public.jsonl")).unwrap();
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -2,8 +2,6 @@
 //! this CPU can run: lane groups, slot bounds and the sort by slots change no answer. And
 //! the choice of instruction set through `PLANAR_HOLD_SIMD`, as the CLI reports it.
 
-mod common;
-
 use planar_hold::planar;
 use planar_hold::rng::Rng;
 use planar_hold::scene::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
@@ -153,7 +151,7 @@ fn simd_names_parse_and_unknown_ones_are_errors() {
 
 #[test]
 fn cli_reports_the_instruction_set_and_rejects_a_bad_one() {
-    let out = common::cli()
+    let out = crate::common::cli()
         .arg("info")
         .env("PLANAR_HOLD_SIMD", "sse9")
         .output()
@@ -166,7 +164,7 @@ fn cli_reports_the_instruction_set_and_rejects_a_bad_one() {
     );
     assert!(out.stdout.is_empty());
 
-    let out = common::cli()
+    let out = crate::common::cli()
         .args(["bench", "--backend", "cpu1", "--cases", "300", "--json"])
         .env("PLANAR_HOLD_SIMD", "baseline")
         .output()

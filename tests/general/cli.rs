@@ -2,12 +2,10 @@
 //! project's own rules, lines of both kinds mixed in one file, and bad general lines named by
 //! line with the rest answered.
 
-mod common;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use common::grade;
+use crate::common::grade;
 use serde_json::Value;
 
 fn temp(name: &str, text: &str) -> PathBuf {
@@ -25,9 +23,9 @@ fn temp(name: &str, text: &str) -> PathBuf {
 /// Runs `eval` on the public general set `name` with `backend` and grades the answers by
 /// the project's rules (`tests/common/grade.rs`): no failure allowed.
 fn grade_public(name: &str, backend: &str) {
-    let run = common::cli()
+    let run = crate::common::cli()
         .arg("eval")
-        .arg(common::data(&format!("{name}.jsonl")))
+        .arg(crate::common::data(&format!("{name}.jsonl")))
         .args(["--backend", backend])
         .output()
         .unwrap();
@@ -41,8 +39,8 @@ fn grade_public(name: &str, backend: &str) {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let graded = grade::general_cases(
-        &common::read_data(&format!("{name}.jsonl")),
-        &common::read_data(&format!("{name}.expected.jsonl")),
+        &crate::common::read_data(&format!("{name}.jsonl")),
+        &crate::common::read_data(&format!("{name}.expected.jsonl")),
         &answers,
         &format!("{name} ({backend})"),
     );
@@ -59,7 +57,7 @@ fn the_public_general_cases_pass_the_grader_on_the_cpu() {
 /// runs it on GL and on Vulkan. Skips without an adapter unless PLANAR_HOLD_REQUIRE_GPU.
 #[test]
 fn the_public_general_cases_pass_the_grader_on_the_gpu() {
-    if common::gpu_engine().is_some() {
+    if crate::common::gpu_engine().is_some() {
         grade_public("general_public", "gpu");
     }
 }
@@ -74,13 +72,13 @@ fn the_public_near_duplicate_cases_pass_the_grader_on_the_cpu() {
 
 #[test]
 fn the_public_near_duplicate_cases_pass_the_grader_on_the_gpu() {
-    if common::gpu_engine().is_some() {
+    if crate::common::gpu_engine().is_some() {
         grade_public("general_dup_public", "gpu");
     }
 }
 
 fn eval_lines(path: &Path) -> (std::process::Output, Vec<Value>) {
-    let out = common::cli()
+    let out = crate::common::cli()
         .arg("eval")
         .arg(path)
         .args(["--backend", "cpu"])
@@ -214,7 +212,7 @@ fn parquet_input_takes_general_rows_as_json_lines_does() {
     use arrow_array::builder::{Float64Builder, ListBuilder};
     use arrow_array::{ArrayRef, RecordBatch, StringArray};
     use std::sync::Arc;
-    let cases = std::fs::read_to_string(common::data("general_public.jsonl")).unwrap();
+    let cases = std::fs::read_to_string(crate::common::data("general_public.jsonl")).unwrap();
     let mut lines: Vec<Value> = cases
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -271,7 +269,7 @@ fn parquet_input_takes_general_rows_as_json_lines_does() {
     )
     .unwrap();
     let run = |path: &Path| {
-        let out = common::cli()
+        let out = crate::common::cli()
             .arg("eval")
             .arg(path)
             .args(["--backend", "cpu"])
@@ -357,7 +355,7 @@ fn general_answers_are_the_same_bits_with_and_without_avx2() {
     }
     let path = temp("simd", &text);
     let run = |simd: Option<&str>| {
-        let mut cmd = common::cli();
+        let mut cmd = crate::common::cli();
         cmd.arg("eval").arg(&path).args(["--backend", "cpu"]);
         if let Some(s) = simd {
             cmd.env("PLANAR_HOLD_SIMD", s);
@@ -385,7 +383,7 @@ fn parquet_output_holds_the_general_answers_facet_included() {
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Float64Type, UInt32Type};
     use arrow_array::Array;
-    let cases = common::data("general_public.jsonl");
+    let cases = crate::common::data("general_public.jsonl");
     let dir = std::env::temp_dir().join(format!(
         "planar-hold-general-parquet-out-{}",
         std::process::id()
@@ -393,7 +391,7 @@ fn parquet_output_holds_the_general_answers_facet_included() {
     std::fs::create_dir_all(&dir).unwrap();
     let pq = dir.join("answers.parquet");
     let run = |extra: &[&std::ffi::OsStr]| {
-        let out = common::cli()
+        let out = crate::common::cli()
             .arg("eval")
             .arg(&cases)
             .args(["--backend", "cpu"])
