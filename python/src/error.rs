@@ -17,7 +17,7 @@ pyo3::create_exception!(
 /// The Python exception of a Rust error.
 pub(crate) fn py_err(e: Error) -> PyErr {
     match e {
-        Error::TooManyGenerators(_) | Error::NonFinite(_) | Error::Input(_) => {
+        Error::TooManyGenerators { .. } | Error::NonFinite(_) | Error::Input(_) => {
             PyValueError::new_err(e.to_string())
         }
         _ => GpuError::new_err(e.to_string()),

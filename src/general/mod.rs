@@ -285,7 +285,10 @@ fn validate(dim: usize, generators: &[f64], need: &[f64]) -> Result<(), Error> {
     }
     let k = generators.len() / dim;
     if k > MAX_GENERAL_GENERATORS {
-        return Err(Error::TooManyGenerators(k));
+        return Err(Error::TooManyGenerators {
+            count: k,
+            max: MAX_GENERAL_GENERATORS,
+        });
     }
     if !all_finite(generators) {
         let i = generators.iter().position(|v| !v.is_finite()).unwrap_or(0);

@@ -823,7 +823,8 @@ mod fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planar::types::{Verdict, NO_BINDING};
+    use crate::planar::types::NO_BINDING;
+    use crate::Verdict;
 
     /// The scanner accepts the plain lines and agrees with the serde path on each; it
     /// leaves the rest to serde.

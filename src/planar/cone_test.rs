@@ -19,7 +19,8 @@ use super::tables::{
     FIRST_TRIPLE, KIND_APEX, KIND_GENERATOR_DIRECTION, KIND_GENERATOR_PLANE, KIND_PAIR_PLANE,
     KIND_PERPENDICULAR, PAIR_COUNT,
 };
-use super::types::{Case, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+use super::types::{Case, Outcome, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+use crate::Verdict;
 
 /// Larger than any candidate's `y·need`: none found yet (`NONE_YET` in the shader).
 pub(super) const NONE_YET: f32 = 3.0e38;

@@ -5,7 +5,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::Error;
+use crate::{Error, Verdict};
 
 /// Most generators a case can hold: 4 body pairs × 2 endpoints × 2 edge rays (docs/contract-planar.md §2).
 pub const MAX_GENERATORS: usize = 16;
@@ -36,7 +36,10 @@ impl Case {
     /// generators and non-finite numbers.
     pub fn new(generators: &[[f32; 3]], need: [f32; 3]) -> Result<Case, Error> {
         if generators.len() > MAX_GENERATORS {
-            return Err(Error::TooManyGenerators(generators.len()));
+            return Err(Error::TooManyGenerators {
+                count: generators.len(),
+                max: MAX_GENERATORS,
+            });
         }
         for (i, g) in generators.iter().enumerate() {
             if !g.iter().all(|v| v.is_finite()) {
@@ -60,28 +63,6 @@ impl Case {
         (0..MAX_GENERATORS)
             .filter(|i| self.active_mask >> i & 1 == 1)
             .map(|i| (i, self.generators[i]))
-    }
-}
-
-/// The answer of the cone test (docs/contract-planar.md §4–§7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    /// A witness holds: non-negative weights reproduce the need.
-    Supported = 0,
-    /// A certificate holds: a plane with every generator on one side and the need beyond it.
-    Unsupported = 1,
-    /// Within tolerance of the boundary: neither (or both) passed. Not held.
-    Uncertain = 2,
-}
-
-impl Verdict {
-    /// "supported", "unsupported" or "uncertain": the word every output format uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Supported => "supported",
-            Verdict::Unsupported => "unsupported",
-            Verdict::Uncertain => "uncertain",
-        }
     }
 }
 

@@ -1,0 +1,44 @@
+//! Everything that can go wrong, as one value every part of the crate returns.
+
+/// Everything that can go wrong, as a value: input, adapter, device.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A case with more generators than its engine takes (16 for the planar enumeration,
+    /// docs/contract-planar.md §2; 256 for the general engine): the count given and the most.
+    #[error("more than {max} generators: {count}")]
+    TooManyGenerators {
+        /// Generators given.
+        count: usize,
+        /// The most the engine takes.
+        max: usize,
+    },
+    /// A NaN or infinity in a case; names the generator or the need.
+    #[error("non-finite number in {0}")]
+    NonFinite(String),
+    /// Malformed or out-of-range input (a scene line, a file, mismatched lengths), in words.
+    #[error("invalid input: {0}")]
+    Input(String),
+    /// No GPU adapter matches the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`); holds
+    /// what was asked for. The message says how to install a software adapter.
+    #[error(
+        "no GPU adapter found{0}. Install a software one (Debian: `apt-get install mesa-vulkan-drivers` \
+         for lavapipe, or Mesa's EGL/llvmpipe for WGPU_BACKEND=gl), or run with `--backend cpu`"
+    )]
+    NoAdapter(String),
+    /// The adapter refused to create a device with the features and limits asked for.
+    #[error("GPU device could not be created: {0}")]
+    RequestDevice(String),
+    /// The device was lost (driver reset, timeout) during or between batches.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// Allocating a chunk's buffers failed; a smaller
+    /// [`GpuOptions::max_chunk_cases`](crate::gpu::GpuOptions::max_chunk_cases) may fit.
+    #[error("GPU out of memory: {0}")]
+    OutOfMemory(String),
+    /// The device's limits do not admit a chunk of even one case.
+    #[error("GPU limits exceeded: {0}")]
+    Limits(String),
+    /// Any other GPU failure: shader or pipeline validation, readback, mapping.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+}
