@@ -34,7 +34,7 @@ pub enum SceneLine {
     Planar(Scene),
     /// A 3-D body on point, edge and face contacts (docs/contract-spatial.md, docs/contract-scenes.md).
     Spatial(SpatialScene),
-    /// A grasp (`"dim": 3, "grasp": true`, docs/contract-spatial.md §6): its contacts, the body
+    /// A grasp (`"dim": 3, "grasp": true`, docs/contract-grasp.md): its contacts, the body
     /// nominal.
     Grasp(SpatialScene),
 }

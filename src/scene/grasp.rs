@@ -1,4 +1,4 @@
-//! Grasp lines (docs/contract-spatial.md §6): a spatial scene with `"grasp": true`, its
+//! Grasp lines (docs/contract-grasp.md): a spatial scene with `"grasp": true`, its
 //! contacts' wrenches of unit normal force, and its report: the Ferrari–Canny q1 of the
 //! grasp wrench space, force closure, the weakest direction and the binding facet, all from
 //! the general engine on the lifted cone ([`crate::general::grasp`]) and checked there.
@@ -13,7 +13,7 @@ use crate::general::grasp::{ForceClosure, GraspOutcome};
 use crate::general::{GeneralBatch, MAX_GENERAL_GENERATORS};
 use crate::Error;
 
-/// Two q1 closer than this, relative, need no finer pyramid (docs/contract-spatial.md §6).
+/// Two q1 closer than this, relative, need no finer pyramid (docs/contract-grasp.md).
 pub const COULOMB_GAP: f64 = 1e-3;
 
 /// The pyramids a grasp's cases use, in the order they are pushed.

@@ -30,7 +30,7 @@ struct RawSpatial {
     margin_min: Option<f64>,
 }
 
-/// A grasp line (docs/contract-spatial.md §6): a spatial scene's fields but the body's, and
+/// A grasp line (docs/contract-grasp.md): a spatial scene's fields but the body's, and
 /// `"grasp": true`; `category`, `sub` and `scale_of` are labels (of the public cases), read
 /// and ignored; `mass`, `com_offset` and `margin_min` are read to be refused by name.
 #[derive(Deserialize)]
@@ -95,7 +95,7 @@ pub fn has_grasp(text: &str) -> bool {
         && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.grasp.is_some())
 }
 
-/// Parses and validates one grasp line (docs/contract-spatial.md §6) into the spatial scene
+/// Parses and validates one grasp line (docs/contract-grasp.md) into the spatial scene
 /// of its contacts (the body nominal: no needs are asked of it). Contacts need no `pair`
 /// (each is its own), and several may share one. The caller adds the line number.
 pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {

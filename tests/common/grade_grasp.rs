@@ -1,4 +1,4 @@
-//! The grader of the public grasps (docs/contract-spatial.md §6), the rules of the shared
+//! The grader of the public grasps (docs/contract-grasp.md), the rules of the shared
 //! `check_grasp.py` in Rust so that `cargo test` grades them without it: the wrenches rebuilt
 //! here from each case (§3's pyramid edges, contacts then points then edges; `"coulomb"`:
 //! the inner pyramids), every reported direction checked against them (`h_W(weakest)` must

@@ -1,4 +1,4 @@
-//! Grasp quality (docs/contract-spatial.md §6): the public grasps graded on every engine, and
+//! Grasp quality (docs/contract-grasp.md): the public grasps graded on every engine, and
 //! invariants over thousands of random grasps that a wrong number would break: scale,
 //! permutation, duplication, monotonicity in contacts and μ, two point contacts, the
 //! inner ≤ coulomb ≤ outer bracket, `h_W(weakest) = q1`, and q1 against a brute-force facet
