@@ -82,18 +82,6 @@ pub fn box_cases(seed: u64, n: usize) -> Vec<Case> {
     (0..n).map(|_| box_case(&mut rng)).collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every kind once, by name, in the order the mixed workload cycles.
-    #[test]
-    fn kinds_are_a_box_then_the_engines_cones() {
-        assert_eq!(KINDS[0], "box");
-        assert_eq!(KINDS[1..], CONE_KINDS);
-    }
-}
-
 /// `n` cases in R^d (3 or 6) of exactly `k` generators each (`k` ≤ 256): contacts of a
 /// pyramid of 4 edges (R⁶) or 2 rays (R³) at random points of a unit box, until `k`
 /// generators; the need is the weight with a random offset of the centre of mass and a
@@ -160,4 +148,16 @@ pub fn contact_cases(seed: u64, n: usize, d: usize, k: usize) -> GeneralBatch {
             .expect("sample cases are well formed");
     }
     batch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind once, by name, in the order the mixed workload cycles.
+    #[test]
+    fn kinds_are_a_box_then_the_engines_cones() {
+        assert_eq!(KINDS[0], "box");
+        assert_eq!(KINDS[1..], CONE_KINDS);
+    }
 }
