@@ -331,7 +331,7 @@ fn output_to_a_pipe_writes_through_it_and_leaves_it_in_place() {
 
 /// The `sh` blocks of the README's first screen, run as written (the `echo '…' |` input
 /// piped into the built binary): the box's answer is the `text` block that follows, byte for
-/// byte; the stance's answer holds what the README says of it.
+/// byte; the stance's and the grasp's answers hold what the README says of them.
 #[test]
 fn the_readme_examples_answer_as_the_readme_says() {
     let readme =
@@ -397,4 +397,15 @@ fn the_readme_examples_answer_as_the_readme_says() {
         .collect();
     let region = format!("[{}]", rounded.join(","));
     assert!(readme.contains(&region), "{region}");
+    // The grasp: force closure, the q1 the README quotes, the facet set proven complete.
+    assert!(sh.len() >= 3, "the README's grasp example");
+    let got = run(blocks[sh[2]].1);
+    let v: serde_json::Value = serde_json::from_str(got.trim()).unwrap();
+    assert_eq!(v["force_closure"], true);
+    assert_eq!(v["margin_checked"], true);
+    let q1 = v["q1"].as_f64().unwrap();
+    assert!(
+        readme.contains(&format!("`\"q1\":{}", &format!("{q1:.10}")[..7])),
+        "{q1}"
+    );
 }
