@@ -30,6 +30,10 @@ centre of mass may go) as an array::
     report = planar_hold.gate([cube])[0]    # held True, robust_margin 0.3 (in m0*g units)
     planar_hold.support_region(cube)        # (4, 2): the base square, whatever mu
 
+``grasp_quality`` ranks grasps by the Ferrari–Canny metric (docs/contract-grasp.md): force
+closure, q1, the weakest wrench and the binding facet, proven, for N grasps at once, from grasp
+dicts or from numpy arrays of fingertip contacts (``planar_hold.grasp``).
+
 ``planar_hold.ray`` runs the cone test over a Ray Data dataset (``pip install
 "./python[ray]"``).
 """
@@ -52,6 +56,7 @@ from ._native import (
     GpuError,
     Outcomes,
 )
+from .grasp import GraspQualities, grasp_lines, grasp_quality
 
 __all__ = [
     "Engine",
@@ -69,6 +74,9 @@ __all__ = [
     "answers",
     "gate",
     "support_region",
+    "grasp_quality",
+    "grasp_lines",
+    "GraspQualities",
 ]
 
 #: Verdict names by code, as ``planar-hold eval`` writes them: ``VERDICTS[out.verdict]``.

@@ -1,4 +1,4 @@
-"""planar-hold over Ray Data: cone tests of a dataset of any size, on a cluster.
+"""planar-hold over Ray Data: cone tests and grasps of a dataset of any size, on a cluster.
 
 ``evaluate(ds)`` maps a ``ray.data.Dataset`` with the Parquet input columns of
 ``planar-hold eval`` (``generators``: a list of lists of 3 or 6 numbers, float32 or float64;
@@ -13,6 +13,10 @@ the planar enumeration, the others (more than 16, or six numbers: docs/contract-
 to 256 generators) to the general engine; a batch may mix them. Every row has every column,
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
 builds one ``Engine`` once and reuses it for every batch it is handed.
+
+``grasp_quality(ds)`` maps a Dataset of grasp rows (a grasp line's fields as columns:
+``contacts``, optional ``half_size``, ``pyramid``, ``friction``, ``id``) to rows of the grasp
+reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md).
 
 Needs ``pip install "./python[ray]"``.
 """
@@ -29,7 +33,7 @@ import pyarrow as pa
 from . import MAX_GENERAL_GENERATORS, Engine
 from ._native import is_planar
 
-__all__ = ["evaluate", "ANSWER_SCHEMA"]
+__all__ = ["evaluate", "grasp_quality", "ANSWER_SCHEMA", "GRASP_SCHEMA"]
 
 #: The answer columns after ``id`` (whose type is the input's). Floats are the values of the
 #: JSON answers (a planar ``margin`` as eval prints its float32, re-read as a float64).
@@ -265,6 +269,111 @@ def evaluate(
         _warn_without_gpus(map_batches_args["num_gpus"])
     return dataset.map_batches(
         _Evaluator,
+        fn_constructor_kwargs={"backend": backend},
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        concurrency=concurrency,
+        **map_batches_args,
+    )
+
+
+# ------------------------------------------------------------------ grasps
+
+#: The grasp answer columns after ``id``: the keys of a grasp's report (docs/contract-grasp.md
+#: §6); ``force_closure`` as a string ("true", "false" or "uncertain"), ``q1_upper`` null but
+#: for "coulomb", ``facet`` null where W has none.
+GRASP_SCHEMA = pa.schema(
+    [
+        ("force_closure", pa.string()),
+        ("q1", pa.float64()),
+        ("q1_upper", pa.float64()),
+        ("weakest", pa.list_(pa.float64())),
+        (
+            "facet",
+            pa.struct(
+                [
+                    ("normal", pa.list_(pa.float64())),
+                    ("generators", pa.list_(pa.int64())),
+                    ("contacts", pa.list_(pa.int64())),
+                ]
+            ),
+        ),
+        ("margin_checked", pa.bool_()),
+        ("friction", pa.string()),
+        ("pyramid", pa.int64()),
+        ("n_generators", pa.int64()),
+        ("reason", pa.string()),
+    ]
+)
+
+#: The fields of a grasp row, as of a grasp line (docs/contract-grasp.md §1).
+GRASP_FIELDS = ("half_size", "pyramid", "friction", "contacts")
+
+
+def _grasp_line(i: int, row: Dict[str, Any]) -> Dict[str, Any]:
+    """A grasp row as its grasp line: the null fields left out (their defaults), and in each
+    contact too (a Parquet struct has every field of every contact); its place in the batch
+    for the line's id (the answer's id column is the batch's own)."""
+    line: Dict[str, Any] = {"id": i, "dim": 3, "grasp": True}
+    for name in GRASP_FIELDS:
+        if row.get(name) is not None:
+            line[name] = row[name]
+    if isinstance(line.get("contacts"), list):
+        line["contacts"] = [
+            {k: v for k, v in c.items() if v is not None} if isinstance(c, dict) else c
+            for c in line["contacts"]
+        ]
+    return line
+
+
+def grasp_rows(engine: Engine, batch: pa.Table) -> pa.Table:
+    """Every grasp row of a batch answered in one engine call, as a table of GRASP_SCHEMA
+    with the batch's ``id`` column first."""
+    from .grasp import grasp_quality
+
+    columns = [c for c in GRASP_FIELDS if c in batch.column_names]
+    rows = [_grasp_line(i, r) for i, r in enumerate(batch.select(columns).to_pylist())]
+    reports = grasp_quality(rows, engine=engine).reports if rows else []
+    for r in reports:
+        del r["id"]
+        fc = r["force_closure"]
+        r["force_closure"] = fc if isinstance(fc, str) else ("true" if fc else "false")
+    table = pa.Table.from_pylist(reports, schema=GRASP_SCHEMA)
+    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(reports))
+    return table.add_column(0, "id", ids)
+
+
+class _GraspEvaluator:
+    """One Ray actor for grasps: its engine made once, serving every batch."""
+
+    def __init__(self, backend: str) -> None:
+        self.engine = Engine(backend)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return grasp_rows(self.engine, batch)
+
+
+def grasp_quality(
+    dataset: Any,
+    backend: str = "cpu",
+    batch_size: int = 4096,
+    concurrency: Optional[Union[int, Tuple[int, int]]] = None,
+    **map_batches_args: Any,
+) -> Any:
+    """The Ferrari–Canny quality of every grasp row of ``dataset`` (columns as a grasp line's
+    fields: ``contacts``, a list of {``points``, ``normal``, ``mu``}; optional
+    ``half_size``, ``pyramid``, ``friction``; optional ``id``, passed through), as a lazy
+    ``ray.data.Dataset`` of rows of ``GRASP_SCHEMA`` after ``id``: the reports of
+    ``planar_hold.grasp_quality``. ``backend``, ``concurrency`` and ``map_batches_args`` as
+    for :func:`evaluate`; ``batch_size`` grasps per engine call. A bad row fails the job
+    with a ValueError naming its position in the batch ("grasp 3: ...")."""
+    if backend not in ("cpu", "gpu"):
+        raise ValueError(f'backend must be "cpu" or "gpu", got {backend!r}')
+    if backend == "gpu":
+        map_batches_args.setdefault("num_gpus", 1)
+        _warn_without_gpus(map_batches_args["num_gpus"])
+    return dataset.map_batches(
+        _GraspEvaluator,
         fn_constructor_kwargs={"backend": backend},
         batch_size=batch_size,
         batch_format="pyarrow",

@@ -146,3 +146,39 @@ def test_example_script_writes_parquet_answers(data, tmp_path):
     rows = pq.read_table(tmp_path / "out").to_pylist()
     expected = run_cli("eval", str(path), "--backend", "cpu")
     assert {r["id"]: r for r in rows} == as_rows(expected)
+
+
+def grasp_table(grasps):
+    """Grasp rows in Parquet: a grasp line's fields as columns (contacts a list of structs)."""
+    fields = ["id", "half_size", "pyramid", "friction", "contacts"]
+    return pa.Table.from_pylist([{f: g.get(f) for f in fields} for g in grasps])
+
+
+def test_ray_grasp_quality_equals_gate(local_cluster, data, tmp_path):
+    """The public grasps as Parquet shards through planar_hold.ray.grasp_quality: every
+    row the report of `planar-hold gate` on the same line, in the grasp columns."""
+    grasps = read_jsonl(data / "grasp_public.jsonl")
+    (tmp_path / "in").mkdir()
+    for s in range(4):
+        pq.write_table(grasp_table(grasps[s::4]), tmp_path / "in" / f"part-{s}.parquet")
+    ds = ray.data.read_parquet(str(tmp_path / "in"))
+    rows = planar_hold.ray.grasp_quality(ds, batch_size=17, concurrency=1).take_all()
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(g) + "\n" for g in grasps))
+    expected = {r["id"]: r for r in run_cli("gate", str(path), "--backend", "cpu")}
+    assert len(rows) == len(grasps) == len(expected)
+    names = planar_hold.ray.GRASP_SCHEMA.names
+    for r in rows:
+        want = expected[r["id"]]
+        fc = want["force_closure"]
+        want = {**dict.fromkeys(names), **{k: v for k, v in want.items() if k in names}}
+        want["force_closure"] = fc if isinstance(fc, str) else str(fc).lower()
+        assert {k: r[k] for k in names} == want, r["id"]
+
+
+def test_ray_bad_grasp_row_is_named():
+    engine = planar_hold.Engine("cpu")
+    grasps = read_jsonl(REPO / "tests" / "data" / "grasp_public.jsonl")[:3]
+    grasps[2]["contacts"][0]["normal"] = [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="grasp 2: .*zero"):
+        planar_hold.ray.grasp_rows(engine, grasp_table(grasps))

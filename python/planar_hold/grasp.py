@@ -1,0 +1,215 @@
+"""Grasp quality from Python: the Ferrari–Canny metric q1 of many grasps at once.
+
+A grasp holds an object by its contacts alone (docs/contract-grasp.md): ``grasp_quality``
+answers whether it is in force closure, its q1 (the largest ball about the origin inside
+the grasp wrench space W, or minus the distance from the origin to W), the weakest wrench
+and the binding facet, each proven in float64 by the engine (``margin_checked``), exactly
+as ``planar-hold gate`` answers a grasp line. The grasps come as dicts or JSON lines of
+that form, or as numpy arrays of fingertip contacts (one point per contact)::
+
+    import numpy as np
+    import planar_hold
+
+    points = np.array([[[0.5, 0, 0], [-0.5, 0, 0], [0, 0.5, 0], [0, -0.5, 0]]])  # (N, C, 3)
+    normals = -points / 0.5                                  # inward, unit
+    out = planar_hold.grasp_quality(points=points, normals=normals, mu=0.5, half_size=0.5)
+    out.force_closure[0], out.q1[0]                          # (True, 0.28867...)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, List, Optional
+
+import numpy as np
+
+__all__ = ["GraspQualities", "grasp_quality", "grasp_lines"]
+
+#: ``friction`` values a grasp takes (docs/contract-grasp.md §5).
+FRICTIONS = ("inner", "outer", "coulomb")
+
+
+@dataclass
+class GraspQualities:
+    """The answers of N grasps as columns, each row the grasp's report (``reports[i]``, the
+    dict ``planar-hold gate`` writes for its line).
+
+    ``force_closure`` is True only where proven, ``uncertain`` where q1 is within the
+    tolerance of 0 (the report's ``"uncertain"``); ``q1_upper`` is NaN but for "coulomb";
+    ``facet_normal`` NaN where W has no facet (a flat W); ``facet_contacts[i]`` the contacts
+    on the binding facet (or supporting face, outside)."""
+
+    ids: List[Any]
+    force_closure: np.ndarray  # (N,) bool
+    uncertain: np.ndarray  # (N,) bool
+    q1: np.ndarray  # (N,) float64
+    q1_upper: np.ndarray  # (N,) float64, NaN but for "coulomb"
+    weakest: np.ndarray  # (N, 6) float64: the unit weakest wrench (force, moment / l)
+    margin_checked: np.ndarray  # (N,) bool: the facet set proven complete
+    pyramid: np.ndarray  # (N,) int64: the pyramid edges k used
+    n_generators: np.ndarray  # (N,) int64
+    facet_normal: np.ndarray  # (N, 6) float64, NaN where there is no facet
+    facet_contacts: List[np.ndarray]
+    reasons: List[Optional[str]]
+    reports: List[dict] = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.reports)
+
+    @classmethod
+    def from_reports(cls, reports: List[dict]) -> "GraspQualities":
+        n = len(reports)
+        nan6 = [float("nan")] * 6
+        fc = [r["force_closure"] for r in reports]
+        return cls(
+            ids=[r.get("id") for r in reports],
+            force_closure=np.array([v is True for v in fc], dtype=bool).reshape(n),
+            uncertain=np.array([v == "uncertain" for v in fc], dtype=bool).reshape(n),
+            q1=np.array([r["q1"] for r in reports], dtype=np.float64).reshape(n),
+            q1_upper=np.array(
+                [r.get("q1_upper", float("nan")) for r in reports], dtype=np.float64
+            ).reshape(n),
+            weakest=np.array([r["weakest"] for r in reports], dtype=np.float64).reshape(n, 6),
+            margin_checked=np.array([r["margin_checked"] for r in reports], dtype=bool).reshape(n),
+            pyramid=np.array([r["pyramid"] for r in reports], dtype=np.int64).reshape(n),
+            n_generators=np.array([r["n_generators"] for r in reports], dtype=np.int64).reshape(n),
+            facet_normal=np.array(
+                [r["facet"]["normal"] if r.get("facet") else nan6 for r in reports],
+                dtype=np.float64,
+            ).reshape(n, 6),
+            facet_contacts=[
+                np.array(r["facet"]["contacts"] if r.get("facet") else [], dtype=np.int64)
+                for r in reports
+            ],
+            reasons=[r.get("reason") for r in reports],
+            reports=reports,
+        )
+
+
+def _per_grasp(name: str, value: Any, n: int, c: int) -> np.ndarray:
+    """A scalar, (N,) or (N, C) argument as an (N, C) float64 array."""
+    a = np.asarray(value, dtype=np.float64)
+    if a.ndim == 0:
+        return np.full((n, c), float(a))
+    if a.shape == (n,):
+        return np.repeat(a[:, None], c, axis=1)
+    if a.shape == (n, c):
+        return a
+    raise ValueError(f"{name} must be a number, ({n},) or ({n}, {c}); got shape {a.shape}")
+
+
+def grasp_lines(
+    points: Any,
+    normals: Any,
+    mu: Any,
+    counts: Any = None,
+    *,
+    half_size: Any = 1.0,
+    pyramid: int = 4,
+    friction: str = "inner",
+    ids: Optional[Iterable[Any]] = None,
+) -> List[dict]:
+    """The grasp dicts (docs/contract-grasp.md §1) of fingertip grasps given as arrays:
+    ``points`` and ``normals`` (N, C, 3) (one point per contact, relative to the object's
+    centre; inward normals, any length but zero), ``mu`` a number, (N,) or (N, C),
+    ``counts`` (N,) the contacts in use per grasp (default C), ``half_size`` (the moment
+    unit l) a number or (N,). Non-finite numbers are refused here, with the grasp's index."""
+    p = np.asarray(points, dtype=np.float64)
+    nrm = np.asarray(normals, dtype=np.float64)
+    if p.ndim != 3 or p.shape[2] != 3:
+        raise ValueError(f"points must be (N, C, 3); got shape {p.shape}")
+    if nrm.shape != p.shape:
+        raise ValueError(f"normals must have the shape of points {p.shape}; got {nrm.shape}")
+    n, c, _ = p.shape
+    mus = _per_grasp("mu", mu, n, c)
+    ls = np.asarray(half_size, dtype=np.float64)
+    ls = np.full(n, float(ls)) if ls.ndim == 0 else ls
+    if ls.shape != (n,):
+        raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
+    used = np.full(n, c, dtype=np.int64) if counts is None else np.asarray(counts)
+    if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
+        raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
+    if ((used < 0) | (used > c)).any():
+        g = int(np.flatnonzero((used < 0) | (used > c))[0])
+        raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
+    if friction not in FRICTIONS:
+        raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
+    ids = list(range(n)) if ids is None else list(ids)
+    if len(ids) != n:
+        raise ValueError(f"{len(ids)} ids for {n} grasps")
+    lines = []
+    for g in range(n):
+        k = int(used[g])
+        for name, a in (("points", p[g, :k]), ("normals", nrm[g, :k]), ("mu", mus[g, :k])):
+            if not np.isfinite(a).all():
+                raise ValueError(f"grasp {g}: {name} holds a number that is NaN or infinite")
+        pg, ng, mg = p[g, :k].tolist(), nrm[g, :k].tolist(), mus[g, :k].tolist()
+        lines.append(
+            {
+                "id": ids[g],
+                "dim": 3,
+                "grasp": True,
+                "half_size": float(ls[g]),
+                "pyramid": int(pyramid),
+                "friction": friction,
+                "contacts": [
+                    {"points": [pg[j]], "normal": ng[j], "mu": mg[j]} for j in range(k)
+                ],
+            }
+        )
+    return lines
+
+
+def grasp_quality(
+    grasps: Optional[Iterable[Any]] = None,
+    *,
+    points: Any = None,
+    normals: Any = None,
+    mu: Any = None,
+    counts: Any = None,
+    half_size: Any = 1.0,
+    pyramid: int = 4,
+    friction: str = "inner",
+    ids: Optional[Iterable[Any]] = None,
+    engine: Any = None,
+) -> GraspQualities:
+    """The Ferrari–Canny quality of N grasps in one batch: ``GraspQualities``.
+
+    Either ``grasps``, an iterable of grasp dicts or JSON lines (``"dim": 3, "grasp":
+    true``, docs/contract-grasp.md §1: point, edge and face contacts, any ``pyramid`` and
+    ``friction`` per grasp), or the arrays of :func:`grasp_lines` (fingertip contacts; then
+    ``half_size``, ``pyramid``, ``friction``, ``ids`` apply to all). ``engine``: the
+    ``planar_hold.Engine`` to run on (default: the shared CPU one); a GPU engine runs the
+    float32 search on the device and every proof on the host, with the same answers.
+
+    Raises ValueError naming the grasp's index and the problem for a bad grasp (no contacts,
+    a zero normal, mu < 0, more than 256 generators, a mass, a line that is not a grasp)."""
+    from . import _default
+
+    if grasps is None:
+        if points is None or normals is None or mu is None:
+            raise TypeError("grasp_quality takes grasps, or points, normals and mu")
+        grasps = grasp_lines(
+            points, normals, mu, counts,
+            half_size=half_size, pyramid=pyramid, friction=friction, ids=ids,
+        )  # fmt: skip
+    elif points is not None or normals is not None or mu is not None:
+        raise TypeError("grasp_quality takes grasps or arrays, not both")
+    if isinstance(grasps, (dict, str)):
+        raise TypeError("grasp_quality takes an iterable of grasps, not one grasp")
+    grasps = list(grasps)
+    for i, g in enumerate(grasps):
+        marked = g.get("grasp") if isinstance(g, dict) else ('"grasp"' in g)
+        if not marked:
+            raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
+    try:
+        reports = (engine if engine is not None else _default()).gate(grasps)
+    except ValueError as e:
+        # The gate's "invalid input: scene i: ..." of a grasp reads "grasp i: ...".
+        text = re.sub(r"^(invalid input: )?scene (\d+): ", r"grasp \2: ", str(e))
+        raise ValueError(text) from None
+    for i, r in enumerate(reports):
+        if "force_closure" not in r:
+            raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
+    return GraspQualities.from_reports(reports)
