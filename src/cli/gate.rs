@@ -1,24 +1,31 @@
-//! `planar-hold gate`: scenes and edits from JSON Lines, streamed in chunks (one per core at
-//! a time); every need of every scene of a chunk goes to the engine in one batch.
+//! `planar-hold gate`: scenes and edits from JSON Lines, or grasps from Parquet rows,
+//! streamed in chunks (one per core at a time); every need of every scene of a chunk goes to
+//! the engine in one batch. Answers as JSON Lines, or grasp answers as Parquet.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
-use planar_hold::io::lines::{LineChunk, MAX_LINE};
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
+use planar_hold::io::lines::{LineChunk, LineReader, MAX_LINE};
+use planar_hold::io::parquet::{
+    grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetAnswers,
+    ParquetEncoder, ParquetGrasps, RowGroup,
+};
+use planar_hold::scene::{hold_reports, parse_grasp, parse_line, Report, SceneLine};
 use serde_json::Value;
 
 use super::pictures::Pictures;
-use super::pipeline::{self, Engines, Output, Progress};
-use super::{BackendArg, Failure};
+use super::pipeline::{self, Engines, Format, Output, Progress};
+use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Input file, one scene or edit a line ("-" for standard input).
+    /// Input file, one scene or edit a line ("-" for standard input), or grasps as the rows
+    /// of a `.parquet` file.
     scenes: String,
     #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
     backend: BackendArg,
-    /// Output file (default: standard output); a file is written whole or not at all.
+    /// Output file (default: standard output); a file is written whole or not at all. A
+    /// `.parquet` name writes grasp answers as Parquet (other lines are refused).
     #[arg(short, long)]
     output: Option<String>,
     /// Also write one SVG picture per line into this directory (as `draw` does).
@@ -26,8 +33,8 @@ pub struct Args {
     draw: Option<String>,
 }
 
-/// A chunk of lines, parsed: for each line its number and its scene, or its id (when it
-/// has one) and error.
+/// A chunk of lines (or rows), parsed: for each its number and its scene, or its id (when
+/// it has one) and error.
 struct Scenes {
     numbers: Vec<u64>,
     /// For each line: the index of its scene in `scenes`, or its id and error.
@@ -35,8 +42,33 @@ struct Scenes {
     scenes: Vec<SceneLine>,
 }
 
-/// The scenes of a chunk's lines, parsed on this thread.
-fn parse_chunk(chunk: &LineChunk) -> Scenes {
+impl Scenes {
+    fn of(numbers: Vec<u64>, parsed: Vec<Result<SceneLine, (Option<Value>, String)>>) -> Scenes {
+        let mut scenes = Vec::with_capacity(parsed.len());
+        let rows = parsed
+            .into_iter()
+            .map(|r| {
+                r.map(|scene| {
+                    scenes.push(scene);
+                    (scenes.len() - 1) as u32
+                })
+            })
+            .collect();
+        Scenes {
+            numbers,
+            rows,
+            scenes,
+        }
+    }
+}
+
+/// A Parquet output holds grasp answers alone: what a line of another kind is told.
+const GRASPS_ONLY: &str = "not a grasp line (\"dim\": 3, \"grasp\": true): a Parquet output \
+     (-o FILE.parquet) holds grasp answers only; write JSON Lines for scenes and edits";
+
+/// The scenes of a chunk's lines, parsed on this thread; with `grasps_only` (a Parquet
+/// output) a line of any other kind is refused.
+fn parse_chunk(chunk: &LineChunk, grasps_only: bool) -> Scenes {
     let parsed: Vec<_> = (0..chunk.lines.len())
         .map(|k| {
             if chunk.lines[k].too_long {
@@ -45,29 +77,45 @@ fn parse_chunk(chunk: &LineChunk) -> Scenes {
             let bytes = chunk.text(k);
             let text = std::str::from_utf8(bytes)
                 .map_err(|e| (None, format!("invalid input: not UTF-8: {e}")))?;
-            parse_line(text).map_err(|e| (salvage_id(bytes), e.to_string()))
+            let scene = parse_line(text).map_err(|e| (salvage_id(bytes), e.to_string()))?;
+            if grasps_only && !matches!(scene, SceneLine::Grasp(_)) {
+                return Err((salvage_id(bytes), GRASPS_ONLY.to_string()));
+            }
+            Ok(scene)
         })
         .collect();
-    let mut scenes = Vec::with_capacity(parsed.len());
-    let rows = parsed
-        .into_iter()
-        .map(|r| {
-            r.map(|scene| {
-                scenes.push(scene);
-                (scenes.len() - 1) as u32
-            })
+    Scenes::of(chunk.lines.iter().map(|l| l.number).collect(), parsed)
+}
+
+/// The grasps of a chunk of Parquet rows, parsed on this thread: each row as the JSON text
+/// of its grasp line, through the grasp line's own parser.
+fn parse_rows(rows: &GraspRows) -> Scenes {
+    let parsed: Vec<_> = (0..rows.len())
+        .map(|i| {
+            let line = rows.row(i)?;
+            parse_grasp(&line.to_string())
+                .map(SceneLine::Grasp)
+                .map_err(|e| (line.get("id").cloned(), e.to_string()))
         })
         .collect();
-    Scenes {
-        numbers: chunk.lines.iter().map(|l| l.number).collect(),
-        rows,
-        scenes,
-    }
+    Scenes::of((0..rows.len()).map(|i| rows.number(i)).collect(), parsed)
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let pictures = args.draw.as_deref().map(Pictures::new).transpose()?;
     stream(&args.scenes, args.backend, args.output.as_deref(), pictures)
+}
+
+/// Where chunks come from.
+enum Source {
+    Json(LineReader<Box<dyn Read + Send>>),
+    Parquet(ParquetGrasps),
+}
+
+/// A chunk as read: lines of text (in the spare), or Parquet rows.
+enum Chunk {
+    Lines(Spare),
+    Rows(GraspRows, Spare),
 }
 
 /// The buffers one chunk goes through, recycled from chunk to chunk.
@@ -77,44 +125,93 @@ struct Spare {
     text: Vec<u8>,
 }
 
-/// A chunk judged: its scenes and reports (for the pictures), its output lines in
-/// `spare.text`, and the `--backend both` disagreements, (line, why).
+/// A chunk judged: its scenes and reports (for the pictures), its output (lines in
+/// `spare.text`, or a Parquet row group), and the `--backend both` disagreements,
+/// (line, why).
 struct Judged {
     scenes: Scenes,
     reports: Vec<Report>,
+    group: Option<RowGroup>,
     disagreements: Vec<(u64, String)>,
     spare: Spare,
 }
 
+/// Where answers go: text, or a Parquet file taking encoded row groups.
+enum Sink<W: Write + Send> {
+    Json(W),
+    Parquet(ParquetAnswers<W>),
+}
+
 /// The gate's pipeline: reports to `output` (standard output when `None`), and with
-/// `pictures` one SVG per valid line (`draw` sends the reports to the null device).
+/// `pictures` one SVG per valid line (`draw` sends the reports to the null device). A
+/// `.parquet` input is read as grasp rows, a `.parquet` output written as grasp answers.
 pub fn stream(
     path: &str,
     backend: BackendArg,
     output: Option<&str>,
     mut pictures: Option<Pictures>,
 ) -> Result<(), Failure> {
-    let mut lines = pipeline::line_reader(path, pipeline::GATE_CHUNK_ROWS)?;
+    let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
+    let mut source = match Format::of(path, None) {
+        Format::Json => Source::Json(pipeline::line_reader(path, pipeline::GATE_CHUNK_ROWS)?),
+        Format::Parquet if path == "-" => {
+            return Err(Failure::new(
+                "Parquet input must be a file (its footer is read first), not standard input",
+                exit::IO,
+            ))
+        }
+        Format::Parquet => Source::Parquet(
+            ParquetGrasps::open(path.as_ref(), pipeline::GATE_CHUNK_ROWS).map_err(read_failure)?,
+        ),
+    };
+    let grasps_only = Format::of(output.unwrap_or("-"), None) == Format::Parquet;
     let engines = Engines::new(backend)?;
     let (output, sink) = Output::create(output)?;
-    let size = std::fs::metadata(path).ok().filter(|m| m.is_file());
-    let mut progress = Progress::new(size.map(|m| m.len()), "bytes");
-
-    let read = |mut spare: Spare| {
-        let chunk = match lines.next_chunk_in(std::mem::take(&mut spare.lines)) {
-            Ok(chunk) => chunk?,
-            Err(e) => {
-                let message = format!("cannot read {path}: {e}");
-                return Some(Err(Failure::new(message, super::exit::IO)));
-            }
+    let mut progress = match &source {
+        Source::Json(_) => {
+            let size = std::fs::metadata(path).ok().filter(|m| m.is_file());
+            Progress::new(size.map(|m| m.len()), "bytes")
+        }
+        Source::Parquet(p) => Progress::new(Some(p.total_rows()), "rows"),
+    };
+    let out = BufWriter::with_capacity(1 << 20, sink);
+    let (mut sink, encoder): (_, Option<ParquetEncoder>) = if grasps_only {
+        let id = match &source {
+            Source::Parquet(p) => grasp_id_type(p.id_type()),
+            Source::Json(_) => grasp_id_type(None),
         };
-        progress.set(lines.consumed());
-        spare.lines = chunk;
-        Some(Ok(spare))
+        let (file, encoder) = grasp_answers_file(out, id).map_err(|e| output.write_failure(e))?;
+        (Sink::Parquet(file), Some(encoder))
+    } else {
+        (Sink::Json(out), None)
     };
 
-    let work = |mut spare: Spare, _: usize| -> Result<Judged, Failure> {
-        let scenes = parse_chunk(&spare.lines);
+    let read = |mut spare: Spare| -> Option<Result<Chunk, Failure>> {
+        let chunk = match &mut source {
+            Source::Json(lines) => match lines.next_chunk_in(std::mem::take(&mut spare.lines)) {
+                Ok(chunk) => {
+                    spare.lines = chunk?;
+                    Ok(Chunk::Lines(spare))
+                }
+                Err(e) => Err(read_failure(e.to_string())),
+            },
+            Source::Parquet(rows) => match rows.next_rows()? {
+                Ok(rows) => Ok(Chunk::Rows(rows, spare)),
+                Err(e) => Err(read_failure(e)),
+            },
+        };
+        progress.set(match &source {
+            Source::Json(lines) => lines.consumed(),
+            Source::Parquet(rows) => rows.rows_read(),
+        });
+        Some(chunk)
+    };
+
+    let work = |chunk: Chunk, index: usize| -> Result<Judged, Failure> {
+        let (scenes, mut spare) = match chunk {
+            Chunk::Lines(spare) => (parse_chunk(&spare.lines, grasps_only), spare),
+            Chunk::Rows(rows, spare) => (parse_rows(&rows), spare),
+        };
         let good = &scenes.scenes;
         let reports = engines.main.with(|e| hold_reports(e, good))?;
         let mut disagreements = Vec::new();
@@ -129,17 +226,28 @@ pub fn stream(
             );
         }
         spare.text.clear();
-        format(&scenes, &reports, &mut spare.text);
+        let group = match &encoder {
+            None => {
+                format(&scenes, &reports, &mut spare.text);
+                None
+            }
+            Some(encoder) => {
+                let record = grasp_answers_batch(encoder.schema(), grasp_rows(&scenes, &reports))
+                    .and_then(|record| encoder.encode_record(index, &record))
+                    .map_err(|e| output.write_failure(e))?;
+                Some(record)
+            }
+        };
         Ok(Judged {
             scenes,
             reports,
+            group,
             disagreements,
             spare,
         })
     };
 
     let mut tally = pipeline::Tally::new(path);
-    let mut out = BufWriter::with_capacity(1 << 20, sink);
     let write = |done: Judged| -> Result<Spare, Failure> {
         let batch = &done.scenes;
         for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
@@ -157,12 +265,22 @@ pub fn stream(
                 }
             }
         }
-        out.write_all(&done.spare.text)
-            .and_then(|_| out.flush())
-            .map_err(|e| output.write_failure(e))?;
+        match (done.group, &mut sink) {
+            (Some(group), Sink::Parquet(file)) => file.append(group),
+            (None, Sink::Json(out)) => out
+                .write_all(&done.spare.text)
+                .and_then(|_| out.flush())
+                .map_err(|e| e.to_string()),
+            _ => Err("internal error: an answer encoded for the other format".into()),
+        }
+        .map_err(|e| output.write_failure(e))?;
         Ok(done.spare)
     };
     pipeline::stream(Spare::default, read, work, write)?;
+    let out = match sink {
+        Sink::Json(out) => out,
+        Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
+    };
     output.finish(out)?;
     tally.conclude()
 }
@@ -178,4 +296,28 @@ fn format(batch: &Scenes, reports: &[Report], text: &mut Vec<u8>) {
             }
         }
     }
+}
+
+/// The chunk's rows for a Parquet output: grasp answers, or refused rows (only grasps are
+/// parsed for a Parquet output, so every report is a grasp's).
+fn grasp_rows<'a>(
+    batch: &'a Scenes,
+    reports: &'a [Report],
+) -> impl ExactSizeIterator<Item = GraspRow<'a>> + 'a {
+    let rows = batch.rows.iter().zip(&batch.numbers);
+    rows.map(move |(row, &line)| match row {
+        Ok(i) => match &reports[*i as usize] {
+            Report::Grasp(r) => GraspRow::Answered(r),
+            other => GraspRow::Refused {
+                id: Some(other.id()),
+                line,
+                error: GRASPS_ONLY,
+            },
+        },
+        Err((id, error)) => GraspRow::Refused {
+            id: id.as_ref(),
+            line,
+            error,
+        },
+    })
 }

@@ -59,7 +59,8 @@ enum Command {
     /// {"id", "generators": [[fx, fz, m], ...], "need": [x, y, z]}
     #[command(after_help = EXIT_STATUSES)]
     Eval(eval::Args),
-    /// Hold gate over scenes and edits from JSON Lines (docs/contract-planar.md §8–§9), one line per scene or edit.
+    /// Hold gate over scenes and edits from JSON Lines (docs/contract-planar.md §8–§9), one line per scene or edit;
+    /// grasps (docs/contract-grasp.md) also as Parquet rows in, and their answers as Parquet out.
     #[command(after_help = EXIT_STATUSES)]
     Gate(gate::Args),
     /// One SVG picture per scene or edit line: the scene with its forces or failure, and

@@ -6,4 +6,5 @@ mod common;
 
 mod cli;
 mod fuzz_corpus;
+mod grasp_parquet;
 mod io;

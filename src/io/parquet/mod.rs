@@ -16,11 +16,19 @@
 //! (set on refused rows only). A planar answer's floats are stored as float64 holding the
 //! value its JSON decimal reads back as, so that a reader gets the same numbers from either
 //! format.
+//!
+//! Grasps (docs/contract-grasp.md) have their own rows and answers, for `planar-hold gate`:
+//! [`grasps`].
 
 mod columns;
+pub mod grasps;
 mod read;
 mod write;
 
+pub use grasps::{
+    grasp_answer_schema, grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow,
+    GraspRows, ParquetGrasps,
+};
 pub use read::{ParquetCases, RowBatch};
 pub use write::{
     answer_schema, answers_batch, answers_file, ParquetAnswers, ParquetEncoder, RowGroup,

@@ -382,7 +382,7 @@ impl RowBatch {
 /// Runs a step of the Parquet reader, turning a panic of the decoder on a malformed file
 /// into an error: a corrupt input is the user's problem to hear about, never a crash.
 /// The panic's own message is kept off stderr (the error says it all).
-fn guarded<T>(step: impl FnOnce() -> T) -> Result<T, String> {
+pub(super) fn guarded<T>(step: impl FnOnce() -> T) -> Result<T, String> {
     thread_local! {
         static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
@@ -401,7 +401,8 @@ fn guarded<T>(step: impl FnOnce() -> T) -> Result<T, String> {
     result.map_err(|_| "malformed Parquet file (the decoder gave up)".to_string())
 }
 
-fn names(schema: &Schema) -> String {
+/// The schema's column names, for messages.
+pub(super) fn names(schema: &Schema) -> String {
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     names.join(", ")
 }

@@ -92,7 +92,16 @@ pub fn answers_file<W: Write + Send>(
         path.extend(["list".to_string(), "item".to_string()]);
         props = props.set_column_compression(ColumnPath::new(path), Compression::UNCOMPRESSED);
     }
-    let props = props.build();
+    file_of(out, schema, props.build())
+}
+
+/// A Parquet file of `schema` written with `props` to `out`, and its encoder (the cases'
+/// answers here, the grasps' in [`super::grasps`]).
+pub(super) fn file_of<W: Write + Send>(
+    out: W,
+    schema: SchemaRef,
+    props: WriterProperties,
+) -> Result<(ParquetAnswers<W>, ParquetEncoder), String> {
     let (writer, factory) = ArrowWriter::try_new(out, schema.clone(), Some(props))
         .and_then(ArrowWriter::into_serialized_writer)
         .map_err(|e| e.to_string())?;
