@@ -43,6 +43,7 @@ impl Pictures {
             (SceneLine::Spatial(s), Report::Spatial(r)) => {
                 planar_hold::draw::spatial::svg_text(s, r)
             }
+            (SceneLine::Grasp(s), Report::Grasp(r)) => planar_hold::draw::grasp::svg_text(s, r),
             _ => return Err(Failure::new("draw: a report of the other kind", exit::IO)),
         };
         std::fs::write(&path, text)

@@ -7,9 +7,13 @@
 //! `gravity`, `force`, `certificate`, `cone-slice`, `need`, `binding-facet`, …) for tests and
 //! restyling; each panel's group carries `data-origin` (pixel position of the world origin)
 //! and `data-scale` (pixels per unit, both axes) to read positions back.
+//!
+//! Spatial scenes are drawn by [`spatial`], grasp lines (their contacts and the weakest
+//! wrench as a screw) by [`grasp`].
 
 mod cone;
 mod frame;
+pub mod grasp;
 mod page;
 mod plane;
 pub mod spatial;

@@ -14,7 +14,7 @@
 //! `data-scale` as the planar panels): the contacts seen from above, the support region
 //! (`support-region`) and the centre-of-mass box (`com-box`), coloured held or not.
 
-mod axo;
+pub(super) mod axo;
 mod story;
 mod top;
 

@@ -7,4 +7,5 @@ mod common;
 mod cli;
 mod fuzz_corpus;
 mod grasp_parquet;
+mod grasp_pictures;
 mod io;

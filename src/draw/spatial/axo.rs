@@ -1,5 +1,7 @@
 //! The left panel: the body, its contacts, pyramids and forces, or the certificate's motion,
 //! in an axonometric view (orthographic, z up, seen from the front right and above).
+//! Its pieces (the projection, the box, the contacts with their pyramids, their labels, the
+//! triad) also draw the grasp pictures ([`crate::draw::grasp`]), so both read the same.
 
 use svg::node::element::{Circle, Group, Path, Polygon};
 
@@ -7,7 +9,7 @@ use super::super::frame::{arrow, label, line, r, short};
 use super::super::style;
 use super::story::{Motion, SpatialStory};
 use crate::scene::spatial::{add, cross, dot, norm3, sub};
-use crate::scene::{tangent_basis, SpatialContact, SpatialReport, SpatialScene};
+use crate::scene::{tangent_basis, Pyramid, SpatialContact, SpatialReport, SpatialScene};
 
 /// The view: azimuth of the viewer (from +x toward +y) and elevation, in degrees.
 const AZIMUTH: f64 = -62.0;
@@ -37,7 +39,7 @@ pub struct Projection {
 }
 
 /// The unit view: screen right and screen up (y up), and the direction to the viewer.
-fn view() -> ([f64; 3], [f64; 3], [f64; 3]) {
+pub(in crate::draw) fn view() -> ([f64; 3], [f64; 3], [f64; 3]) {
     let (az, el) = (AZIMUTH.to_radians(), ELEVATION.to_radians());
     let toward = [el.cos() * az.cos(), el.cos() * az.sin(), el.sin()];
     let right = [-az.sin(), az.cos(), 0.0];
@@ -52,7 +54,7 @@ impl Projection {
     }
 
     /// Fits the unit view of `points` into the pixel rectangle `px` (a margin of `pad`).
-    fn fit(px: [f64; 4], points: &[[f64; 3]], pad: f64) -> Projection {
+    pub(in crate::draw) fn fit(px: [f64; 4], points: &[[f64; 3]], pad: f64) -> Projection {
         let (right, up, toward) = view();
         let mut b = [
             f64::INFINITY,
@@ -91,7 +93,7 @@ impl Projection {
         ]
     }
 
-    fn tag(&self, g: Group) -> Group {
+    pub(in crate::draw) fn tag(&self, g: Group) -> Group {
         let m: Vec<String> = self.m.concat().iter().map(|&v| num(v)).collect();
         g.set("data-projection", m.join(" ")).set(
             "data-origin",
@@ -101,7 +103,7 @@ impl Projection {
 }
 
 /// A number to 1e-6: enough to read geometry back.
-fn num(v: f64) -> String {
+pub(in crate::draw) fn num(v: f64) -> String {
     let s = format!("{:.6}", v + 0.0);
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s.is_empty() || s == "-" {
@@ -111,7 +113,7 @@ fn num(v: f64) -> String {
     }
 }
 
-fn coords(p: [f64; 3]) -> String {
+pub(in crate::draw) fn coords(p: [f64; 3]) -> String {
     format!("{} {} {}", num(p[0]), num(p[1]), num(p[2]))
 }
 
@@ -128,7 +130,7 @@ fn corners(ell: f64) -> [[f64; 3]; 8] {
 }
 
 /// A 3-D arrow from `a` to `b` with its scene coordinates on it.
-fn arrow3(
+pub(in crate::draw) fn arrow3(
     p: &Projection,
     a: [f64; 3],
     b: [f64; 3],
@@ -144,7 +146,12 @@ fn arrow3(
 
 /// Where the turn's arc lies: centre on the axis nearest the centre of mass, radius, the two
 /// unit vectors of its plane (t₁ × t₂ = axis) and its samples, in the turn's sense.
-fn turn_arc(axis: [f64; 3], point: [f64; 3], com: [f64; 3], ell: f64) -> Vec<[f64; 3]> {
+pub(in crate::draw) fn turn_arc(
+    axis: [f64; 3],
+    point: [f64; 3],
+    com: [f64; 3],
+    ell: f64,
+) -> Vec<[f64; 3]> {
     let centre = add(point, axis, dot(sub(com, point), axis));
     let (t1, t2) = tangent_basis(axis);
     // Start on the side facing the viewer-ish: from the screen-up direction's part ⊥ axis.
@@ -164,7 +171,11 @@ fn turn_arc(axis: [f64; 3], point: [f64; 3], com: [f64; 3], ell: f64) -> Vec<[f6
 }
 
 /// Liang–Barsky: the part of the pixel segment `a`–`b` inside the rectangle `px`.
-fn clip(a: [f64; 2], b: [f64; 2], px: [f64; 4]) -> Option<([f64; 2], [f64; 2])> {
+pub(in crate::draw) fn clip(
+    a: [f64; 2],
+    b: [f64; 2],
+    px: [f64; 4],
+) -> Option<([f64; 2], [f64; 2])> {
     let d = [b[0] - a[0], b[1] - a[1]];
     let (mut t0, mut t1) = (0.0f64, 1.0f64);
     for (p, q) in [
@@ -218,22 +229,8 @@ pub fn panel(
 
     // Everything the view must show, to fit it.
     let mut fit: Vec<[f64; 3]> = box_corners.to_vec();
-    let pyramid_tips: Vec<Vec<[f64; 3]>> = scene
-        .contacts
-        .iter()
-        .map(|c| {
-            c.edges(k.min(16), story.pyramid)
-                .into_iter()
-                .map(|e| e.map(|v| v * PYRAMID_LENGTH * ell / norm3(e)))
-                .collect()
-        })
-        .collect();
-    for (c, tips) in scene.contacts.iter().zip(&pyramid_tips) {
-        fit.extend(&c.points);
-        for p in apexes(c, ell) {
-            fit.extend(tips.iter().map(|&t| add(p, t, 1.0)));
-        }
-    }
+    let pyramid_tips = pyramid_tips(&scene.contacts, k, story.pyramid, ell);
+    contact_extent(&scene.contacts, &pyramid_tips, ell, &mut fit);
     fit.push(com);
     fit.push(weight_end);
     for &(p, f) in &story.forces {
@@ -268,128 +265,19 @@ pub fn panel(
     let proj = Projection::fit(px, &fit, 36.0);
 
     let mut g = proj.tag(Group::new().set("class", "axo-panel"));
-    g = g.add(
-        svg::node::element::Rectangle::new()
-            .set("class", "panel-border")
-            .set("x", r(px[0]))
-            .set("y", r(px[1]))
-            .set("width", r(px[2]))
-            .set("height", r(px[3]))
-            .set("fill", "none")
-            .set("stroke", "#dddddd")
-            .set("stroke-width", 1),
+    g = g
+        .add(border(px))
+        .add(body(&proj, ell))
+        .add(reference(&proj));
+
+    g = contacts(
+        g,
+        &proj,
+        &scene.contacts,
+        &pyramid_tips,
+        &story.binding_contacts,
+        ell,
     );
-
-    // The box: faces toward the viewer lightly shaded, hidden edges dashed.
-    let toward = proj.toward;
-    let face_visible = |axis: usize, hi: bool| (toward[axis] > 0.0) == hi;
-    let mut body = Group::new().set("class", "body");
-    for axis in 0..3 {
-        for hi in [false, true] {
-            if !face_visible(axis, hi) {
-                continue;
-            }
-            let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);
-            let bit = |i: usize, a: usize| (i >> a) & 1;
-            let mut quad: Vec<usize> = (0..8)
-                .filter(|&i| bit(i, axis) == usize::from(hi))
-                .collect();
-            // Order around the face: (0,0), (1,0), (1,1), (0,1) in (a1, a2).
-            quad.sort_by_key(|&i| match (bit(i, a1), bit(i, a2)) {
-                (0, 0) => 0,
-                (1, 0) => 1,
-                (1, 1) => 2,
-                _ => 3,
-            });
-            let pts: Vec<[f64; 2]> = quad.iter().map(|&i| proj.at(box_corners[i])).collect();
-            body = body.add(
-                Polygon::new()
-                    .set("class", "body-face")
-                    .set("points", points_attr(&pts))
-                    .set("fill", "#eeeeee")
-                    .set("fill-opacity", 0.35)
-                    .set("stroke", "none"),
-            );
-        }
-    }
-    for i in 0..8usize {
-        for a in 0..3 {
-            if i >> a & 1 == 1 {
-                continue;
-            }
-            let j = i | 1 << a;
-            // The edge is hidden when both faces it joins face away.
-            let (b1, b2) = ((a + 1) % 3, (a + 2) % 3);
-            let hidden = !face_visible(b1, i >> b1 & 1 == 1) && !face_visible(b2, i >> b2 & 1 == 1);
-            let mut l = line(
-                proj.at(box_corners[i]),
-                proj.at(box_corners[j]),
-                style::BOX,
-                1.2,
-            )
-            .set("class", "body-edge")
-            .set("stroke-opacity", if hidden { 0.35 } else { 0.7 });
-            if hidden {
-                l = l.set("stroke-dasharray", "4 3");
-            }
-            body = body.add(l);
-        }
-    }
-    g = g.add(body);
-
-    // The reference point.
-    let c = proj.at([0.0; 3]);
-    g = g.add(
-        Circle::new()
-            .set("class", "body reference")
-            .set("cx", r(c[0]))
-            .set("cy", r(c[1]))
-            .set("r", 3)
-            .set("fill", "none")
-            .set("stroke", style::BOX)
-            .set("stroke-width", 1),
-    );
-
-    // Contacts, back to front; binding ones with a red halo.
-    let mut order: Vec<usize> = (0..scene.contacts.len()).collect();
-    let depth = |i: usize| {
-        let c = &scene.contacts[i];
-        c.points.iter().map(|&p| dot(p, toward)).sum::<f64>() / c.points.len() as f64
-    };
-    order.sort_by(|&a, &b| depth(a).total_cmp(&depth(b)));
-    for &i in &order {
-        let c = &scene.contacts[i];
-        let pts: Vec<[f64; 2]> = c.points.iter().map(|&p| proj.at(p)).collect();
-        let binding = story.binding_contacts.contains(&i);
-        let mut cg = Group::new()
-            .set("class", format!("contact {}", c.kind()))
-            .set("data-contact", c.source);
-        if binding {
-            cg = cg.add(shape(&pts, "contact binding", style::FAILURE, 12.0, 0.3));
-        }
-        cg = cg.add(shape(&pts, c.kind(), style::CONTACT, 5.0, 0.35));
-        // Pyramids at each application point (one at the middle of a small edge or face):
-        // edges and their rim.
-        for p in apexes(c, ell) {
-            let tips: Vec<[f64; 3]> = pyramid_tips[i].iter().map(|&t| add(p, t, 1.0)).collect();
-            let rim: Vec<[f64; 2]> = tips.iter().map(|&t| proj.at(t)).collect();
-            cg = cg.add(
-                Polygon::new()
-                    .set("class", "pyramid")
-                    .set("points", points_attr(&rim))
-                    .set("fill", style::FRICTION)
-                    .set("fill-opacity", 0.12)
-                    .set("stroke", style::FRICTION)
-                    .set("stroke-width", 0.8)
-                    .set("stroke-opacity", 0.6),
-            );
-            let a = proj.at(p);
-            for &t in &rim {
-                cg = cg.add(line(a, t, style::FRICTION, 1.0).set("class", "pyramid-edge"));
-            }
-        }
-        g = g.add(cg);
-    }
 
     // The weight and the witness forces.
     g = g.add(arrow3(
@@ -502,8 +390,191 @@ pub fn panel(
         None => {}
     }
 
-    // Contact labels, outside the body: from the body's centre through the contact.
-    for c in &scene.contacts {
+    g = contact_labels(g, &proj, &scene.contacts);
+    g.add(triad(px))
+}
+
+/// The drawn pyramid edges of each contact (at most 16 a point), `PYRAMID_LENGTH·ell` long,
+/// relative to the apex.
+pub(in crate::draw) fn pyramid_tips(
+    contacts: &[SpatialContact],
+    k: usize,
+    pyramid: Pyramid,
+    ell: f64,
+) -> Vec<Vec<[f64; 3]>> {
+    contacts
+        .iter()
+        .map(|c| {
+            c.edges(k.min(16), pyramid)
+                .into_iter()
+                .map(|e| e.map(|v| v * PYRAMID_LENGTH * ell / norm3(e)))
+                .collect()
+        })
+        .collect()
+}
+
+/// Adds to `fit` what the contacts need shown: their points and their pyramids' tips.
+pub(in crate::draw) fn contact_extent(
+    contacts: &[SpatialContact],
+    tips: &[Vec<[f64; 3]>],
+    ell: f64,
+    fit: &mut Vec<[f64; 3]>,
+) {
+    for (c, tips) in contacts.iter().zip(tips) {
+        fit.extend(&c.points);
+        for p in apexes(c, ell) {
+            fit.extend(tips.iter().map(|&t| add(p, t, 1.0)));
+        }
+    }
+}
+
+/// The panel's light border.
+pub(in crate::draw) fn border(px: [f64; 4]) -> svg::node::element::Rectangle {
+    svg::node::element::Rectangle::new()
+        .set("class", "panel-border")
+        .set("x", r(px[0]))
+        .set("y", r(px[1]))
+        .set("width", r(px[2]))
+        .set("height", r(px[3]))
+        .set("fill", "none")
+        .set("stroke", "#dddddd")
+        .set("stroke-width", 1)
+}
+
+/// The box `[−ell, ell]³`: faces toward the viewer lightly shaded, hidden edges dashed.
+pub(in crate::draw) fn body(proj: &Projection, ell: f64) -> Group {
+    let box_corners = corners(ell);
+    let toward = proj.toward;
+    let face_visible = |axis: usize, hi: bool| (toward[axis] > 0.0) == hi;
+    let mut body = Group::new().set("class", "body");
+    for axis in 0..3 {
+        for hi in [false, true] {
+            if !face_visible(axis, hi) {
+                continue;
+            }
+            let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);
+            let bit = |i: usize, a: usize| (i >> a) & 1;
+            let mut quad: Vec<usize> = (0..8)
+                .filter(|&i| bit(i, axis) == usize::from(hi))
+                .collect();
+            // Order around the face: (0,0), (1,0), (1,1), (0,1) in (a1, a2).
+            quad.sort_by_key(|&i| match (bit(i, a1), bit(i, a2)) {
+                (0, 0) => 0,
+                (1, 0) => 1,
+                (1, 1) => 2,
+                _ => 3,
+            });
+            let pts: Vec<[f64; 2]> = quad.iter().map(|&i| proj.at(box_corners[i])).collect();
+            body = body.add(
+                Polygon::new()
+                    .set("class", "body-face")
+                    .set("points", points_attr(&pts))
+                    .set("fill", "#eeeeee")
+                    .set("fill-opacity", 0.35)
+                    .set("stroke", "none"),
+            );
+        }
+    }
+    for i in 0..8usize {
+        for a in 0..3 {
+            if i >> a & 1 == 1 {
+                continue;
+            }
+            let j = i | 1 << a;
+            // The edge is hidden when both faces it joins face away.
+            let (b1, b2) = ((a + 1) % 3, (a + 2) % 3);
+            let hidden = !face_visible(b1, i >> b1 & 1 == 1) && !face_visible(b2, i >> b2 & 1 == 1);
+            let mut l = line(
+                proj.at(box_corners[i]),
+                proj.at(box_corners[j]),
+                style::BOX,
+                1.2,
+            )
+            .set("class", "body-edge")
+            .set("stroke-opacity", if hidden { 0.35 } else { 0.7 });
+            if hidden {
+                l = l.set("stroke-dasharray", "4 3");
+            }
+            body = body.add(l);
+        }
+    }
+    body
+}
+
+/// The reference point: a small ring.
+pub(in crate::draw) fn reference(proj: &Projection) -> Circle {
+    let c = proj.at([0.0; 3]);
+    Circle::new()
+        .set("class", "body reference")
+        .set("cx", r(c[0]))
+        .set("cy", r(c[1]))
+        .set("r", 3)
+        .set("fill", "none")
+        .set("stroke", style::BOX)
+        .set("stroke-width", 1)
+}
+
+/// Adds the contacts to `g`, back to front, each a group (`contact <kind>`, `data-contact`)
+/// with its shape and the pyramids at its application points (`tips` from
+/// [`pyramid_tips`]); those in `binding` (indices into `contacts`) with a red halo.
+pub(in crate::draw) fn contacts(
+    mut g: Group,
+    proj: &Projection,
+    contacts: &[SpatialContact],
+    tips: &[Vec<[f64; 3]>],
+    binding: &[usize],
+    ell: f64,
+) -> Group {
+    let toward = proj.toward;
+    let mut order: Vec<usize> = (0..contacts.len()).collect();
+    let depth = |i: usize| {
+        let c = &contacts[i];
+        c.points.iter().map(|&p| dot(p, toward)).sum::<f64>() / c.points.len() as f64
+    };
+    order.sort_by(|&a, &b| depth(a).total_cmp(&depth(b)));
+    for &i in &order {
+        let c = &contacts[i];
+        let pts: Vec<[f64; 2]> = c.points.iter().map(|&p| proj.at(p)).collect();
+        let mut cg = Group::new()
+            .set("class", format!("contact {}", c.kind()))
+            .set("data-contact", c.source);
+        if binding.contains(&i) {
+            cg = cg.add(shape(&pts, "contact binding", style::FAILURE, 12.0, 0.3));
+        }
+        cg = cg.add(shape(&pts, c.kind(), style::CONTACT, 5.0, 0.35));
+        // Pyramids at each application point (one at the middle of a small edge or face):
+        // edges and their rim.
+        for p in apexes(c, ell) {
+            let tips: Vec<[f64; 3]> = tips[i].iter().map(|&t| add(p, t, 1.0)).collect();
+            let rim: Vec<[f64; 2]> = tips.iter().map(|&t| proj.at(t)).collect();
+            cg = cg.add(
+                Polygon::new()
+                    .set("class", "pyramid")
+                    .set("points", points_attr(&rim))
+                    .set("fill", style::FRICTION)
+                    .set("fill-opacity", 0.12)
+                    .set("stroke", style::FRICTION)
+                    .set("stroke-width", 0.8)
+                    .set("stroke-opacity", 0.6),
+            );
+            let a = proj.at(p);
+            for &t in &rim {
+                cg = cg.add(line(a, t, style::FRICTION, 1.0).set("class", "pyramid-edge"));
+            }
+        }
+        g = g.add(cg);
+    }
+    g
+}
+
+/// Adds the contact labels `c<k>` to `g`, outside the body: from the body's centre through
+/// the contact.
+pub(in crate::draw) fn contact_labels(
+    mut g: Group,
+    proj: &Projection,
+    contacts: &[SpatialContact],
+) -> Group {
+    for c in contacts {
         let n = c.points.len() as f64;
         let mid = c.points.iter().fold([0.0; 3], |s, &p| add(s, p, 1.0 / n));
         let (q, o) = (proj.at(mid), proj.at([0.0; 3]));
@@ -529,7 +600,7 @@ pub fn panel(
             .set("class", "contact-label"),
         );
     }
-    g.add(triad(px))
+    g
 }
 
 /// Where a contact's pyramids are drawn: at each of its points, or at their centroid when two
@@ -604,7 +675,7 @@ fn shape(
 }
 
 /// The axes x, y, z at the panel's lower left corner.
-fn triad(px: [f64; 4]) -> Group {
+pub(in crate::draw) fn triad(px: [f64; 4]) -> Group {
     let (right, up, _) = view();
     let o = [px[0] + 34.0, px[1] + px[3] - 30.0];
     let mut g = Group::new().set("class", "triad");

@@ -1,0 +1,279 @@
+//! `planar-hold draw` on grasp lines (`planar_hold::draw::grasp`): the picture carries the
+//! q1 `gate` reports, one pyramid per contact, the binding facet's contacts, and the weakest
+//! wrench as the screw its numbers make; spatial scenes drawn beside grasps draw as before;
+//! the grasp pictures in docs/pictures are what the command makes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "planar-hold-grasp-pictures-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `planar-hold ARGS… --backend cpu`, which must succeed; its standard output.
+fn run(args: &[&std::ffi::OsStr]) -> String {
+    let out = crate::common::cli()
+        .args(args)
+        .args(["--backend", "cpu"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn draw(input: &Path, dir: &Path) {
+    run(&[
+        "draw".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        dir.as_os_str(),
+    ]);
+}
+
+fn has_class(n: &roxmltree::Node, class: &str) -> bool {
+    n.attribute("class")
+        .is_some_and(|c| c.split_whitespace().any(|w| w == class))
+}
+
+fn all_with<'a>(doc: &'a roxmltree::Document, class: &str) -> Vec<roxmltree::Node<'a, 'a>> {
+    doc.descendants().filter(|n| has_class(n, class)).collect()
+}
+
+fn nums(n: &roxmltree::Node, attr: &str) -> Vec<f64> {
+    n.attribute(attr)
+        .unwrap_or_else(|| panic!("{attr} missing on <{}>", n.tag_name().name()))
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+fn num(n: &roxmltree::Node, attr: &str) -> f64 {
+    nums(n, attr)[0]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+/// The pixel of scene point `p` in the axonometric panel (`pixel = origin + M·p`).
+fn project(doc: &roxmltree::Document, p: [f64; 3]) -> [f64; 2] {
+    let g = all_with(doc, "axo-panel").into_iter().next().unwrap();
+    let (m, o) = (nums(&g, "data-projection"), nums(&g, "data-origin"));
+    [
+        o[0] + m[0] * p[0] + m[1] * p[1] + m[2] * p[2],
+        o[1] + m[3] * p[0] + m[4] * p[1] + m[5] * p[2],
+    ]
+}
+
+/// Pixel distance from `p` to the line through the `<line>` element `l`.
+fn off_line(p: [f64; 2], l: &roxmltree::Node) -> f64 {
+    let (a, b) = ([num(l, "x1"), num(l, "y1")], [num(l, "x2"), num(l, "y2")]);
+    let d = [b[0] - a[0], b[1] - a[1]];
+    ((p[0] - a[0]) * d[1] - (p[1] - a[1]) * d[0]).abs() / d[0].hypot(d[1])
+}
+
+/// docs/pictures/grasps.jsonl: four fingertips in force closure (a screw), two opposite
+/// ones on the boundary (a pure moment about the line through them), three that leave the
+/// object free (not in force closure).
+fn grasps() -> PathBuf {
+    root().join("docs/pictures/grasps.jsonl")
+}
+
+#[test]
+fn draw_pictures_a_grasp_with_the_gates_q1_a_pyramid_per_contact_and_the_weakest_screw() {
+    let dir = scratch("draw");
+    let reports: Vec<Value> = run(&["gate".as_ref(), grasps().as_os_str()])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lines: Vec<Value> = std::fs::read_to_string(grasps())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    draw(&grasps(), &dir);
+    let kinds = ["screw", "moment", "screw"];
+    let verdicts = [
+        "in force closure",
+        "force closure uncertain",
+        "not in force closure",
+    ];
+    assert_eq!(reports.len(), 3);
+    for (i, (line, report)) in lines.iter().zip(&reports).enumerate() {
+        let id = report["id"].as_str().unwrap();
+        let svg = std::fs::read_to_string(dir.join(format!("{id}.svg"))).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+
+        // The q1 gate reports, to the last digit and in the title.
+        let q1 = report["q1"].as_f64().unwrap();
+        assert_eq!(
+            doc.root_element()
+                .attribute("data-q1")
+                .unwrap()
+                .parse::<f64>()
+                .unwrap(),
+            q1,
+            "{id}"
+        );
+        let title = all_with(&doc, "title")[0].text().unwrap().trim();
+        assert_eq!(title, format!("{id}: {}, q1 {q1:.4}", verdicts[i]));
+
+        // A group per contact, one pyramid each (point contacts) of k edges.
+        let n = line["contacts"].as_array().unwrap().len();
+        let k = line["pyramid"].as_u64().unwrap() as usize;
+        let groups: Vec<_> = all_with(&doc, "contact")
+            .into_iter()
+            .filter(|g| g.tag_name().name() == "g")
+            .collect();
+        assert_eq!(groups.len(), n, "{id}: contact groups");
+        for g in &groups {
+            let pyramids = g.descendants().filter(|e| has_class(e, "pyramid")).count();
+            let edges = g
+                .descendants()
+                .filter(|e| has_class(e, "pyramid-edge"))
+                .count();
+            assert_eq!((pyramids, edges), (1, k), "{id}: a point contact's pyramid");
+        }
+        // The binding facet's contacts, and only they, have a halo.
+        let mut halos: Vec<u64> = all_with(&doc, "binding")
+            .iter()
+            .map(|h| {
+                h.parent()
+                    .unwrap()
+                    .attribute("data-contact")
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        halos.sort();
+        let facet: Vec<u64> = report["facet"]["contacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(halos, facet, "{id}: binding contacts");
+
+        // The weakest wrench: its screw, rebuilt from gate's `weakest`.
+        let u: Vec<f64> = report["weakest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let ell = line["half_size"].as_f64().unwrap();
+        let f = [u[0], u[1], u[2]];
+        let m = [ell * u[3], ell * u[4], ell * u[5]];
+        let w = all_with(&doc, "weakest")
+            .into_iter()
+            .next()
+            .expect("weakest");
+        assert_eq!(w.attribute("data-kind"), Some(kinds[i]), "{id}");
+        let axis_line = all_with(&doc, "screw-axis")
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("{id}: no screw axis"));
+        let axis = nums(&w, "data-axis");
+        let axis = [axis[0], axis[1], axis[2]];
+        if kinds[i] == "moment" {
+            // Along the moment, through c; no force to draw.
+            assert!(norm(f) < 1e-9, "{id}");
+            for j in 0..3 {
+                assert!((axis[j] - m[j] / norm(m)).abs() < 1e-6, "{id}: {axis:?}");
+            }
+            assert!(off_line(project(&doc, [0.0; 3]), &axis_line) < 1.0);
+            assert!(all_with(&doc, "wrench-force").is_empty());
+            assert_eq!(all_with(&doc, "wrench-moment").len(), 1);
+            continue;
+        }
+        let point = nums(&w, "data-point");
+        let point = [point[0], point[1], point[2]];
+        let pitch = num(&w, "data-pitch");
+        // Along the force; the moment about c is the point's moment of f plus pitch·f.
+        let r = cross(point, f);
+        for j in 0..3 {
+            assert!((axis[j] - f[j] / norm(f)).abs() < 1e-6, "{id}: {axis:?}");
+            assert!(
+                (r[j] + pitch * f[j] - m[j]).abs() < 1e-5 * ell,
+                "{id}: {point:?}, pitch {pitch}: moment {m:?}"
+            );
+        }
+        assert!(pitch != 0.0, "{id}: a screw has a pitch");
+        assert!(all_with(&doc, "wrench-label")[0]
+            .text()
+            .unwrap()
+            .contains("pitch h = "));
+        // The axis drawn passes through that point; the force starts on it.
+        assert!(
+            off_line(project(&doc, point), &axis_line) < 1.0,
+            "{id}: the axis misses its point"
+        );
+        let force = all_with(&doc, "wrench-force")[0];
+        let from = nums(&force, "data-from");
+        assert!(norm([from[0] - point[0], from[1] - point[1], from[2] - point[2]]) < 1e-6);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn grasp_pictures_in_docs_are_what_the_command_makes() {
+    let dir = scratch("docs");
+    draw(&grasps(), &dir);
+    for name in ["four-fingers.svg", "two-fingers.svg", "top-and-side.svg"] {
+        assert!(
+            std::fs::read(dir.join(name)).unwrap()
+                == std::fs::read(root().join("docs/pictures").join(name)).unwrap(),
+            "docs/pictures/{name} is stale: planar-hold draw docs/pictures/grasps.jsonl -o \
+             docs/pictures --backend cpu"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn spatial_scenes_beside_grasps_draw_as_before() {
+    // `slides` of docs/scenes3d.jsonl, drawn in one run with the grasps, is the checked-in
+    // picture byte for byte: drawing grasps changed nothing of a spatial picture.
+    let dir = scratch("mixed");
+    let scenes = std::fs::read_to_string(root().join("docs/scenes3d.jsonl")).unwrap();
+    let slides = scenes
+        .lines()
+        .find(|l| l.contains("\"id\": \"slides\""))
+        .unwrap();
+    let mixed = format!("{}{slides}\n", std::fs::read_to_string(grasps()).unwrap());
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("mixed.jsonl");
+    std::fs::write(&input, mixed).unwrap();
+    let out = dir.join("out");
+    draw(&input, &out);
+    assert!(
+        std::fs::read(out.join("slides.svg")).unwrap()
+            == std::fs::read(root().join("docs/pictures/slides.svg")).unwrap(),
+        "the spatial picture of slides changed"
+    );
+    assert!(out.join("four-fingers.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
