@@ -239,7 +239,7 @@ def _warn_without_gpus(num_gpus: float) -> None:
             "backend='gpu' asks each actor for a GPU but this Ray cluster has none (yet): the "
             "job waits until a node with a GPU joins. Pass num_gpus=0 to run on a software "
             "adapter, or backend='cpu'.",
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
@@ -262,13 +262,26 @@ def evaluate(
     other than 3 or 6, a need of another length, a number not finite: in float32 for a
     planar row) fails the job with a ValueError naming its position in the batch.
     """
+    return _map_actors(dataset, _Evaluator, backend, batch_size, concurrency, map_batches_args)
+
+
+def _map_actors(
+    dataset: Any,
+    actor: type,
+    backend: str,
+    batch_size: int,
+    concurrency: Optional[Union[int, Tuple[int, int]]],
+    map_batches_args: Dict[str, Any],
+) -> Any:
+    """``dataset.map_batches`` over actors of class ``actor`` (each its own Engine of
+    ``backend``, one GPU each for "gpu" unless ``num_gpus`` says otherwise), Arrow batches."""
     if backend not in ("cpu", "gpu"):
         raise ValueError(f'backend must be "cpu" or "gpu", got {backend!r}')
     if backend == "gpu":
         map_batches_args.setdefault("num_gpus", 1)
         _warn_without_gpus(map_batches_args["num_gpus"])
     return dataset.map_batches(
-        _Evaluator,
+        actor,
         fn_constructor_kwargs={"backend": backend},
         batch_size=batch_size,
         batch_format="pyarrow",
@@ -367,16 +380,6 @@ def grasp_quality(
     ``planar_hold.grasp_quality``. ``backend``, ``concurrency`` and ``map_batches_args`` as
     for :func:`evaluate`; ``batch_size`` grasps per engine call. A bad row fails the job
     with a ValueError naming its position in the batch ("grasp 3: ...")."""
-    if backend not in ("cpu", "gpu"):
-        raise ValueError(f'backend must be "cpu" or "gpu", got {backend!r}')
-    if backend == "gpu":
-        map_batches_args.setdefault("num_gpus", 1)
-        _warn_without_gpus(map_batches_args["num_gpus"])
-    return dataset.map_batches(
-        _GraspEvaluator,
-        fn_constructor_kwargs={"backend": backend},
-        batch_size=batch_size,
-        batch_format="pyarrow",
-        concurrency=concurrency,
-        **map_batches_args,
+    return _map_actors(
+        dataset, _GraspEvaluator, backend, batch_size, concurrency, map_batches_args
     )

@@ -461,19 +461,10 @@ fn weakest(
         );
     }
     if w.arc.len() > 1 {
-        let d: Vec<String> = w
-            .arc
-            .iter()
-            .enumerate()
-            .map(|(i, &q)| {
-                let q = proj.at(q);
-                format!("{} {} {}", if i == 0 { "M" } else { "L" }, r(q[0]), r(q[1]))
-            })
-            .collect();
         g = g.add(
             Path::new()
                 .set("class", "wrench-moment")
-                .set("d", d.join(" "))
+                .set("d", proj.path_d(&w.arc))
                 .set("fill", "none")
                 .set("stroke", WRENCH)
                 .set("stroke-width", 2.5)

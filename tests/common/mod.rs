@@ -94,3 +94,15 @@ pub fn read_data(name: &str) -> Vec<serde_json::Value> {
 pub fn cli() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_planar-hold"))
 }
+
+/// `planar-hold ARGS…`, which must succeed: its standard output (its standard error in the
+/// failure's message).
+pub fn cli_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let out = cli().args(args).output().expect("the CLI runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("the CLI writes UTF-8")
+}

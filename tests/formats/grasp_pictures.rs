@@ -22,17 +22,11 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `planar-hold ARGS… --backend cpu`, which must succeed; its standard output.
 fn run(args: &[&std::ffi::OsStr]) -> String {
-    let out = crate::common::cli()
-        .args(args)
-        .args(["--backend", "cpu"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    crate::common::cli_ok(
+        args.iter()
+            .copied()
+            .chain(["--backend".as_ref(), "cpu".as_ref()]),
+    )
 }
 
 fn draw(input: &Path, dir: &Path) {

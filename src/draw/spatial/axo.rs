@@ -48,6 +48,19 @@ pub(in crate::draw) fn view() -> ([f64; 3], [f64; 3], [f64; 3]) {
 }
 
 impl Projection {
+    /// The `d` of an SVG path through the projections of `pts`, in order (an arc, a turn).
+    pub(in crate::draw) fn path_d(&self, pts: &[[f64; 3]]) -> String {
+        let d: Vec<String> = pts
+            .iter()
+            .enumerate()
+            .map(|(i, &q)| {
+                let q = self.at(q);
+                format!("{} {} {}", if i == 0 { "M" } else { "L" }, r(q[0]), r(q[1]))
+            })
+            .collect();
+        d.join(" ")
+    }
+
     fn unit(p: [f64; 3]) -> [f64; 2] {
         let (right, up, _) = view();
         [dot(p, right), dot(p, up)]
@@ -342,18 +355,10 @@ pub fn panel(
                         .set("stroke-dasharray", "8 5"),
                 );
             }
-            let d: Vec<String> = arc
-                .iter()
-                .enumerate()
-                .map(|(i, &q)| {
-                    let q = proj.at(q);
-                    format!("{} {} {}", if i == 0 { "M" } else { "L" }, r(q[0]), r(q[1]))
-                })
-                .collect();
             mg = mg.add(
                 Path::new()
                     .set("class", "turn")
-                    .set("d", d.join(" "))
+                    .set("d", proj.path_d(&arc))
                     .set("fill", "none")
                     .set("stroke", style::FAILURE)
                     .set("stroke-width", 2.5)
