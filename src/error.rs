@@ -42,3 +42,14 @@ pub enum Error {
     #[error("GPU error: {0}")]
     Gpu(String),
 }
+
+/// serde_json's message for an error in one line of text: its position as "at column C"
+/// (serde's "line 1" would contradict the line number the caller gives).
+pub fn one_line(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&position) {
+        Some(message) if e.line() == 1 => format!("{message} at column {}", e.column()),
+        _ => text,
+    }
+}

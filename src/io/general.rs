@@ -30,7 +30,7 @@ pub fn parse_general<'t>(
     let bad = |m: String| Err(format!("not a valid case: {m}"));
     let line: GeneralLine = match serde_json::from_slice(text) {
         Ok(line) => line,
-        Err(e) => return bad(super::json::one_line(&e)),
+        Err(e) => return bad(crate::error::one_line(&e)),
     };
     let k = line.generators.len();
     let dim = line

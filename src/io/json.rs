@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::error::one_line;
 use crate::planar::tables::{Candidate, CANDIDATE_COUNT};
 use crate::planar::types::{Case, Outcome, MAX_GENERATORS};
 use crate::CaseKind;
@@ -167,17 +168,6 @@ pub fn line_kind(text: &[u8]) -> CaseKind {
     match serde_json::from_slice::<shape::Shape>(text) {
         Ok(shape) => shape.kind(),
         Err(_) => CaseKind::Planar,
-    }
-}
-
-/// serde_json's message for an error in one line of text: its position as "at column C"
-/// (serde's "line 1" would contradict the line number the caller gives).
-pub fn one_line(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let position = format!(" at line {} column {}", e.line(), e.column());
-    match text.strip_suffix(&position) {
-        Some(message) if e.line() == 1 => format!("{message} at column {}", e.column()),
-        _ => text,
     }
 }
 

@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::edit::resolve_edit;
 use super::types::{Body, Contact, Friction, Scene};
 use super::LINE_TOLERANCE;
+use crate::error::one_line;
 use crate::general::MAX_GENERAL_GENERATORS;
-use crate::io::json::one_line;
 use crate::Error;
 
 #[derive(Deserialize)]

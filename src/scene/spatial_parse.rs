@@ -9,8 +9,8 @@ use super::spatial::{
     MIN_PYRAMID,
 };
 use super::types::Friction;
+use crate::error::one_line;
 use crate::general::MAX_GENERAL_GENERATORS;
-use crate::io::json::one_line;
 use crate::Error;
 
 /// How far off their plane (relative to the face's size) a face's points may lie.
