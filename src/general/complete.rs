@@ -53,12 +53,17 @@ fn rank(d: usize, unit: &[Vector], set: &GenSet) -> usize {
     basis.len()
 }
 
+type SetMap<V> = std::collections::HashMap<[u64; 4], V, std::hash::BuildHasherDefault<SetHasher>>;
+
 /// [`rank`], remembered: the faces' intersections recur (each pair from both sides, a ridge
-/// from each facet holding it).
+/// from each facet holding it). And the faces already proven to have all their facets
+/// found, with those facets (sorted): a face of dimension k is reached from every face above
+/// it that holds it, and is proven once ([`faces_complete`]).
 struct Ranks<'a> {
     d: usize,
     unit: &'a [Vector],
-    known: std::collections::HashMap<[u64; 4], u8, std::hash::BuildHasherDefault<SetHasher>>,
+    known: SetMap<u8>,
+    proven: SetMap<Vec<GenSet>>,
 }
 
 impl Ranks<'_> {
@@ -165,6 +170,7 @@ fn closure_body(d: usize, unit: &[Vector], on: &[GenSet], normals: &[Vector], l:
         d,
         unit,
         known: Default::default(),
+        proven: Default::default(),
     };
     for (f, s) in on.iter().enumerate() {
         let len = s.len();
@@ -385,9 +391,21 @@ fn faces_complete(ranks: &mut Ranks<'_>, faces: &[GenSet], k: usize, l: usize) -
                 _ => {}
             }
         }
+        // The intersections found here are true facets of s (each a face of P inside s, one
+        // dimension down). Where s was proven before, its facets are known: these are all
+        // of them exactly when they are the same list (a sound proof cannot pass with one
+        // missing), so the proof below s need not run again.
+        subs.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        if let Some(known) = ranks.proven.get(&s.0) {
+            if *known != subs {
+                return false;
+            }
+            continue;
+        }
         if !faces_complete(ranks, &subs, k - 1, l) {
             return false;
         }
+        ranks.proven.insert(s.0, subs);
     }
     true
 }
