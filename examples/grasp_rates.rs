@@ -8,26 +8,21 @@ use std::time::Instant;
 use planar_hold::general::grasp::{finish, finish_batch_into, ForceClosure, GraspOutcome};
 use planar_hold::general::solver::{solve_batch_into, Solver};
 use planar_hold::general::{GeneralBatch, GeneralOutcome};
+use planar_hold::rng::Rng;
 use planar_hold::scene::{pyramid_edges, wrench};
 
-struct Rng(u64);
+/// Uniform in [0, 1) in float64: the library's SplitMix64, 53 bits.
+fn unit(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
 
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn unit3(&mut self) -> [f64; 3] {
-        loop {
-            let v = [0, 1, 2].map(|_| 2.0 * self.next() - 1.0);
-            let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            if l > 0.1 && l <= 1.0 {
-                return v.map(|x| x / l);
-            }
+/// A uniform random unit vector (by rejection from the cube).
+fn unit3(rng: &mut Rng) -> [f64; 3] {
+    loop {
+        let v = [0, 1, 2].map(|_| 2.0 * unit(rng) - 1.0);
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if l > 0.1 && l <= 1.0 {
+            return v.map(|x| x / l);
         }
     }
 }
@@ -36,8 +31,8 @@ impl Rng {
 fn grasp(rng: &mut Rng, contacts: usize, k: usize) -> Vec<f64> {
     let mut w = Vec::with_capacity(contacts * k * 6);
     for _ in 0..contacts {
-        let p = rng.unit3();
-        let t = rng.unit3();
+        let p = unit3(rng);
+        let t = unit3(rng);
         let n: [f64; 3] = std::array::from_fn(|a| -p[a] + 0.2 * t[a]);
         let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
         for r in pyramid_edges(n.map(|x| x / l), 0.5, k) {
@@ -66,7 +61,7 @@ fn main() {
             if c * k > 256 {
                 continue;
             }
-            let mut rng = Rng(2026 + (c * 100 + k) as u64);
+            let mut rng = Rng::new(2026 + (c * 100 + k) as u64);
             // One thread: grasps one after another with one solver, until the time is up.
             let mut solver = Solver::new();
             let mut grasps = Vec::new();
