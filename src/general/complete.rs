@@ -395,7 +395,7 @@ fn faces_complete(ranks: &mut Ranks<'_>, faces: &[GenSet], k: usize, l: usize) -
         // dimension down). Where s was proven before, its facets are known: these are all
         // of them exactly when they are the same list (a sound proof cannot pass with one
         // missing), so the proof below s need not run again.
-        subs.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        subs.sort_unstable_by_key(|x| x.0);
         if let Some(known) = ranks.proven.get(&s.0) {
             if *known != subs {
                 return false;
