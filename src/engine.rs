@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use crate::general::proof::Proof;
 use crate::general::solver::Solver;
 use crate::general::types::GeneralHint;
 use crate::general::{GeneralBatch, GeneralOutcome};
@@ -193,6 +194,8 @@ pub struct Options {
     pub inside_margin: bool,
     /// Where the CPU's work runs (on the GPU backend: the general cases' float64 finish).
     pub threads: Threads,
+    /// Each general answer's proof of its two bounds ([`Answers::proofs`], docs/proof.md).
+    pub proof: bool,
 }
 
 impl Default for Options {
@@ -201,6 +204,7 @@ impl Default for Options {
         Options {
             inside_margin: true,
             threads: Threads::All,
+            proof: false,
         }
     }
 }
@@ -215,6 +219,9 @@ pub struct Answers {
     /// General cases whose GPU hint the float64 solve did not confirm (searched on from
     /// there on the host; always 0 on the CPU backend).
     pub resolved: usize,
+    /// With [`Options::proof`]: each general case's proof (docs/proof.md), `None` where there
+    /// is nothing to prove or the whole facet set answered; empty without.
+    pub proofs: Vec<Option<Proof>>,
 }
 
 /// One case's answer, of either engine.
@@ -307,6 +314,10 @@ impl Engine {
             .general
             .resize(batch.general.len(), GeneralOutcome::default());
         answers.resolved = 0;
+        answers.proofs.clear();
+        if options.proof {
+            answers.proofs.resize(batch.general.len(), None);
+        }
         match self {
             Engine::Cpu => {
                 match options.threads {
@@ -315,7 +326,13 @@ impl Engine {
                     }
                     Threads::Current => planar::cone_test_slice(&batch.planar, &mut answers.planar),
                 }
-                solve_general(&batch.general, None, &mut answers.general, options);
+                solve_general(
+                    &batch.general,
+                    None,
+                    &mut answers.general,
+                    &mut answers.proofs,
+                    options,
+                );
             }
             Engine::Gpu(gpu) => {
                 if !batch.planar.is_empty() {
@@ -324,8 +341,13 @@ impl Engine {
                 if !batch.general.is_empty() {
                     let mut hints = Vec::new();
                     gpu.general_hints_into(&batch.general, &mut hints)?;
-                    answers.resolved =
-                        solve_general(&batch.general, Some(&hints), &mut answers.general, options);
+                    answers.resolved = solve_general(
+                        &batch.general,
+                        Some(&hints),
+                        &mut answers.general,
+                        &mut answers.proofs,
+                        options,
+                    );
                 }
             }
         }
@@ -342,17 +364,23 @@ impl Engine {
 }
 
 /// The general engine's float64 part, one solver a thread: every case of `batch` solved into
-/// `out`, or with `hints` (the GPU's float32 search) finished from each hint's passive set.
-/// Returns how many hints the solve did not confirm.
+/// `out`, or with `hints` (the GPU's float32 search) finished from each hint's passive set;
+/// with [`Options::proof`] each proof into `proofs` (as long as `out`). Returns how many
+/// hints the solve did not confirm.
 fn solve_general(
     batch: &GeneralBatch,
     hints: Option<&[GeneralHint]>,
     out: &mut [GeneralOutcome],
+    proofs: &mut [Option<Proof>],
     options: Options,
 ) -> usize {
-    let solve = |solver: &mut Solver, i: usize, o: &mut GeneralOutcome| -> usize {
+    let solve = |solver: &mut Solver,
+                 i: usize,
+                 o: &mut GeneralOutcome,
+                 p: Option<&mut Option<Proof>>|
+     -> usize {
         let case = batch.get(i);
-        match hints {
+        let unconfirmed = match hints {
             None => {
                 *o = solver.solve(&case);
                 0
@@ -364,22 +392,34 @@ fn solve_general(
                 *o = outcome;
                 usize::from(!confirmed)
             }
+        };
+        if let Some(p) = p {
+            *p = solver.proof(&case, o);
         }
+        unconfirmed
     };
     let solver = || Solver::with_inside_margin(options.inside_margin);
-    match options.threads {
-        Threads::All => out
+    match (options.threads, proofs.is_empty()) {
+        (Threads::All, true) => out
             .par_iter_mut()
             .enumerate()
             .with_min_len(16)
-            .map_init(solver, |s, (i, o)| solve(s, i, o))
+            .map_init(solver, |s, (i, o)| solve(s, i, o, None))
             .sum(),
-        Threads::Current => {
+        (Threads::All, false) => out
+            .par_iter_mut()
+            .zip(proofs.par_iter_mut())
+            .enumerate()
+            .with_min_len(16)
+            .map_init(solver, |s, (i, (o, p))| solve(s, i, o, Some(p)))
+            .sum(),
+        (Threads::Current, no_proofs) => {
             let mut s = solver();
-            out.iter_mut()
-                .enumerate()
-                .map(|(i, o)| solve(&mut s, i, o))
-                .sum()
+            let mut sum = 0;
+            for (i, o) in out.iter_mut().enumerate() {
+                sum += solve(&mut s, i, o, (!no_proofs).then(|| &mut proofs[i]));
+            }
+            sum
         }
     }
 }

@@ -51,6 +51,7 @@ fn options(inside_margin: bool, threads: Threads) -> Options {
     Options {
         inside_margin,
         threads,
+        ..Options::default()
     }
 }
 

@@ -27,6 +27,10 @@ pub struct Args {
     /// Output format (default: from the output's extension, else JSON Lines).
     #[arg(long, value_enum)]
     output_format: Option<Format>,
+    /// Each general answer with the proof of its two bounds (`"proof"`, docs/proof.md), which
+    /// `planar-hold check-proof` checks.
+    #[arg(long)]
+    proof: bool,
 }
 
 /// Where chunks come from.
@@ -160,14 +164,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         };
         let Spare { batch, answers, .. } = &mut spare;
-        engines.main.evaluate_into(&batch.batch, answers)?;
+        engines
+            .main
+            .evaluate_into(&batch.batch, answers, args.proof)?;
         if engines.main.is_gpu() {
             general.add(answers);
         }
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
             let mut checked = Answers::default();
-            cpu.evaluate_into(&batch.batch, &mut checked)?;
+            cpu.evaluate_into(&batch.batch, &mut checked, false)?;
             disagreements =
                 super::general::disagreements(batch, &answers.general, &checked.general);
             disagreements.extend(pipeline::disagreements(

@@ -82,13 +82,20 @@ impl SharedEngine {
     /// parallelism, and a chunk stays in its core's caches); on the GPU once the other
     /// workers are done with it, its general cases finished on all cores (the other workers
     /// wait for the device meanwhile).
-    pub fn evaluate_into(&self, batch: &Batch, answers: &mut Answers) -> Result<(), Failure> {
+    /// With `proof`, each general answer's proof too ([`Options::proof`]).
+    pub fn evaluate_into(
+        &self,
+        batch: &Batch,
+        answers: &mut Answers,
+        proof: bool,
+    ) -> Result<(), Failure> {
         let threads = match self {
             SharedEngine::Cpu => Threads::Current,
             SharedEngine::Gpu(_) => Threads::All,
         };
         let options = Options {
             threads,
+            proof,
             ..Options::default()
         };
         Ok(self.with(|e| e.evaluate_into(batch, options, answers))?)

@@ -19,6 +19,7 @@ pub mod grasp;
 pub mod host;
 pub(crate) mod hull;
 pub mod linalg;
+pub mod proof;
 pub mod sample;
 pub mod search;
 pub mod solver;

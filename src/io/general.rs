@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::general::proof::Proof;
 use crate::general::{
     default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_GENERAL_GENERATORS,
 };
@@ -79,8 +80,10 @@ pub struct GeneralAnswer<'a> {
     pub id: Option<&'a RawValue>,
     /// "supported", "unsupported" or "uncertain".
     pub verdict: &'static str,
-    /// Signed distance to the boundary, at most 1000.
+    /// Signed distance to the boundary, at most 1000: the bound from above.
     pub margin: f64,
+    /// The bound from below (docs/contract-general.md §9).
+    pub margin_lower: f64,
     /// The cone is all of R^d.
     pub capped: bool,
     /// Indices and weights, when supported.
@@ -92,6 +95,9 @@ pub struct GeneralAnswer<'a> {
     /// The margin is proven: false only where the facet set could not be proven complete
     /// (the margin is then an upper bound).
     pub margin_checked: bool,
+    /// With `--proof`: the proof of the two bounds (docs/proof.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<&'a Proof>,
 }
 
 /// A witness in an answer.
@@ -119,6 +125,7 @@ impl<'a> GeneralAnswer<'a> {
             id,
             verdict: o.verdict.as_str(),
             margin: o.margin,
+            margin_lower: o.margin_lower,
             capped: o.capped,
             witness: o.witness().map(|(generators, weights)| WitnessOut {
                 generators,
@@ -130,6 +137,7 @@ impl<'a> GeneralAnswer<'a> {
                 generators: f.generators.iter().collect(),
             }),
             margin_checked: o.margin_checked,
+            proof: None,
         }
     }
 }
@@ -140,7 +148,10 @@ pub fn write_general_answer(
     id: Option<&str>,
     case: &GeneralCase<'_>,
     o: &GeneralOutcome,
+    proof: Option<&Proof>,
 ) {
     let raw = id.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
-    super::json::write_line(out, &GeneralAnswer::new(raw, case.dim, o));
+    let mut answer = GeneralAnswer::new(raw, case.dim, o);
+    answer.proof = proof;
+    super::json::write_line(out, &answer);
 }

@@ -229,7 +229,8 @@ pub fn format_json(batch: &CaseBatch, answers: &Answers, out: &mut Vec<u8>) {
                 }
                 Some(Answer::General(o)) => {
                     let case = cases.general.get(id.index());
-                    general::write_general_answer(out, batch.id_json(r), &case, o);
+                    let proof = answers.proofs.get(id.index()).and_then(Option::as_ref);
+                    general::write_general_answer(out, batch.id_json(r), &case, o, proof);
                     continue;
                 }
                 None => "no answer: the case was not evaluated",
