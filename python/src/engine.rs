@@ -54,6 +54,7 @@ impl Call {
             options: Options {
                 inside_margin,
                 threads: Threads::All,
+                ..Options::default()
             },
         }
     }
