@@ -29,6 +29,7 @@ pub mod general;
 pub mod gpu;
 pub mod io;
 pub mod planar;
+mod probe;
 pub mod rng;
 pub mod scene;
 pub mod simd;

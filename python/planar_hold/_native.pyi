@@ -16,6 +16,8 @@ MAX_GENERATORS: int
 MAX_GENERAL_GENERATORS: int
 #: The margin reported when the contacts push in every direction (``capped``).
 MARGIN_CAP: float
+#: The package version (python/Cargo.toml's, which the wheel's metadata also carries).
+__version__: str
 
 def is_planar(dims: npt.ArrayLike, counts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """(N,) True where a case of ``dims[i]`` numbers a generator (3 or 6) and ``counts[i]``

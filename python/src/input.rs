@@ -14,7 +14,7 @@ use numpy::{
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
 use planar_hold::general::GeneralBatch;
@@ -751,18 +751,55 @@ pub(crate) fn scene_lines(scenes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
                 .and_then(|t| t.extract::<String>())
                 .map_err(|e| {
                     // json.dumps(allow_nan=False) refuses NaN and infinities with a message
-                    // that does not say which: say it.
-                    let hint = if e.to_string().contains("Out of range float") {
-                        " (a number is NaN or infinite; JSON numbers must be finite)"
+                    // that does not say which: say where (`contacts[1].points[0][2] = nan`).
+                    let e = if e.to_string().contains("Out of range float") {
+                        let mut path = String::new();
+                        let what = match non_finite(&scene, &mut path) {
+                            Some(x) => format!("{path} = {x}"),
+                            None => e.to_string(),
+                        };
+                        format!("{what} (a number is NaN or infinite; JSON numbers must be finite)")
                     } else {
-                        ""
+                        e.to_string()
                     };
-                    bad_input(format!("scene {i}: not a JSON object: {e}{hint}"))
+                    bad_input(format!("scene {i}: not a JSON object: {e}"))
                 })?,
         };
         lines.push(text);
     }
     Ok(lines)
+}
+
+/// The first NaN or infinity in `value` (dicts, lists and tuples of numbers, as
+/// `json.dumps` walks them), with its path from `value` appended to `path`
+/// (`contacts[1].points[0][2]`).
+fn non_finite(value: &Bound<'_, PyAny>, path: &mut String) -> Option<f64> {
+    if let Ok(x) = value.cast::<PyFloat>() {
+        let x = x.value();
+        return (!x.is_finite()).then_some(x);
+    }
+    let at = path.len();
+    if let Ok(dict) = value.cast::<PyDict>() {
+        for (key, item) in dict.iter() {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&key.str().map(|k| k.to_string()).unwrap_or_default());
+            if let Some(x) = non_finite(&item, path) {
+                return Some(x);
+            }
+            path.truncate(at);
+        }
+    } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        for (k, item) in value.try_iter().ok()?.enumerate() {
+            path.push_str(&format!("[{k}]"));
+            if let Some(x) = non_finite(&item.ok()?, path) {
+                return Some(x);
+            }
+            path.truncate(at);
+        }
+    }
+    None
 }
 
 /// Whether the enumeration takes a case of `dims` numbers a generator and `counts`

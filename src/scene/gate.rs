@@ -18,12 +18,13 @@ use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::SpatialScene;
-use super::spatial_parse::{has_dim, has_grasp, parse_grasp, parse_spatial};
+use super::spatial_parse::{parse_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::general::grasp::{finish, GraspOutcome};
 use crate::general::solver::Solver;
 use crate::general::{GeneralBatch, GeneralOutcome};
+use crate::probe::{probe, Probe};
 use crate::{Answers, Batch, Engine, Error, Options};
 
 /// One gate input line: planar (no `dim`) or spatial (`"dim": 3`).
@@ -109,9 +110,17 @@ impl Report {
 }
 
 /// Parses and validates one JSON line of either kind. The caller adds the line number.
+/// A line that names `dim` (and `grasp`) before anything breaks is read by the spatial (or
+/// grasp) reader, which says what is wrong with it; the planar reader takes the rest.
 pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
-    if has_dim(text) {
-        if has_grasp(text) {
+    // Planar lines, the most, never name "dim": they skip the probe.
+    let probe = if text.contains("\"dim\"") {
+        probe(text.as_bytes())
+    } else {
+        Probe::default()
+    };
+    if probe.dim {
+        if probe.grasp {
             parse_grasp(text).map(SceneLine::Grasp)
         } else {
             parse_spatial(text).map(SceneLine::Spatial)

@@ -631,3 +631,62 @@ fn bad_grasp_lines_are_refused_with_the_problem() {
     });
     assert!(error.contains("too many"), "{error}");
 }
+
+/// A truncated or NaN-bearing grasp or spatial line is read by its own reader, which says
+/// what is wrong (not the planar reader's "unknown field `dim`"), and the gate's error line
+/// keeps its id.
+#[test]
+fn truncated_and_nan_3d_lines_say_what_is_wrong_and_keep_their_id() {
+    // Written as a writer would, `id` first (json! would sort the keys).
+    let grasp = r#"{"id": "g7", "dim": 3, "grasp": true, "half_size": 0.05, "contacts": [{"points": [[0.05, 0, 0]], "normal": [-1, 0, 0], "mu": 0.5}]}"#;
+    let scene = r#"{"id": "s7", "dim": 3, "half_size": 0.5, "contacts": [{"pair": 0, "points": [[0, 0, -0.5]], "normal": [0, 0, 1], "mu": 0.5}]}"#;
+    let lines = [
+        (
+            grasp[..grasp.len() - 20].to_string(),
+            "g7",
+            "EOF while parsing",
+        ),
+        (
+            grasp.replace("0.05, 0, 0", "0.05, NaN, 0"),
+            "g7",
+            "NaN at column",
+        ),
+        (
+            scene[..scene.len() / 2].to_string(),
+            "s7",
+            "EOF while parsing",
+        ),
+        (
+            scene.replace("0.5,", "Infinity,"),
+            "s7",
+            "Infinity at column",
+        ),
+    ];
+    for (line, _, words) in &lines {
+        let error = parse_line(line).err().map(|e| e.to_string()).expect(line);
+        assert!(
+            error.contains("malformed JSON") && error.contains(words) && !error.contains("`dim`"),
+            "{line}: {error}"
+        );
+    }
+    let text: String = lines.iter().map(|(l, ..)| format!("{l}\n")).collect();
+    let path =
+        std::env::temp_dir().join(format!("planar-hold-broken-{}.jsonl", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let out = crate::common::cli()
+        .args(["gate", "--backend", "cpu"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(5));
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), lines.len());
+    for (k, (answer, (_, id, _))) in answers.iter().zip(&lines).enumerate() {
+        assert_eq!(answer["id"], *id, "{answer}");
+        assert_eq!(answer["line"], k + 1, "{answer}");
+    }
+}
