@@ -310,7 +310,7 @@ def test_bad_arrays_are_refused():
     # A NaN in a grasp dict is named by its path, its contact included.
     bad = cube_grasp()
     bad["contacts"][1]["points"][0][2] = float("nan")
-    with pytest.raises(ValueError, match=r"grasp 1: .*contacts\[1\]\.points\[0\]\[2\] = nan"):
+    with pytest.raises(ValueError, match=r"grasp 1: .*contacts\[1\]\.points\[0\]\[2\] = NaN"):
         planar_hold.grasp_quality([cube_grasp(), bad])
     with pytest.raises(ValueError, match="mu"):
         planar_hold.grasp_quality(points=p, normals=np.ones_like(p), mu=np.ones(5))
