@@ -34,7 +34,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Engine>()?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
-    m.add_function(wrap_pyfunction!(input::is_planar, m)?)?;
     m.add("GpuError", m.py().get_type::<error::GpuError>())?;
     m.add("SUPPORTED", planar_hold::Verdict::Supported as u8)?;
     m.add("UNSUPPORTED", planar_hold::Verdict::Unsupported as u8)?;

@@ -88,9 +88,9 @@ const GRASP: &str = r#"{"id": "four fingertips on a 10 cm cube, μ = 0.5", "dim"
 
 /// The grasp through the gate on `engine`: force closure, q1, the weakest wrench, the
 /// contacts on the binding facet.
-fn show_grasp(out: &mut impl Write, engine: &mut Engine, label: &str) -> Result<(), Failure> {
+fn show_grasp(out: &mut impl Write, engine: &Engine, label: &str) -> Result<(), Failure> {
     let line = parse_line(&GRASP.replace('\n', " "))?;
-    for report in hold_reports(engine, &[line])? {
+    for report in hold_reports(engine, &[line], Options::default())? {
         let Report::Grasp(r) = report else {
             continue;
         };
@@ -121,12 +121,12 @@ fn show_grasp(out: &mut impl Write, engine: &mut Engine, label: &str) -> Result<
 }
 
 /// The spatial scenes through the gate on `engine`, one block each.
-fn show_spatial(out: &mut impl Write, engine: &mut Engine, label: &str) -> Result<(), Failure> {
+fn show_spatial(out: &mut impl Write, engine: &Engine, label: &str) -> Result<(), Failure> {
     let lines: Vec<_> = SPATIAL_SCENES
         .iter()
         .map(|text| parse_line(&text.replace('\n', " ")))
         .collect::<Result<_, _>>()?;
-    for report in hold_reports(engine, &lines)? {
+    for report in hold_reports(engine, &lines, Options::default())? {
         let Report::Spatial(r) = report else {
             continue;
         };
@@ -176,7 +176,7 @@ fn show(case: &Case, o: &Outcome) -> String {
 /// `backend`: `cpu` alone, `gpu` (required) beside the CPU, or `both` (the GPU when found).
 pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    let mut cpu = Engine::new(Backend::Cpu)?;
+    let cpu = Engine::new(Backend::Cpu)?;
     let mut gpu = match backend {
         BackendArg::Cpu => None,
         BackendArg::Gpu => Some(Engine::new(Backend::Gpu)?),
@@ -222,7 +222,7 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
          nominal weights, moment in weight × half-size; support region: the centre-of-mass \
          offsets [δx, δy] that hold):"
     )?;
-    show_spatial(&mut out, &mut cpu, "cpu")?;
+    show_spatial(&mut out, &cpu, "cpu")?;
     if let Some(g) = gpu.as_mut() {
         writeln!(out, "  the same on the GPU:")?;
         show_spatial(&mut out, g, "gpu")?;
@@ -233,7 +233,7 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
          resisted in every direction with total normal force 1; weakest wrench: (force, \
          moment / half-size)):"
     )?;
-    show_grasp(&mut out, &mut cpu, "cpu")?;
+    show_grasp(&mut out, &cpu, "cpu")?;
     if let Some(g) = gpu.as_mut() {
         show_grasp(&mut out, g, "gpu")?;
     }

@@ -213,10 +213,10 @@ pub fn stream(
             Chunk::Rows(rows, spare) => (parse_rows(&rows), spare),
         };
         let good = &scenes.scenes;
-        let reports = engines.main.with(|e| hold_reports(e, good))?;
+        let reports = hold_reports(&engines.main, good, Engines::options())?;
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
-            let checked = cpu.with(|e| hold_reports(e, good))?;
+            let checked = hold_reports(cpu, good, Engines::options())?;
             let lines = scenes.rows.iter().zip(&scenes.numbers);
             disagreements = pipeline::disagreements(
                 &reports,

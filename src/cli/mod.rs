@@ -9,7 +9,6 @@ mod demo;
 mod draw;
 mod eval;
 mod gate;
-mod general;
 mod info;
 mod machine;
 mod pictures;

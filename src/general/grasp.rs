@@ -312,7 +312,8 @@ fn from_facets(w: &Wrenches<'_>, solver: &mut Solver) -> Option<(GraspOutcome, b
 
 /// The metric of one grasp of `K` wrenches (6 numbers each) with a solver of its own: the
 /// lifted cone through the engine, then [`finish`]. For tests and one-off calls; a batch
-/// goes through [`GeneralBatch::push_grasp`], the engine and [`finish_batch_into`].
+/// goes through [`GeneralBatch::push_grasp`] and the engine ([`crate::Engine::evaluate`]
+/// finishes every lifted grasp cone of a batch).
 pub fn quality(wrenches: &[f64]) -> Result<GraspOutcome, Error> {
     let mut batch = GeneralBatch::new();
     batch.push_grasp(wrenches)?;
@@ -320,27 +321,4 @@ pub fn quality(wrenches: &[f64]) -> Result<GraspOutcome, Error> {
     let case = batch.get(0);
     let outcome = solver.solve(&case);
     Ok(finish(&case, &outcome, &mut solver))
-}
-
-/// [`finish`] for every case of `batch` (each a lifted grasp cone) from the engine's
-/// `outcomes`, into `out`, on all cores.
-///
-/// # Panics
-///
-/// When the lengths differ, or a case is not a lifted grasp cone.
-pub fn finish_batch_into(
-    batch: &GeneralBatch,
-    outcomes: &[GeneralOutcome],
-    out: &mut [GraspOutcome],
-) {
-    use rayon::prelude::*;
-    assert!(outcomes.len() == batch.len() && out.len() == batch.len());
-    out.par_iter_mut()
-        .enumerate()
-        .with_min_len(16)
-        .for_each_init(Solver::new, |solver, (i, o)| {
-            let case = batch.get(i);
-            assert_eq!(case.dim, GRASP_DIM, "case {i} is not a lifted grasp cone");
-            *o = finish(&case, &outcomes[i], solver);
-        });
 }
