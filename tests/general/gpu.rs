@@ -384,8 +384,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
         ..Options::default()
     };
     for (name, engine) in crate::common::engines() {
-        let (out, resolved) =
-            crate::common::general_outcomes(&engine, &batch, Options::default());
+        let (out, resolved) = crate::common::general_outcomes(&engine, &batch, Options::default());
         assert_eq!(out.len(), batch.len(), "{name}");
         if name == "cpu" {
             assert_eq!(resolved, 0);
