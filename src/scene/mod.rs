@@ -51,7 +51,8 @@ pub use spatial::{
 };
 pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
 pub use spatial_report::{
-    judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
+    judge_spatial, main_pyramid, SpatialBinding, SpatialBindingNeed, SpatialNeedReport,
+    SpatialReport,
 };
 pub use types::{
     edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,
