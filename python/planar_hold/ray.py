@@ -31,7 +31,6 @@ import numpy as np
 import pyarrow as pa
 
 from . import MAX_GENERAL_GENERATORS, Engine
-from ._native import is_planar
 
 __all__ = ["evaluate", "grasp_quality", "ANSWER_SCHEMA", "GRASP_SCHEMA"]
 
@@ -76,7 +75,7 @@ def _list_lengths(column: pa.Array) -> np.ndarray:
 
 class Generators:
     """A ``generators`` column read once: every row's generator count and length (3 or 6),
-    the numbers back to back, and where each row's start."""
+    and the numbers back to back (``Engine.answer_rows``'s ragged form)."""
 
     def __init__(self, column: pa.Array, need: Optional[pa.Array] = None) -> None:
         n = len(column)
@@ -121,42 +120,6 @@ class Generators:
             values = values.astype(np.float64)
         self.values = values
         self.dims = dims
-        # Where each row's numbers start in `values`.
-        self.value_starts = np.cumsum(self.counts * dims) - self.counts * dims
-
-    def padded(self, rows: np.ndarray, dim: int) -> Tuple[np.ndarray, np.ndarray]:
-        """Rows ``rows`` (all of dimension ``dim``) as ``(generators (n, K, dim), counts
-        (n,))``, K their longest count: ``Engine.cone_test``'s ragged form."""
-        counts = self.counts[rows]
-        k = int(counts.max()) if len(rows) else 0
-        generators = np.zeros((len(rows), k, dim), dtype=self.values.dtype)
-        total = int(counts.sum())
-        which = np.repeat(np.arange(len(rows)), counts)
-        slots = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        at = np.repeat(self.value_starts[rows], counts * dim) + (
-            np.arange(total * dim) - np.repeat(np.cumsum(counts * dim) - counts * dim, counts * dim)
-        )
-        generators[which, slots] = self.values[at].reshape(total, dim)
-        return generators, counts
-
-
-def padded_generators(column: pa.Array) -> Tuple[np.ndarray, np.ndarray]:
-    """A list-of-lists column of 3-number generators as ``(generators (N, K, 3), active (N,
-    K))``, K the longest row: the ragged Parquet form turned into ``Engine.cone_test``'s
-    arguments."""
-    g = Generators(column)
-    if len(g.dims) and (g.dims != 3).any():
-        row = int(np.flatnonzero(g.dims != 3)[0])
-        raise ValueError(f"row {row}: a generator must be three numbers, got {g.dims[row]}")
-    generators, counts = g.padded(np.arange(len(g.dims)), 3)
-    active = np.arange(generators.shape[1])[None, :] < counts[:, None]
-    return generators, active
-
-
-def needs(column: pa.Array) -> np.ndarray:
-    """A ``need`` column of three-number needs as (N, 3) float64, null rows as (0, 1, 0)
-    (eval's default)."""
-    return needs_by_dim(column)[3] if len(column) else np.zeros((0, 3))
 
 
 def needs_by_dim(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[int, np.ndarray]:
@@ -184,37 +147,30 @@ def needs_by_dim(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[in
     return out
 
 
-def _renamed(e: ValueError, rows: np.ndarray) -> ValueError:
-    """The engine's "case i: ..." of a group of rows as "row r: ..." of the batch."""
+def _renamed(e: ValueError) -> ValueError:
+    """The engine's "case i: ..." of the batch's rows as "row i: ..."."""
     text = str(e)
     m = re.search(r"\bcase (\d+): ", text)
-    return ValueError(f"{text[:m.start()]}row {rows[int(m[1])]}: {text[m.end():]}") if m else e
+    return ValueError(f"{text[:m.start()]}row {m[1]}: {text[m.end():]}") if m else e
 
 
 def answer_rows(engine: Engine, batch: pa.Table) -> List[dict]:
-    """Every row of a batch answered as ``eval`` answers its line, in order: the planar rows
-    in one engine call, the general rows of each dimension in another."""
+    """Every row of a batch answered as ``eval`` answers its line, in order, in one engine
+    call: each row goes to the engine its shape picks (the core's routing rule)."""
     need_column = _column(batch, "need") if "need" in batch.column_names else None
     g = Generators(_column(batch, "generators"), need_column)
-    table = needs_by_dim(need_column, g.dims) if need_column is not None else None
-    planar = is_planar(g.dims, g.counts)  # the core's CaseKind::of, row by row
-    out: List[Any] = [None] * len(g.dims)
-    for rows, dim, general in (
-        (np.flatnonzero(planar), 3, False),
-        (np.flatnonzero(~planar & (g.dims == 3)), 3, True),
-        (np.flatnonzero(~planar & (g.dims == 6)), 6, True),
-    ):
-        if not len(rows):
-            continue
-        generators, counts = g.padded(rows, dim)
-        need = table[dim][rows] if table is not None else None
-        try:
-            answers = engine.answers(generators, need=need, counts=counts, general=general)
-        except ValueError as e:
-            raise _renamed(e, rows) from None
-        for r, a in zip(rows, answers):
-            out[r] = a
-    return out
+    needs = None
+    if need_column is not None:
+        # Each row's need back to back, its dimension's default where null.
+        needs = np.empty(int(g.dims.sum()))
+        starts = np.cumsum(g.dims) - g.dims
+        for d, table in needs_by_dim(need_column, g.dims).items():
+            mine = np.flatnonzero(g.dims == d)
+            needs[starts[mine][:, None] + np.arange(d)[None, :]] = table[mine]
+    try:
+        return engine.answer_rows(g.values, g.dims, g.counts, needs)
+    except ValueError as e:
+        raise _renamed(e) from None
 
 
 class _Evaluator:

@@ -30,10 +30,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // seconds: keep freed memory a second (mimalloc's default: 10 ms), as the CLI does.
     // SAFETY: an option store, read by mimalloc when it purges.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<engine::Engine>()?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
-    m.add_function(wrap_pyfunction!(input::is_planar, m)?)?;
     m.add("GpuError", m.py().get_type::<error::GpuError>())?;
     m.add("SUPPORTED", planar_hold::Verdict::Supported as u8)?;
     m.add("UNSUPPORTED", planar_hold::Verdict::Unsupported as u8)?;

@@ -137,10 +137,7 @@ impl Runner {
             }
             Some(engine) => {
                 engine.evaluate_into(batch, Options::default(), answers)?;
-                Ok(match engine {
-                    Engine::Gpu(gpu) => gpu.last_kernel_time(),
-                    Engine::Cpu => None,
-                })
+                Ok(answers.kernel_time)
             }
         }
     }
@@ -273,7 +270,7 @@ fn runners(backends: &[Which]) -> (Vec<Runner>, Map<String, Value>) {
                     rayon::current_num_threads(),
                     Simd::chosen()
                 ),
-                engine: Some(Engine::Cpu),
+                engine: Some(Engine::cpu()),
             },
             Which::Cpu1 => Runner {
                 which,

@@ -10,7 +10,6 @@ mod demo;
 mod draw;
 mod eval;
 mod gate;
-mod general;
 mod info;
 mod machine;
 mod pictures;
@@ -79,7 +78,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
         backend: BackendArg,
     },
-    /// The docs/contract-planar.md §6 reference scenes, then a random batch on the GPU and the CPU.
+    /// The docs/contract-planar.md §6 reference scenes, two spatial scenes and a grasp through
+    /// the gate, then a random batch on the GPU and the CPU.
     Demo {
         /// Cases in the random batch.
         #[arg(long, default_value_t = 100_000)]

@@ -26,8 +26,6 @@ pub mod solver;
 pub mod tolerance;
 pub mod types;
 
-pub use host::GeneralStats;
-
 use crate::{Error, Verdict};
 
 /// Most generators a general case may hold (docs/contract-general.md).

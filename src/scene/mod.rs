@@ -4,10 +4,9 @@
 //! contacts `before` and `after`, resolved into the kept contacts of docs/contract-planar.md §9) or, with
 //! `"dim": 3`, a [`SpatialScene`] (docs/contract-spatial.md and docs/contract-scenes.md: a 3-D body on point, edge and face
 //! contacts). A scene turns into one cone test per corner of its mass × centre-of-mass box;
-//! [`hold_reports`] runs the cone tests of many lines in one batch and judges each line
-//! ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also carries the
-//! support region ([`region`]). [`gate::plan`] and [`gate::judge`] are its two halves, for
-//! callers that answer the batch themselves.
+//! [`hold_reports`] runs the cone tests of many lines in one batch through the engine and
+//! judges each line ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also
+//! carries the support region ([`region`]). [`reports`] is the same gate awaited (the page).
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
@@ -39,7 +38,7 @@ mod spatial_report;
 mod types;
 
 pub use edit::{overlap, resolve_edit};
-pub use gate::{hold_reports, parse_line, planar_reports, Line, Report, SceneLine};
+pub use gate::{hold_reports, parse_line, planar_reports, reports, Line, Report, SceneLine};
 pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
 pub use region::{support_region, SupportRegion};
@@ -52,7 +51,8 @@ pub use spatial::{
 };
 pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
 pub use spatial_report::{
-    judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
+    judge_spatial, main_pyramid, SpatialBinding, SpatialBindingNeed, SpatialNeedReport,
+    SpatialReport,
 };
 pub use types::{
     edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::edit::resolve_edit;
 use super::types::{Body, Contact, Friction, Scene};
 use super::LINE_TOLERANCE;
-use crate::error::one_line;
+use crate::error::line_error;
 use crate::general::MAX_GENERAL_GENERATORS;
 use crate::Error;
 
@@ -106,13 +106,8 @@ fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error>
 /// Parses and validates one planar JSON line: a scene (`contacts`) or an edit (`before`, `after`,
 /// resolved into the kept contacts of docs/contract-planar.md §9). The caller adds the line number to errors.
 pub fn parse_planar(text: &str) -> Result<Scene, Error> {
-    let raw: RawLine = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => input(format!(
-            "invalid field in the JSON object: {}",
-            one_line(&e)
-        )),
-        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
-    })?;
+    let raw: RawLine =
+        serde_json::from_str(text).map_err(|e| line_error("the JSON object", text, &e))?;
     let id = match raw.id {
         Some(v @ (Value::String(_) | Value::Number(_))) => v,
         Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),

@@ -9,7 +9,7 @@ use super::spatial::{
     MIN_PYRAMID,
 };
 use super::types::Friction;
-use crate::error::one_line;
+use crate::error::line_error;
 use crate::general::MAX_GENERAL_GENERATORS;
 use crate::Error;
 
@@ -74,37 +74,12 @@ fn input(msg: impl Into<String>) -> Error {
     Error::Input(msg.into())
 }
 
-/// Whether a line is spatial: it has a `dim` field (whose value [`parse_spatial`] checks),
-/// or names one and is not valid JSON (then the spatial parser says what is wrong).
-pub fn has_dim(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        dim: Option<serde::de::IgnoredAny>,
-    }
-    text.contains("\"dim\"") && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.dim.is_some())
-}
-
-/// Whether a `"dim": 3` line is a grasp: it has a `grasp` field (whose value
-/// [`parse_grasp`] checks).
-pub fn has_grasp(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        grasp: Option<serde::de::IgnoredAny>,
-    }
-    text.contains("\"grasp\"")
-        && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.grasp.is_some())
-}
-
 /// Parses and validates one grasp line (docs/contract-grasp.md) into the spatial scene
 /// of its contacts (the body nominal: no needs are asked of it). Contacts need no `pair`
 /// (each is its own), and several may share one. The caller adds the line number.
 pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
-    let raw: RawGrasp = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => {
-            input(format!("invalid field in the grasp line: {}", one_line(&e)))
-        }
-        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
-    })?;
+    let raw: RawGrasp =
+        serde_json::from_str(text).map_err(|e| line_error("the grasp line", text, &e))?;
     if raw.grasp != Value::Bool(true) {
         return Err(input(format!(
             "grasp must be true on a grasp line (a spatial scene has no grasp field), got {}",
@@ -143,13 +118,8 @@ pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
 
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
 pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
-    let raw: RawSpatial = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => input(format!(
-            "invalid field in the spatial scene: {}",
-            one_line(&e)
-        )),
-        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
-    })?;
+    let raw: RawSpatial =
+        serde_json::from_str(text).map_err(|e| line_error("the spatial scene", text, &e))?;
     scene_of(raw, false)
 }
 

@@ -1,7 +1,8 @@
 // The page of web/ (built by scripts/web into target/web/) in headless Chromium, served from
 // 127.0.0.1: it finds the WebGPU adapter; the public sample through window.planarHold.evaluate
 // gives what `planar-hold eval --backend cpu` gives (verdicts and witness subsets exactly,
-// margins within 1e-5 relative, refused lines alike); the example scenes through
+// margins within 1e-5 relative, refused lines alike); the general public cases through it on
+// WebGPU (search on the device, finish in wasm) as the CLI's CPU engine answers them; the example scenes through
 // window.planarHold.gate agree with `planar-hold gate --backend cpu`; dragging the centre of
 // mass past the support turns "held" into "not held"; screenshots go to target/browser/.
 // Last, the page's batch rate against the CPU engine, measured in this run.
@@ -104,6 +105,16 @@ try {
   const ev = compareEval(pageAnswers, cliAnswers);
   ev.bad.slice(0, 20).forEach((b) => console.error(`  ${b}`));
   check(ev.bad.length === 0, `public sample: ${ev.n} answers of window.planarHold.evaluate match planar-hold eval --backend cpu (${ev.bad.length} differ; page ${pageMs.toFixed(0)} ms)`);
+
+  // General cases (R^6, and more than 16 generators): the engine's search on WebGPU, the
+  // float64 finish in wasm, against the CLI's CPU engine: verdicts exactly, margins to 1e-9.
+  const general = join(root, 'tests', 'data', 'general_public.jsonl');
+  const pageGeneral = (await page.evaluate((t) => window.planarHold.evaluate(t), readFileSync(general, 'utf8'))).trim().split('\n').map((l) => JSON.parse(l));
+  const cliGeneral = execFileSync(bin, ['eval', general, '--backend', 'cpu'], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+  const generalBad = cliGeneral.filter((c, k) => !pageGeneral[k] || pageGeneral[k].verdict !== c.verdict || pageGeneral[k].capped !== c.capped
+    || Math.abs(pageGeneral[k].margin - c.margin) > 1e-9 * Math.max(1, Math.abs(c.margin)));
+  generalBad.slice(0, 10).forEach((c) => console.error(`  general ${JSON.stringify(c.id)}: page ${JSON.stringify(pageGeneral[cliGeneral.indexOf(c)])}`));
+  check(pageGeneral.length === cliGeneral.length && generalBad.length === 0, `general_public: ${cliGeneral.length} general answers of window.planarHold.evaluate on WebGPU match planar-hold eval --backend cpu (${generalBad.length} differ)`);
 
   // The example scenes through the gate.
   const scenes = readFileSync(examples, 'utf8');

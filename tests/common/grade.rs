@@ -560,6 +560,18 @@ pub fn refusals(
             );
             continue;
         };
+        // A refused line keeps its id, whatever broke after it (where the expected answer
+        // names one: a line broken before its id has none).
+        if let (Some(want @ Value::String(_)), Some(first)) = (exp.get("id"), errors.first()) {
+            g.check("keeps its id");
+            if first["id"] != *want {
+                g.fail(
+                    &id,
+                    "keeps its id",
+                    format!("id {} in {first}", first["id"]),
+                );
+            }
+        }
         g.check("names line 1");
         if !names_line_one(&message) && !errors.iter().any(|e| e["line"] == 1) {
             g.fail(

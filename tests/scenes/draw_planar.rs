@@ -15,8 +15,9 @@ const TOL: f64 = 0.02; // world units: a pixel or two at the pictures' scales
 fn scene_and_report(line: &Value) -> (Scene, HoldReport) {
     let scene = parse_planar(&line.to_string()).expect("valid line");
     let report = planar_reports(
-        &mut Engine::new(Backend::Cpu).unwrap(),
+        &Engine::new(Backend::Cpu).unwrap(),
         std::slice::from_ref(&scene),
+        planar_hold::Options::default(),
     )
     .unwrap()
     .remove(0);
@@ -355,8 +356,9 @@ fn check_public_pictures(dir: &Path) {
         let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
         let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{id}: {e}"));
         let report = planar_reports(
-            &mut Engine::new(Backend::Cpu).unwrap(),
+            &Engine::new(Backend::Cpu).unwrap(),
             std::slice::from_ref(&scene),
+            planar_hold::Options::default(),
         )
         .unwrap()
         .remove(0);

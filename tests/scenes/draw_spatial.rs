@@ -20,7 +20,12 @@ fn judge_all(lines: &[String]) -> Vec<(SpatialScene, SpatialReport)> {
         .iter()
         .map(|l| parse_line(l).expect("valid line"))
         .collect();
-    let reports = hold_reports(&mut Engine::new(Backend::Cpu).unwrap(), &scenes).unwrap();
+    let reports = hold_reports(
+        &Engine::new(Backend::Cpu).unwrap(),
+        &scenes,
+        planar_hold::Options::default(),
+    )
+    .unwrap();
     scenes
         .into_iter()
         .zip(reports)

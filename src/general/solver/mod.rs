@@ -38,13 +38,8 @@ mod local;
 mod nnls;
 mod refine;
 
-use rayon::prelude::*;
-
 use super::linalg::{dot, norm, Vector};
-use super::{
-    check, Facet, GenSet, GeneralBatch, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP,
-    MAX_DIM,
-};
+use super::{check, Facet, GenSet, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP, MAX_DIM};
 use crate::Verdict;
 use columns::{gradient, unit_columns};
 
@@ -542,40 +537,8 @@ pub fn kernels() -> &'static str {
     }
 }
 
-/// Every case of `batch` into `out` without the inside margin
-/// ([`Solver::without_inside_margin`]), on all cores.
-pub fn solve_batch_without_inside_margin_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    solve_batch_with(batch, out, false);
-}
-
-/// Every case of `batch` into `out` (same length), on all cores, one solver per thread:
-/// with the inside margin or without ([`Solver::with_inside_margin`]).
-pub fn solve_batch_with(batch: &GeneralBatch, out: &mut [GeneralOutcome], inside_margin: bool) {
-    assert_eq!(batch.len(), out.len(), "one outcome slot per case");
-    out.par_iter_mut()
-        .enumerate()
-        .with_min_len(16)
-        .for_each_init(
-            || Solver::with_inside_margin(inside_margin),
-            |solver, (i, o)| *o = solver.solve(&batch.get(i)),
-        );
-}
-
 /// The general test of one case, with a solver of its own (tests and one-off calls; a
 /// batch reuses one solver per thread).
 pub fn solve(case: &GeneralCase<'_>) -> GeneralOutcome {
     Solver::new().solve(case)
-}
-
-/// Every case of `batch` into `out` (same length), on all cores, one solver per thread.
-pub fn solve_batch_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    solve_batch_with(batch, out, true);
-}
-
-/// Every case of `batch` on this thread alone, with one solver.
-pub fn solve_batch_serial(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    let mut solver = Solver::new();
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = solver.solve(&batch.get(i));
-    }
 }
