@@ -53,3 +53,16 @@ pub fn one_line(e: &serde_json::Error) -> String {
         _ => text,
     }
 }
+
+/// What to add to `e`, an error parsing one line `text`, when the parser stopped at `NaN` or
+/// `Infinity` (which some writers emit for non-finite floats): JSON has no such numbers,
+/// and every number of a case or scene must be finite.
+pub fn non_finite_hint(text: &str, e: &serde_json::Error) -> &'static str {
+    let at = text.get(e.column().saturating_sub(1)..).unwrap_or("");
+    let at = at.strip_prefix('-').unwrap_or(at);
+    if e.line() == 1 && (at.starts_with("NaN") || at.starts_with("Infinity")) {
+        " (NaN and Infinity are not JSON numbers: every number must be finite)"
+    } else {
+        ""
+    }
+}

@@ -44,18 +44,20 @@ pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
 pub use region::{support_region, SupportRegion};
 pub use report::{
-    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
+    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, SlidingReport,
+    WitnessReport,
 };
 pub use spatial::{
-    pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid, SpatialBody,
-    SpatialContact, SpatialScene, SpatialSource,
+    pyramid_edges, sliding_ray, slip_direction, tangent_basis, wrench, FrictionModel, Motion,
+    Pyramid, SpatialBody, SpatialContact, SpatialScene, SpatialSource,
 };
 pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
 pub use spatial_report::{
     judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
 };
 pub use types::{
-    edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,
+    edge_directions, edge_rays, planar_wrench, Body, Contact, EditSummary, Friction,
+    GeneratorSource, Scene,
 };
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or
