@@ -12,7 +12,7 @@ use std::path::Path;
 use crate::common::grade;
 use planar_hold::general::GeneralBatch;
 use planar_hold::rng::Rng;
-use planar_hold::scene::{hold_reports, parse_line, parse_planar, Report, SceneLine};
+use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Backend, Batch, Engine, Options, Verdict};
 use serde_json::{json, Value};
 
@@ -273,4 +273,436 @@ fn the_pushed_box_at_h_0_has_the_contracts_margin_and_witness() {
     assert_eq!(r.sliding.len(), 1);
     assert_eq!(r.sliding[0].direction, [1.0, 0.0]);
     assert_eq!(r.sliding[0].ray, [-0.3, 1.0]);
+}
+
+// ------------------------------------------------------------------ invariants
+
+fn f(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
+    rng.range(lo as f32, hi as f32) as f64
+}
+
+/// A unit vector at angle `a` in the x–z plane.
+fn at_angle(a: f64) -> [f64; 2] {
+    [a.cos(), a.sin()]
+}
+
+/// A random planar scene of 1 to 4 contacts on a box of half-size 1 (points or segments on
+/// its faces, normals tilted by up to ±0.4 rad), at least one sliding (a random slip: a
+/// tangential part of either sign, any size, plus a normal part), a mass and centre-of-mass
+/// box.
+fn planar_scene(rng: &mut Rng, id: usize) -> Value {
+    let n = 1 + rng.below(4);
+    let sliding = rng.below(n);
+    let contacts: Vec<Value> = (0..n)
+        .map(|k| {
+            // the face: floor, ceiling, left, right (angle of its inward normal)
+            let (base, centre) = [
+                (std::f64::consts::FRAC_PI_2, [0.0, -1.0]),
+                (-std::f64::consts::FRAC_PI_2, [0.0, 1.0]),
+                (0.0, [-1.0, 0.0]),
+                (std::f64::consts::PI, [1.0, 0.0]),
+            ][rng.below(4)];
+            let normal = at_angle(base + f(rng, -0.4, 0.4));
+            let along = [-normal[1], normal[0]];
+            let s0 = f(rng, -1.0, 1.0);
+            let s1 = if rng.below(2) == 0 {
+                s0
+            } else {
+                f(rng, -1.0, 1.0)
+            };
+            let at = |s: f64| [centre[0] + s * along[0], centre[1] + s * along[1]];
+            let mut c = json!({"pair": k, "p0": at(s0), "p1": at(s1), "normal": normal,
+                               "mu": f(rng, 0.0, 1.2)});
+            if k == sliding || rng.below(3) == 0 {
+                let t = [normal[1], -normal[0]];
+                let (s, m) = (
+                    f(rng, 0.1, 10.0) * [1.0, -1.0][rng.below(2)],
+                    f(rng, -3.0, 3.0),
+                );
+                c["slip"] = json!([s * t[0] + m * normal[0], s * t[1] + m * normal[1]]);
+            }
+            c
+        })
+        .collect();
+    let x = f(rng, -0.6, 0.6);
+    let w = f(rng, 0.0, 0.2);
+    json!({"id": id, "half_size": 1.0, "mass": {"nominal": 1.0, "range": [1.0, 1.0 + w]},
+           "com_offset_x": [x - w, x + w], "contacts": contacts})
+}
+
+/// A random spatial scene on a cube of half-size 0.5: 1 to 3 contacts, each the bottom face
+/// (4 vertices), an edge or a point of it, or a point or edge on a side wall (axis-aligned
+/// normals; a sliding point may be tilted), pyramids of 3, 4, 6 or 8 edges, any friction
+/// model, at least one contact sliding.
+fn spatial_scene(rng: &mut Rng, id: usize) -> Value {
+    let e = 0.5;
+    let n = 1 + rng.below(3);
+    let sliding = rng.below(n);
+    let contacts: Vec<Value> = (0..n)
+        .map(|k| {
+            let slides = k == sliding || rng.below(3) == 0;
+            let floor = |rng: &mut Rng| [f(rng, -e, e), f(rng, -e, e), -e];
+            let (points, normal): (Vec<[f64; 3]>, [f64; 3]) = match rng.below(5) {
+                0 => (
+                    vec![[-e, -e, -e], [e, -e, -e], [e, e, -e], [-e, e, -e]]
+                        .into_iter()
+                        .map(|p: [f64; 3]| p.map(|v| v * f(rng, 0.3, 1.0)))
+                        .map(|p| [p[0], p[1], -e])
+                        .collect(),
+                    [0.0, 0.0, 1.0],
+                ),
+                1 => (vec![floor(rng), floor(rng)], [0.0, 0.0, 1.0]),
+                2 if slides => {
+                    let tilt = [f(rng, -0.3, 0.3), f(rng, -0.3, 0.3), 1.0];
+                    (vec![floor(rng)], tilt)
+                }
+                2 => (vec![floor(rng)], [0.0, 0.0, 1.0]),
+                _ => {
+                    let (axis, side) = (rng.below(2), [1.0, -1.0][rng.below(2)]);
+                    let mut normal = [0.0; 3];
+                    normal[axis] = -side;
+                    let wall = |rng: &mut Rng| {
+                        let mut p = [f(rng, -e, e), f(rng, -e, e), f(rng, -e, e)];
+                        p[axis] = side * e;
+                        p
+                    };
+                    let points = if rng.below(2) == 0 {
+                        vec![wall(rng)]
+                    } else {
+                        vec![wall(rng), wall(rng)]
+                    };
+                    (points, normal)
+                }
+            };
+            let mut c = json!({"pair": k, "points": points, "normal": normal,
+                               "mu": f(rng, 0.0, 1.0)});
+            if slides {
+                c["slip"] = json!([f(rng, -2.0, 2.0), f(rng, -2.0, 2.0), f(rng, -2.0, 2.0)]);
+            }
+            c
+        })
+        .collect();
+    let dx = f(rng, -0.2, 0.2);
+    let dy = f(rng, -0.2, 0.2);
+    let pyramid = [3, 4, 6, 8][rng.below(4)];
+    let friction = ["inner", "outer", "coulomb"][rng.below(3)];
+    json!({"id": id, "dim": 3, "half_size": e, "pyramid": pyramid, "friction": friction,
+           "mass": {"nominal": 1.0, "range": [1.0, 1.0 + f(rng, 0.0, 0.2)]},
+           "com_offset": [[dx - 0.02, dx + 0.02], [dy, dy]], "contacts": contacts})
+}
+
+/// The lines that parse (a random slip may be refused: no tangential part), with the
+/// reports of all of them from one batch of `engine`.
+fn judged(engine: &mut Engine, lines: &[Value]) -> Vec<Report> {
+    let scenes: Vec<SceneLine> = lines
+        .iter()
+        .map(|l| parse_line(&l.to_string()).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    hold_reports(engine, &scenes).unwrap()
+}
+
+/// How near the boundary a report's answer may change with rounding: planar answers are
+/// float32 (docs/contract-planar.md §7), spatial ones float64.
+fn near(r: &Report) -> f64 {
+    match r {
+        Report::Planar(_) => 1e-4,
+        _ => 1e-6,
+    }
+}
+
+fn margin_tolerance(r: &Report) -> f64 {
+    near(r) * 0.2 * r.robust_margin().abs().max(1.0)
+}
+
+/// `a` and `b` give the same answer: held alike (unless either is within rounding of the
+/// boundary) and the robust margin within the engine's rounding.
+fn same(a: &Report, b: &Report, what: &str, line: &Value) {
+    let close = a.uncertain() || b.uncertain() || a.robust_margin().abs() < near(a);
+    assert!(
+        close || a.held() == b.held(),
+        "{what}: held {} vs {}: {line}",
+        a.held(),
+        b.held()
+    );
+    let (ma, mb) = (a.robust_margin(), b.robust_margin());
+    assert!(
+        (ma - mb).abs() <= margin_tolerance(a) || (ma >= 999.0 && mb >= 999.0),
+        "{what}: margin {ma} vs {mb}: {line}"
+    );
+}
+
+/// `line` with each contact changed by `change` (its index, the contact).
+fn with_contacts(line: &Value, change: impl Fn(usize, &mut Value)) -> Value {
+    let mut out = line.clone();
+    for (k, c) in out["contacts"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        change(k, c);
+    }
+    out
+}
+
+fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Each sliding contact of more than one point replaced by its points, each a point contact
+/// of its own body pair with the same normal, μ and slip.
+fn split_sliding(line: &Value) -> Value {
+    let mut out = line.clone();
+    let planar = line["dim"].is_null();
+    let mut contacts = Vec::new();
+    let mut pair = 1000;
+    for c in line["contacts"].as_array().unwrap() {
+        if c["slip"].is_null() {
+            contacts.push(c.clone());
+            continue;
+        }
+        let points: Vec<Value> = if planar {
+            vec![c["p0"].clone(), c["p1"].clone()]
+        } else {
+            c["points"].as_array().unwrap().clone()
+        };
+        for p in points {
+            let mut one = c.clone();
+            if planar {
+                one["p0"] = p.clone();
+                one["p1"] = p;
+            } else {
+                one["points"] = json!([p]);
+            }
+            one["pair"] = json!(pair);
+            pair += 1;
+            contacts.push(one);
+        }
+    }
+    out["contacts"] = json!(contacts);
+    out
+}
+
+/// The mirror image x → −x: positions, normals, slips and the centre of mass's x.
+fn mirrored(line: &Value) -> Value {
+    let flip = |v: &Value| {
+        let mut v = numbers(v);
+        v[0] = -v[0];
+        json!(v)
+    };
+    let mut out = with_contacts(line, |_, c| {
+        for key in ["p0", "p1", "normal", "slip"] {
+            if !c[key].is_null() {
+                c[key] = flip(&c[key]);
+            }
+        }
+        if let Some(points) = c["points"].as_array() {
+            c["points"] = json!(points.iter().map(flip).collect::<Vec<_>>());
+        }
+    });
+    if line["dim"].is_null() {
+        let x = numbers(&line["com_offset_x"]);
+        out["com_offset_x"] = json!([-x[1], -x[0]]);
+    } else {
+        let x = numbers(&line["com_offset"][0]);
+        out["com_offset"][0] = json!([-x[1], -x[0]]);
+    }
+    out
+}
+
+/// The invariants of docs/contract-scenes.md's sliding contacts on `n` random scenes of
+/// each kind, every variant of every scene answered in one batch: returns how many
+/// scene pairs were compared.
+fn invariants(planar: usize, spatial: usize, seed: u64) -> usize {
+    let mut rng = Rng::new(seed);
+    let mut base: Vec<Value> = (0..planar).map(|i| planar_scene(&mut rng, i)).collect();
+    base.extend((0..spatial).map(|i| spatial_scene(&mut rng, planar + i)));
+    let mut engine = cpu();
+    let reports = judged(&mut engine, &base);
+    let mut compared = 0;
+    let mut check = |name: &str,
+                     min: usize,
+                     variant: &dyn Fn(&mut Rng, &Value) -> Option<(Value, Value)>,
+                     compare: &dyn Fn(&Report, &Report, &Value)| {
+        let (mut pairs, mut lines) = (Vec::new(), Vec::new());
+        for line in &base {
+            if let Some((a, b)) = variant(&mut rng, line) {
+                pairs.push(line.clone());
+                lines.push(a);
+                lines.push(b);
+            }
+        }
+        let got = judged(&mut engine, &lines);
+        for (k, line) in pairs.iter().enumerate() {
+            compare(&got[2 * k], &got[2 * k + 1], line);
+        }
+        eprintln!("{name}: {} scenes", pairs.len());
+        assert!(
+            pairs.len() >= min,
+            "{name}: too few scenes ({})",
+            pairs.len()
+        );
+        compared += pairs.len();
+    };
+    let slip_key = |c: &Value| !c["slip"].is_null();
+    // A slip scaled by any positive factor.
+    check(
+        "slip scaled",
+        planar + spatial,
+        &|rng, line| {
+            let factor = [1e-6, 0.37, 3.0, 1e6][rng.below(4)];
+            let scaled = with_contacts(line, |_, c| {
+                if slip_key(c) {
+                    c["slip"] = json!(numbers(&c["slip"])
+                        .iter()
+                        .map(|v| v * factor)
+                        .collect::<Vec<_>>());
+                }
+            });
+            Some((line.clone(), scaled))
+        },
+        &|a, b, line| same(a, b, "slip scaled", line),
+    );
+    // A normal component added to a slip.
+    check(
+        "normal component added",
+        planar + spatial,
+        &|rng, line| {
+            let m = f(rng, -5.0, 5.0);
+            let added = with_contacts(line, |_, c| {
+                if slip_key(c) {
+                    let (n, v) = (numbers(&c["normal"]), numbers(&c["slip"]));
+                    let l = n.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    c["slip"] = json!(v
+                        .iter()
+                        .zip(&n)
+                        .map(|(v, n)| v + m * n / l)
+                        .collect::<Vec<_>>());
+                }
+            });
+            Some((line.clone(), added))
+        },
+        &|a, b, line| same(a, b, "normal component added", line),
+    );
+    // A sliding spatial point written as a degenerate edge (the point repeated); in the
+    // plane every point contact is already the degenerate segment p0 = p1.
+    check(
+        "sliding point as a degenerate edge",
+        spatial / 4,
+        &|_, line| {
+            let points = |c: &Value| c["points"].as_array().map_or(0, Vec::len);
+            let any = line["contacts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| slip_key(c) && points(c) == 1);
+            any.then(|| {
+                let edge = with_contacts(line, |_, c| {
+                    if slip_key(c) && points(c) == 1 {
+                        c["points"] = json!([c["points"][0], c["points"][0]]);
+                    }
+                });
+                (line.clone(), edge)
+            })
+        },
+        &|a, b, line| same(a, b, "sliding point as a degenerate edge", line),
+    );
+    // A sliding segment, edge or face written as its points, each sliding alike.
+    check(
+        "sliding segment or face as its points",
+        (planar + spatial) / 4,
+        &|_, line| {
+            let split = split_sliding(line);
+            (split["contacts"].as_array().unwrap().len() <= 12).then(|| (line.clone(), split))
+        },
+        &|a, b, line| same(a, b, "sliding segment or face as its points", line),
+    );
+    // Sliding never holds more than sticking: the sliding ray lies on the cone's boundary
+    // (in space on the true cone, inside the outer pyramid the sticking scene is given).
+    check(
+        "sliding never holds more than sticking",
+        planar + spatial,
+        &|_, line| {
+            let mut sliding = line.clone();
+            if !line["dim"].is_null() {
+                sliding["friction"] = json!("outer");
+            }
+            let mut sticking = with_contacts(&sliding, |_, c| {
+                c.as_object_mut().unwrap().remove("slip");
+            });
+            sticking["id"] = json!("sticking");
+            Some((sliding, sticking))
+        },
+        &|slide, stick, line| {
+            let (ms, mk) = (slide.robust_margin(), stick.robust_margin());
+            assert!(
+                ms <= mk + margin_tolerance(stick),
+                "margin sliding {ms} > sticking {mk}: {line}"
+            );
+            assert!(
+                !slide.held() || stick.held() || mk.abs() < near(stick),
+                "held gained by sliding: {line}"
+            );
+        },
+    );
+    // μ = 0: sliding is sticking (the ray is the normal).
+    check(
+        "mu = 0 sliding = mu = 0 sticking",
+        planar + spatial,
+        &|_, line| {
+            let zero = with_contacts(line, |_, c| {
+                if slip_key(c) {
+                    c["mu"] = json!(0.0);
+                }
+            });
+            let sticking = with_contacts(&zero, |_, c| {
+                c.as_object_mut().unwrap().remove("slip");
+            });
+            Some((zero, sticking))
+        },
+        &|a, b, line| same(a, b, "mu = 0 sliding = mu = 0 sticking", line),
+    );
+    // The mirror image x → −x mirrors the answer (spatial: pyramids of an even number of
+    // edges on axis-aligned normals are mirror images of themselves).
+    check(
+        "mirror image",
+        (planar + spatial) / 2,
+        &|_, line| {
+            let odd = line["pyramid"].as_u64().is_some_and(|k| k % 2 == 1);
+            (!odd).then(|| (line.clone(), mirrored(line)))
+        },
+        &|a, b, line| same(a, b, "mirror image", line),
+    );
+    assert_eq!(reports.len(), base.len());
+    compared
+}
+
+/// Thousands of random scenes, planar and spatial, each answered with its variants: the
+/// invariants of Coulomb's law while slipping (docs/contract-scenes.md).
+#[test]
+fn sliding_invariants_hold_on_random_scenes() {
+    let compared = invariants(2000, 300, 36);
+    eprintln!("{compared} pairs of scenes compared");
+}
+
+/// The GPU (the enumeration's kernel for planar scenes, the general engine's search for
+/// spatial ones) and the CPU agree on random sliding scenes: held, and the robust margin
+/// within the engines' rounding (`gate --backend both`'s rule).
+#[test]
+fn random_sliding_scenes_agree_on_the_gpu_and_the_cpu() {
+    let Some(mut gpu) = crate::common::gpu_engine() else {
+        return;
+    };
+    let mut rng = Rng::new(3636);
+    let mut lines: Vec<Value> = (0..1000).map(|i| planar_scene(&mut rng, i)).collect();
+    lines.extend((0..100).map(|i| spatial_scene(&mut rng, 1000 + i)));
+    let on_gpu = judged(&mut gpu, &lines);
+    let on_cpu = judged(&mut cpu(), &lines);
+    for ((g, c), line) in on_gpu.iter().zip(&on_cpu).zip(&lines) {
+        assert_eq!(g.disagreement(c), None, "{line}");
+    }
 }
