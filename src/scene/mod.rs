@@ -13,7 +13,9 @@
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
 //!   `n + μt` then `n − μt`, with `μ` the lower end of its interval, at most [`MU_MAX`];
 //! - each contact gives 4 generators in the order (p0, +), (p0, −), (p1, +), (p1, −), also a
-//!   point contact (`p0 = p1`); contacts keep their input order (for an edit: the order of
+//!   point contact (`p0 = p1`); a sliding contact (`slip`, docs/contract-scenes.md §7) gives
+//!   2, its one ray `n − μ·sign(v·t)·t` at p0 then p1 ([`sliding_ray`], the one place of that
+//!   formula, planar and spatial); contacts keep their input order (for an edit: the order of
 //!   `before`);
 //! - the needs are the corners of mass × centre-of-mass offset, mass outer, offset inner, each
 //!   interval lower end first; an interval whose ends are equal (or that is absent) gives one value;

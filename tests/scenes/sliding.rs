@@ -706,3 +706,56 @@ fn random_sliding_scenes_agree_on_the_gpu_and_the_cpu() {
         assert_eq!(g.disagreement(c), None, "{line}");
     }
 }
+
+/// docs/scenes.md's table of push heights: held and the robust margin as the gate gives them.
+#[test]
+fn the_push_heights_of_the_docs_table() {
+    let mut engine = cpu();
+    for (h, held, margin) in [
+        (-5.0, false, -0.0095),
+        (-4.8, true, 0.0020),
+        (-1.0, true, 0.2873),
+        (0.0, true, 0.2873),
+        (1.0, true, 0.2873),
+        (2.0, true, 0.1722),
+        (2.8, true, 0.0047),
+        (2.9, false, -0.0090),
+        (3.0, false, -0.0216),
+    ] {
+        let r = report(&mut engine, &pushed_box(h));
+        assert_eq!(r.held(), held, "h = {h}");
+        assert!(
+            (r.robust_margin() - margin).abs() < 6e-5,
+            "h = {h}: {}",
+            r.robust_margin()
+        );
+    }
+}
+
+/// The pictures of docs/scenes.md are what `draw` makes of docs/pictures/sliding.jsonl.
+#[test]
+fn the_docs_sliding_pictures_are_what_the_command_makes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("planar-hold-sliding-docs-{}", std::process::id()));
+    let out = crate::common::cli()
+        .arg("draw")
+        .arg(root.join("docs/pictures/sliding.jsonl"))
+        .arg("-o")
+        .arg(&dir)
+        .args(["--backend", "cpu"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["pushed-box.svg", "pushed-too-high.svg", "pushed-cube.svg"] {
+        assert!(
+            std::fs::read(dir.join(name)).unwrap()
+                == std::fs::read(root.join("docs/pictures").join(name)).unwrap(),
+            "docs/pictures/{name} is stale: planar-hold draw docs/pictures/sliding.jsonl -o docs/pictures --backend cpu"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
