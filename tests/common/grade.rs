@@ -1041,10 +1041,12 @@ struct Scene3 {
     ell: f64,
     k: usize,
     friction: String,
-    /// Points, unit normal, μ (lower end), and for a sliding contact the unit direction of
-    /// its slip's tangential part.
-    contacts: Vec<(Vec<[f64; 3]>, [f64; 3], f64, Option<Vec<f64>>)>,
+    contacts: Vec<Contact3>,
 }
+
+/// Points, unit normal, μ (lower end), and for a sliding contact the unit direction of its
+/// slip's tangential part.
+type Contact3 = (Vec<[f64; 3]>, [f64; 3], f64, Option<Vec<f64>>);
 
 impl Scene3 {
     fn new(v: &Value) -> Scene3 {

@@ -514,6 +514,9 @@ fn mirrored(line: &Value) -> Value {
     out
 }
 
+/// A variant of a scene: the two lines to compare, or none for this scene.
+type Variant<'a> = dyn Fn(&mut Rng, &Value) -> Option<(Value, Value)> + 'a;
+
 /// The invariants of docs/contract-scenes.md's sliding contacts on `n` random scenes of
 /// each kind, every variant of every scene answered in one batch: returns how many
 /// scene pairs were compared.
@@ -526,7 +529,7 @@ fn invariants(planar: usize, spatial: usize, seed: u64) -> usize {
     let mut compared = 0;
     let mut check = |name: &str,
                      min: usize,
-                     variant: &dyn Fn(&mut Rng, &Value) -> Option<(Value, Value)>,
+                     variant: &Variant<'_>,
                      compare: &dyn Fn(&Report, &Report, &Value)| {
         let (mut pairs, mut lines) = (Vec::new(), Vec::new());
         for line in &base {
