@@ -5,6 +5,7 @@ and the pushed box of the worked reference."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -59,3 +60,26 @@ def test_the_pushed_box_holds_between_minus_29_6_and_17_6():
     assert reports[2]["sliding"] == [{"contact": 0, "pair": 0, "slip": [1.0, 0.0],
                                       "direction": [1.0, 0.0], "ray": [-0.3, 1.0]}]
     assert "contact 0 (pair 0) slides along" in reports[-1]["reason"]
+
+
+def test_a_grasp_row_with_a_slip_is_refused_from_parquet(data, tmp_path):
+    """`planar-hold gate` reads grasps from Parquet rows: a row whose contact carries a slip is
+    refused by its row number as the contract says (a grasp's contacts stick), the rest
+    answered."""
+    import subprocess
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from conftest import cli_path
+
+    grasps = [g for g in read_jsonl(data / "grasp_public.jsonl")
+              if not any(isinstance(c["mu"], list) for c in g["contacts"])][:3]
+    grasps[1]["contacts"][0]["slip"] = [1.0, 0.0, 0.0]
+    pq.write_table(pa.Table.from_struct_array(pa.array(grasps)), tmp_path / "g.parquet")
+    done = subprocess.run([str(cli_path()), "gate", str(tmp_path / "g.parquet"), "--backend", "cpu"],
+                          capture_output=True, text=True)
+    assert done.returncode == 5, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert [a.get("line") for a in answers] == [None, 2, None]
+    assert "slip on a grasp line" in answers[1]["error"], answers[1]
+    assert "q1" in answers[0] and "q1" in answers[2]

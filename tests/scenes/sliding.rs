@@ -734,31 +734,3 @@ fn the_push_heights_of_the_docs_table() {
         );
     }
 }
-
-/// The pictures of docs/scenes.md are what `draw` makes of docs/pictures/sliding.jsonl.
-#[test]
-fn the_docs_sliding_pictures_are_what_the_command_makes() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("planar-hold-sliding-docs-{}", std::process::id()));
-    let out = crate::common::cli()
-        .arg("draw")
-        .arg(root.join("docs/pictures/sliding.jsonl"))
-        .arg("-o")
-        .arg(&dir)
-        .args(["--backend", "cpu"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for name in ["pushed-box.svg", "pushed-too-high.svg", "pushed-cube.svg"] {
-        assert!(
-            std::fs::read(dir.join(name)).unwrap()
-                == std::fs::read(root.join("docs/pictures").join(name)).unwrap(),
-            "docs/pictures/{name} is stale: planar-hold draw docs/pictures/sliding.jsonl -o docs/pictures --backend cpu"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
