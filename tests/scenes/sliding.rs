@@ -734,3 +734,88 @@ fn the_push_heights_of_the_docs_table() {
         );
     }
 }
+
+/// The pushed box in space (the floor a sliding face, the finger a sticking edge across the
+/// left face, docs/scenes.md): held at h = 0 and pushed at h = 3 not held with the planar
+/// box's margin (the planar case is the spatial one restricted), the reason naming the
+/// sliding floor on the binding plane.
+#[test]
+fn the_pushed_cube_tips_as_the_box_does_and_names_the_sliding_floor() {
+    let cube = |h: f64| {
+        json!({"id": format!("cube h={h}"), "dim": 3, "half_size": 1.0, "pyramid": 4, "contacts": [
+            {"pair": 0, "points": [[-1.0, -1.0, -1.0], [1.0, -1.0, -1.0], [1.0, 1.0, -1.0],
+             [-1.0, 1.0, -1.0]], "normal": [0.0, 0.0, 1.0], "mu": 0.3, "slip": [1.0, 0.0, 0.0]},
+            {"pair": 1, "points": [[-1.0, -0.5, h], [-1.0, 0.5, h]], "normal": [1.0, 0.0, 0.0],
+             "mu": 0.5}]})
+        .to_string()
+    };
+    let mut engine = cpu();
+    let held = report(&mut engine, &cube(0.0));
+    assert!(held.held(), "{:?}", held.reason());
+    let tips = report(&mut engine, &cube(3.0));
+    let planar = report(&mut engine, &pushed_box(3.0));
+    assert!(!tips.held() && !tips.uncertain());
+    assert!(
+        (tips.robust_margin() - planar.robust_margin()).abs() < 1e-6,
+        "{} vs the box's {}",
+        tips.robust_margin(),
+        planar.robust_margin()
+    );
+    let reason = tips.reason().unwrap();
+    assert!(
+        reason.contains("contact 0 (pair 0) slides along (1.00000, 0.00000, 0.00000), its one friction ray (-0.30000, 0.00000, 1.00000)"),
+        "{reason}"
+    );
+    let Report::Spatial(r) = tips else {
+        unreachable!()
+    };
+    assert_eq!(r.n_generators, 4 + 2 * 4);
+}
+
+/// A planar scene of more than 16 generators counted with its slips goes to the general
+/// engine (nine sliding point contacts: 18 generators, each point's ray twice), and answers
+/// as the enumeration does on its nine distinct wrenches; eight sliding points (16) stay with
+/// the enumeration.
+#[test]
+fn a_planar_scene_of_more_than_16_generators_with_slips_goes_to_the_general_engine() {
+    let mut engine = cpu();
+    for n in [8, 9] {
+        let contacts: Vec<Value> = (0..n)
+            .map(|k| {
+                let x = -1.0 + 2.0 * k as f64 / (n - 1) as f64;
+                let (p, normal) = if k % 3 == 2 {
+                    ([-1.0, x], [1.0, 0.1])
+                } else {
+                    ([x, -1.0], [0.05 * x, 1.0])
+                };
+                json!({"pair": k, "p0": p, "p1": p, "normal": normal, "mu": 0.4,
+                       "slip": [if k % 2 == 0 { 1.0 } else { -1.0 }, 0.3]})
+            })
+            .collect();
+        let line = json!({"id": n, "half_size": 1.0, "com_offset_x": [0.1, 0.1],
+                          "contacts": contacts})
+        .to_string();
+        let SceneLine::Planar(scene) = parse_line(&line).unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(scene.generator_count(), 2 * n);
+        assert_eq!(scene.is_general(), n == 9);
+        let Report::Planar(r) = report(&mut engine, &line) else {
+            unreachable!()
+        };
+        assert_eq!(r.n_generators, 2 * n);
+        let binding = r.needs[0].binding.as_ref().unwrap();
+        assert_eq!(binding.kind == "facet", n == 9, "{binding:?}");
+        // The distinct wrenches (p0's of each contact) through the enumeration.
+        let distinct: Vec<[f32; 3]> = scene.generators().into_iter().step_by(2).collect();
+        let case = planar_hold::Case::new(&distinct, scene.needs()[0]).unwrap();
+        let o = &crate::common::planar_outcomes(&mut engine, &[case])[0];
+        assert_eq!(o.verdict().as_str(), r.needs[0].verdict, "{n} contacts");
+        assert!(
+            (o.margin - r.robust_margin).abs() <= 2e-5 * o.margin.abs().max(1.0),
+            "{n} contacts: the enumeration's {} against {}",
+            o.margin,
+            r.robust_margin
+        );
+    }
+}
