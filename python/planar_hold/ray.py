@@ -14,6 +14,11 @@ to 256 generators) to the general engine; a batch may mix them. Every row has ev
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
 builds one ``Engine`` once and reuses it for every batch it is handed.
 
+``gate(ds)`` maps a Dataset of scene rows (a scene line's fields as columns, planar or
+spatial, sliding contacts' ``slip`` a field of their contact) to rows of the gate's verdicts
+(``SCENE_SCHEMA``: held, robust margin, which contacts slide, why not, the whole report as
+JSON; docs/contract-scenes.md).
+
 ``grasp_quality(ds)`` maps a Dataset of grasp rows (a grasp line's fields as columns:
 ``contacts``, optional ``half_size``, ``pyramid``, ``friction``, ``id``) to rows of the grasp
 reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md).
@@ -32,7 +37,7 @@ import pyarrow as pa
 
 from . import MAX_GENERAL_GENERATORS, Engine
 
-__all__ = ["evaluate", "grasp_quality", "ANSWER_SCHEMA", "GRASP_SCHEMA"]
+__all__ = ["evaluate", "grasp_quality", "gate", "ANSWER_SCHEMA", "GRASP_SCHEMA", "SCENE_SCHEMA"]
 
 #: The answer columns after ``id`` (whose type is the input's). Floats are the values of the
 #: JSON answers (a planar ``margin`` as eval prints its float32, re-read as a float64).
@@ -338,4 +343,100 @@ def grasp_quality(
     with a ValueError naming its position in the batch ("grasp 3: ...")."""
     return _map_actors(
         dataset, _GraspEvaluator, backend, batch_size, concurrency, map_batches_args
+    )
+
+
+# ------------------------------------------------------------------ scenes
+
+#: The scene answer columns after ``id``: the gate's verdict (docs/contract-scenes.md), the
+#: contacts that slide (indices into the row's contacts), the reason when not held, and the
+#: whole report as its JSON line (its fields differ between planar and spatial scenes).
+SCENE_SCHEMA = pa.schema(
+    [
+        ("held", pa.bool_()),
+        ("robust_margin", pa.float64()),
+        ("uncertain", pa.bool_()),
+        ("n_generators", pa.int64()),
+        ("sliding", pa.list_(pa.int64())),
+        ("reason", pa.string()),
+        ("report", pa.string()),
+    ]
+)
+
+#: The fields of a scene row, as of a scene line (planar, or spatial with ``dim``).
+SCENE_FIELDS = (
+    "dim", "half_size", "pyramid", "friction", "mass", "com_offset", "com_offset_x",
+    "contacts", "before", "after", "margin_min",
+)
+
+
+def _present(value: Any) -> Any:
+    """A row's value without its null fields (a Parquet struct has every field of every
+    contact: a planar contact's ``points``, a sticking contact's ``slip`` are null)."""
+    if isinstance(value, dict):
+        return {k: _present(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_present(v) for v in value]
+    return value
+
+
+def _scene_line(i: int, row: Dict[str, Any]) -> Dict[str, Any]:
+    """A scene row as its scene line, its place in the batch for the line's id."""
+    line = {"id": i}
+    line.update({k: _present(v) for k, v in row.items() if k in SCENE_FIELDS and v is not None})
+    return line
+
+
+def gate_rows(engine: Engine, batch: pa.Table) -> pa.Table:
+    """Every scene row of a batch judged in one engine call, as a table of SCENE_SCHEMA
+    with the batch's ``id`` column first."""
+    import json
+
+    columns = [c for c in SCENE_FIELDS if c in batch.column_names]
+    rows = [_scene_line(i, r) for i, r in enumerate(batch.select(columns).to_pylist())]
+    reports = engine.gate(rows) if rows else []
+    out = [
+        {
+            "held": r["held"],
+            "robust_margin": r["robust_margin"],
+            "uncertain": r["uncertain"],
+            "n_generators": r["n_generators"],
+            "sliding": [s["contact"] for s in r.get("sliding", [])],
+            "reason": r.get("reason"),
+            "report": json.dumps({k: v for k, v in r.items() if k != "id"}),
+        }
+        for r in reports
+    ]
+    table = pa.Table.from_pylist(out, schema=SCENE_SCHEMA)
+    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(out))
+    return table.add_column(0, "id", ids)
+
+
+class _SceneEvaluator:
+    """One Ray actor for scenes: its engine made once, serving every batch."""
+
+    def __init__(self, backend: str) -> None:
+        self.engine = Engine(backend)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return gate_rows(self.engine, batch)
+
+
+def gate(
+    dataset: Any,
+    backend: str = "cpu",
+    batch_size: int = 4096,
+    concurrency: Optional[Union[int, Tuple[int, int]]] = None,
+    **map_batches_args: Any,
+) -> Any:
+    """The hold gate of every scene row of ``dataset`` (columns as a scene line's fields:
+    ``contacts``, a list of {``pair``, ``p0``, ``p1`` or ``points``, ``normal``, ``mu``,
+    optional ``slip``}; ``half_size``; optional ``dim``, ``pyramid``, ``friction``,
+    ``mass``, ``com_offset``/``com_offset_x``, ``margin_min``; optional ``id``, passed
+    through), as a lazy ``ray.data.Dataset`` of rows of ``SCENE_SCHEMA`` after ``id``: the
+    reports of ``planar_hold.gate``. ``backend``, ``concurrency`` and ``map_batches_args``
+    as for :func:`evaluate`; ``batch_size`` scenes per engine call. A bad row fails the job
+    with a ValueError naming its position in the batch ("scene 3: ...")."""
+    return _map_actors(
+        dataset, _SceneEvaluator, backend, batch_size, concurrency, map_batches_args
     )

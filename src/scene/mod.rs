@@ -12,7 +12,9 @@
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
 //!   `n + μt` then `n − μt`, with `μ` the lower end of its interval, at most [`MU_MAX`];
 //! - each contact gives 4 generators in the order (p0, +), (p0, −), (p1, +), (p1, −), also a
-//!   point contact (`p0 = p1`); contacts keep their input order (for an edit: the order of
+//!   point contact (`p0 = p1`); a sliding contact (`slip`, docs/contract-scenes.md §7) gives
+//!   2, its one ray `n − μ·sign(v·t)·t` at p0 then p1 ([`sliding_ray`], the one place of that
+//!   formula, planar and spatial); contacts keep their input order (for an edit: the order of
 //!   `before`);
 //! - the needs are the corners of mass × centre-of-mass offset, mass outer, offset inner, each
 //!   interval lower end first; an interval whose ends are equal (or that is absent) gives one value;
@@ -43,11 +45,12 @@ pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
 pub use region::{support_region, SupportRegion};
 pub use report::{
-    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
+    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, SlidingReport,
+    WitnessReport,
 };
 pub use spatial::{
-    pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid, SpatialBody,
-    SpatialContact, SpatialScene, SpatialSource,
+    pyramid_edges, sliding_ray, slip_direction, tangent_basis, wrench, FrictionModel, Motion,
+    Pyramid, SpatialBody, SpatialContact, SpatialScene, SpatialSource,
 };
 pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
 pub use spatial_report::{
@@ -55,7 +58,8 @@ pub use spatial_report::{
     SpatialReport,
 };
 pub use types::{
-    edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,
+    edge_directions, edge_rays, planar_wrench, Body, Contact, EditSummary, Friction,
+    GeneratorSource, Scene,
 };
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or

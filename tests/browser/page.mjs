@@ -175,6 +175,36 @@ try {
   check(wall === 'held', `the box leaning on a wall at μ 0.5 is "${wall}"`);
   await page.screenshot({ path: join(shots, 'page-wall.png'), clip: { x: 0, y: 0, width: 1280, height: 760 } });
 
+  // A sliding contact (docs/contract-scenes.md): the floor corner set sliding toward the wall
+  // keeps only its friction ray pulling away from it: not held; toward the other side, its ray
+  // is the one the sticking corner used: held with the same margin. The verdict, the margin,
+  // the picture and the sweep follow each change, as gate --backend cpu says.
+  const stickMargin = Number(await page.textContent('#margin'));
+  const stickSweep = await page.evaluate(() => window.planarHold.sweep().held);
+  const slide = async (sign) => {
+    await page.selectOption('#sliding select[data-contact="0"]', String(sign));
+    await page.evaluate(() => window.planarHold.idle());
+    await page.waitForTimeout(200);
+    await page.evaluate(() => window.planarHold.idle());
+    const line = JSON.stringify(await page.evaluate(() => window.planarHold.scene()));
+    const cli = JSON.parse(execFileSync(bin, ['gate', '-', '--backend', 'cpu'], { input: `${line}\n`, encoding: 'utf8' }));
+    return { verdict: (await page.textContent('#verdict')).trim(), margin: Number(await page.textContent('#margin')),
+      reason: (await page.textContent('#reason')).trim(), sweep: await page.evaluate(() => window.planarHold.sweep()),
+      line, cli, rays: await page.locator('#svg-host svg .friction-ray').count(), slips: await page.locator('#svg-host svg .slip').count() };
+  };
+  const toward = await slide(1);
+  check(JSON.parse(toward.line).contacts[0].slip?.[0] === 1, `the floor corner slides toward the wall: slip ${JSON.stringify(JSON.parse(toward.line).contacts[0].slip)}`);
+  check(toward.verdict.startsWith('not held') && !toward.cli.held, `sliding toward the wall it is "${toward.verdict}" (gate: held ${toward.cli.held})`);
+  check(/slides along/.test(toward.reason), `the reason names the sliding contact: "${toward.reason.slice(0, 120)}…"`);
+  check(closeMargin(toward.margin, toward.cli.robust_margin) && toward.margin < 0, `its margin ${toward.margin} is gate's ${toward.cli.robust_margin}`);
+  check(toward.sweep.line === toward.line && toward.sweep.held < stickSweep, `the sweep follows: ${toward.sweep.held} held cases, ${stickSweep} sticking`);
+  check(toward.rays === 1 && toward.slips === 1, `the picture draws its one friction ray and its slip (${toward.rays}, ${toward.slips})`);
+  await page.screenshot({ path: join(shots, 'page-sliding.png'), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+  const away = await slide(-1);
+  check(away.verdict === 'held' && away.cli.held && closeMargin(away.margin, stickMargin), `sliding away from the wall it is "${away.verdict}", margin ${away.margin} (sticking ${stickMargin})`);
+  const stuck = await slide(0);
+  check(!('slip' in JSON.parse(stuck.line).contacts[0]) && stuck.sweep.held === stickSweep, 'set sticking again, the scene and its sweep are as before');
+
   // Rates: the page's batch on the GPU and the CPU engine compiled to wasm, in this run.
   rates = await page.evaluate(() => window.planarHold.bench());
   check(rates.gpu_cases_per_s > 0, `the page's sweep batch ran on the GPU`);
