@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use planar_hold::rng::Rng;
 use planar_hold::scene::{hold_reports, parse_line, SceneLine};
-use planar_hold::{Backend, Engine};
+use planar_hold::{Backend, Engine, Options};
 use serde_json::{json, Value};
 
 const ROUNDS: usize = 3;
@@ -81,7 +81,7 @@ fn main() {
     let n: usize = std::env::args()
         .nth(1)
         .map_or(20_000, |a| a.parse().expect("N: scenes a set"));
-    let mut engine = Engine::new(Backend::Cpu).expect("the CPU engine");
+    let engine = Engine::new(Backend::Cpu).expect("the CPU engine");
     // (what, K, sticking set, sliding set)
     let cases = [
         ("planar", 8, (2, 0), (1, 2)),
@@ -103,7 +103,8 @@ fn main() {
         for _ in 0..ROUNDS {
             for (set, best) in sets.iter().zip(&mut best) {
                 let t = Instant::now();
-                let reports = hold_reports(&mut engine, set).expect("the gate answers");
+                let reports =
+                    hold_reports(&engine, set, Options::default()).expect("the gate answers");
                 *best = best.min(t.elapsed().as_secs_f64());
                 assert_eq!(reports.len(), set.len());
             }

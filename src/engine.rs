@@ -15,9 +15,9 @@ use rayon::prelude::*;
 
 use crate::device::block_on;
 use crate::general::grasp::{finish, GraspOutcome};
+use crate::general::proof::Proof;
 use crate::general::solver::Solver;
 use crate::general::types::GeneralHint;
-use crate::general::proof::Proof;
 use crate::general::{GeneralBatch, GeneralOutcome, GRASP_DIM};
 use crate::gpu::GpuEngine;
 use crate::planar::types::{Case, Outcome, MAX_GENERATORS};

@@ -167,7 +167,9 @@ fn cpu() -> Engine {
 
 fn report(engine: &mut Engine, line: &str) -> Report {
     let scene = parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-    hold_reports(engine, &[scene]).unwrap().remove(0)
+    hold_reports(engine, &[scene], Options::default())
+        .unwrap()
+        .remove(0)
 }
 
 /// Held exactly for −29/6 ≤ h ≤ 17/6: by the gate (the planar enumeration, float32) 1e-3
@@ -398,7 +400,7 @@ fn judged(engine: &mut Engine, lines: &[Value]) -> Vec<Report> {
         .iter()
         .map(|l| parse_line(&l.to_string()).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect();
-    hold_reports(engine, &scenes).unwrap()
+    hold_reports(engine, &scenes, Options::default()).unwrap()
 }
 
 /// How near the boundary a report's answer may change with rounding: planar answers are
