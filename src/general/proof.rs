@@ -476,7 +476,12 @@ fn check_inner(
             "the faces are not closed: ridge {ridge:?} is met unevenly"
         ));
     }
-    if !(proof.lower <= lower + 1e-12 * lower.abs()) {
+    // Rounding: 1e-12 of the scale the bound is read in (x's length; a grasp's largest wrench).
+    let scale = match proof.measure {
+        Measure::Cone => norm(x),
+        Measure::Grasp => (0..k as u32).map(|i| norm(&g(i)[1..])).fold(0.0, f64::max),
+    };
+    if !(proof.lower <= lower + 1e-12 * lower.abs().max(scale)) {
         return Err(format!(
             "lower {} is more than the faces prove, {lower}",
             proof.lower
