@@ -57,6 +57,29 @@ pub enum Proof {
     Nearest(NearestProof),
 }
 
+impl Proof {
+    /// The same proof with every generator index `g` written as `row(g)`: a caller's own
+    /// numbering of the generators (Python's rows, where `active` or `counts` left some
+    /// out). `row` must keep the order of the indices it maps.
+    pub fn renumber(&mut self, row: impl Fn(u32) -> u32) {
+        let all = |v: &mut Vec<u32>| v.iter_mut().for_each(|g| *g = row(*g));
+        match self {
+            Proof::Inner(p) => {
+                for line in &mut p.lines {
+                    line.generator = row(line.generator);
+                    all(&mut line.generators);
+                }
+                p.faces.iter_mut().for_each(all);
+                all(&mut p.upper);
+                if let Some(h) = &mut p.holds {
+                    all(&mut h.generators);
+                }
+            }
+            Proof::Nearest(p) => all(&mut p.generators),
+        }
+    }
+}
+
 /// Inside: the bound from below by an inner hull's faces, from above by a plane.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -320,13 +320,17 @@ fn conclude(
     reports: Vec<SpatialNeedReport>,
     region: SupportRegion,
 ) -> SpatialReport {
-    let mut bi = 0;
-    for (i, r) in reports.iter().enumerate() {
-        if r.margin < reports[bi].margin {
-            bi = i;
-        }
-    }
-    let robust = reports[bi].margin;
+    let robust = reports
+        .iter()
+        .map(|r| r.margin)
+        .fold(f64::INFINITY, f64::min);
+    // The binding need: the first whose margin ties the least to rounding, so that mirror-image
+    // needs (equal margins in exact arithmetic) name the same one whichever route rounds lower.
+    let tie = 1e-12 * robust.abs().max(f64::MIN_POSITIVE);
+    let bi = reports
+        .iter()
+        .position(|r| r.margin <= robust + tie)
+        .unwrap_or(0);
     let verdicts: Vec<Verdict> = reports.iter().map(verdict_of).collect();
     let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
     let margin_checked = reports.iter().all(|r| r.margin_checked);

@@ -225,6 +225,7 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
             "id",
             "force_closure",
             "q1",
+            "q1_lower",
             "q1_upper",
             "weakest",
             "facet",
@@ -241,15 +242,17 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
     let col = |name: &str| t.column_by_name(name).unwrap().clone();
     let id = col("id");
     let id_type = id.data_type().clone();
-    let (fc, q1, q1_upper, weakest) = (
+    let (fc, q1, q1_lower, q1_upper, weakest) = (
         col("force_closure"),
         col("q1"),
+        col("q1_lower"),
         col("q1_upper"),
         col("weakest"),
     );
-    let (fc, q1, q1_upper, weakest) = (
+    let (fc, q1, q1_lower, q1_upper, weakest) = (
         fc.as_string::<i32>(),
         q1.as_primitive::<Float64Type>(),
+        q1_lower.as_primitive::<Float64Type>(),
         q1_upper.as_primitive::<Float64Type>(),
         weakest.as_list::<i32>(),
     );
@@ -287,7 +290,8 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
             let mut o = Map::new();
             o.insert("id".into(), id);
             if !error.is_null(i) {
-                let answer: [&dyn Array; 7] = [fc, q1, weakest, facet, checked, friction, pyramid];
+                let answer: [&dyn Array; 8] =
+                    [fc, q1, q1_lower, weakest, facet, checked, friction, pyramid];
                 assert!(answer.iter().all(|a| a.is_null(i)), "row {}", i + 1);
                 assert!(n_gens.is_null(i) && refined.is_null(i) && reason.is_null(i));
                 o.insert("line".into(), json!(line.value(i)));
@@ -302,6 +306,7 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
             };
             o.insert("force_closure".into(), verdict);
             o.insert("q1".into(), json!(q1.value(i)));
+            o.insert("q1_lower".into(), json!(q1_lower.value(i)));
             if !q1_upper.is_null(i) {
                 o.insert("q1_upper".into(), json!(q1_upper.value(i)));
             }

@@ -287,6 +287,7 @@ pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
     fields.extend([
         Field::new("force_closure", DataType::Utf8, true),
         Field::new("q1", DataType::Float64, true),
+        Field::new("q1_lower", DataType::Float64, true),
         Field::new("q1_upper", DataType::Float64, true),
         Field::new("weakest", list(DataType::Float64), true),
         Field::new("facet", DataType::Struct(facet_fields()), true),
@@ -365,6 +366,7 @@ pub fn grasp_answers_batch<'a>(
     let mut id_int = Int64Builder::with_capacity(n);
     let mut force_closure = StringBuilder::with_capacity(n, n * 5);
     let mut q1 = Float64Builder::with_capacity(n);
+    let mut q1_lower = Float64Builder::with_capacity(n);
     let mut q1_upper = Float64Builder::with_capacity(n);
     let mut weakest = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 6), n);
     let mut f_normal = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 6), n);
@@ -410,6 +412,7 @@ pub fn grasp_answers_batch<'a>(
             } => {
                 force_closure.append_null();
                 q1.append_null();
+                q1_lower.append_null();
                 q1_upper.append_null();
                 weakest.append_null();
                 f_normal.append_null();
@@ -435,6 +438,7 @@ pub fn grasp_answers_batch<'a>(
             v => force_closure.append_value(v.to_string()),
         }
         q1.append_value(r.q1);
+        q1_lower.append_value(r.q1_lower);
         q1_upper.append_option(r.q1_upper);
         weakest.values().append_slice(&r.weakest);
         weakest.append(true);
@@ -507,6 +511,7 @@ pub fn grasp_answers_batch<'a>(
         id,
         Arc::new(force_closure.finish()),
         Arc::new(q1.finish()),
+        Arc::new(q1_lower.finish()),
         Arc::new(q1_upper.finish()),
         Arc::new(weakest.finish()),
         Arc::new(facet),
