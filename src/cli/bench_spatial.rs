@@ -308,7 +308,7 @@ fn time_family(
         cpu.each_with_solver(&mut regions, Options::default(), 1, |solver, i, region| {
             let s = &scenes[i];
             let g = s.generators(s.pyramid, Pyramid::Inner);
-            *region = support_region(solver, &g, s.body.half_size);
+            *region = support_region(solver, &g, &s.body, false);
             0
         });
     });
