@@ -522,9 +522,19 @@ fn shape(poly: &mut [([f64; 2], usize)]) -> (Vec<[f64; 2]>, Vec<usize>) {
         .fold(0.0, f64::max)
         / far;
     if width <= MERGE {
-        poly.rotate_left(i);
-        let j = (j + n - i) % n;
-        return (vec![pa, pb], (0..n).map(|t| usize::from(t >= j)).collect());
+        // Each edge starts at the end it is nearer; the run of edges at `pa` that follows
+        // the run at `pb` goes first, so the lines run pa, …, pb, … once around.
+        let end: Vec<usize> = poly
+            .iter()
+            .map(|&(p, _)| usize::from(dist(p, pb) < dist(p, pa)))
+            .collect();
+        let start = (0..n)
+            .find(|&t| end[t] == 0 && end[(t + n - 1) % n] == 1)
+            .unwrap_or(0);
+        poly.rotate_left(start);
+        let mut from = end;
+        from.rotate_left(start);
+        return (vec![pa, pb], from);
     }
     // Start at a vertex not near the one before it.
     let start = (0..n)
