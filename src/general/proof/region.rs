@@ -244,7 +244,8 @@ pub fn check_region(
                 if region.is_empty() {
                     // An empty region: the plane's half-plane misses the box.
                     let most = b + r * (a[0].abs() + a[1].abs());
-                    let scale = nz * (norm(&map.origin) + r * (norm(&map.axes[0]) + norm(&map.axes[1])));
+                    let scale =
+                        nz * (norm(&map.origin) + r * (norm(&map.axes[0]) + norm(&map.axes[1])));
                     if most < -EPS * scale {
                         if !proof.inner.is_empty() {
                             return Err("an empty region with inner points".into());
@@ -265,7 +266,8 @@ pub fn check_region(
         return Err("an empty region without a plane that misses the box".into());
     }
     let vertices: Vec<[f64; 2]> = region.iter().map(|&p| to_u(p)).collect();
-    let value = |l: &([f64; 2], f64, Option<usize>), u: [f64; 2]| l.0[0] * u[0] + l.0[1] * u[1] + l.1;
+    let value =
+        |l: &([f64; 2], f64, Option<usize>), u: [f64; 2]| l.0[0] * u[0] + l.0[1] * u[1] + l.1;
     // The lines in order around the reported vertices: `from` runs 0, …, n − 1, one step
     // or none at a time.
     let m = lines.len();
@@ -324,7 +326,10 @@ pub fn check_region(
         .fold(0.0, f64::max)
         * unit;
     if !(proof.gap >= gap - 1e-12 * unit) {
-        return Err(format!("the gap {} is less than the proof's, {gap}", proof.gap));
+        return Err(format!(
+            "the gap {} is less than the proof's, {gap}",
+            proof.gap
+        ));
     }
     if checked && !(gap <= tol * unit) {
         return Err(format!("checked, but the polygons are {gap} apart"));

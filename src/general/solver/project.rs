@@ -134,7 +134,9 @@ impl Solver {
         for w in generators.chunks_exact(6) {
             let n = norm(w);
             norms.push(n);
-            units.push(std::array::from_fn(|a| if n > 0.0 { w[a] / n } else { 0.0 }));
+            units.push(std::array::from_fn(
+                |a| if n > 0.0 { w[a] / n } else { 0.0 },
+            ));
         }
         let lp = &mut self.simplex;
         lp.load(&units, &map.axes, &map.origin, r);
@@ -387,10 +389,16 @@ impl Search<'_> {
         let closed = gap <= REGION_TOL;
         let checked = check_region(self.generators, map, &outer_poly, closed, &proof);
         if std::env::var_os("REGION_DEBUG").is_some() {
-            eprintln!("gap {gap:e} closed {closed} check {checked:?} outer {:?} inner {:?}", vertices, inner);
+            eprintln!(
+                "gap {gap:e} closed {closed} check {checked:?} outer {:?} inner {:?}",
+                vertices, inner
+            );
             for (e, &(v, l)) in proof.outer.iter().zip(poly.iter()) {
                 let (n, c) = line_of(l);
-                eprintln!("  from {:?} at {:?} label {l} n {:?} c {:e}", e.from, v, n, c);
+                eprintln!(
+                    "  from {:?} at {:?} label {l} n {:?} c {:e}",
+                    e.from, v, n, c
+                );
             }
         }
         Projection {
