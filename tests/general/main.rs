@@ -9,3 +9,4 @@ mod engine;
 mod gpu;
 mod local;
 mod margin;
+mod region;
