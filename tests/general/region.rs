@@ -129,9 +129,12 @@ fn inner_lies_in_the_whole_facet_sets_region_and_that_in_outer_each_proof_checke
 /// One planted bug: its name and the proof (and reported polygon, and `checked`) it leaves.
 type Planted = (&'static str, Vec<[f64; 2]>, bool, RegionProof);
 
+/// A bug planted in a reported polygon, its `checked` and its proof.
+type Plant<'a> = dyn Fn(&mut Vec<[f64; 2]>, &mut bool, &mut RegionProof) + 'a;
+
 fn planted(vertices: &[[f64; 2]], proof: &RegionProof, l: f64, count: u32) -> Vec<Planted> {
     let mut out: Vec<Planted> = Vec::new();
-    let mut with = |name, f: &dyn Fn(&mut Vec<[f64; 2]>, &mut bool, &mut RegionProof)| {
+    let mut with = |name, f: &Plant<'_>| {
         let (mut v, mut c, mut p) = (vertices.to_vec(), true, proof.clone());
         f(&mut v, &mut c, &mut p);
         out.push((name, v, c, p));

@@ -18,6 +18,10 @@
 //!
 //! The gap is the largest distance from a reported vertex to the inner points' hull: the
 //! Hausdorff distance between the two polygons. Checked means it is within `tol`.
+//!
+//! Comparisons are written `!(x > t)` where a NaN must fail them.
+
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use serde::{Deserialize, Serialize};
 
@@ -196,7 +200,7 @@ pub fn check_region(
     proof: &RegionProof,
 ) -> Result<RegionChecked, String> {
     let unit = map.unit;
-    if generators.len() % 6 != 0 || !(unit > 0.0 && unit.is_finite()) {
+    if !(generators.len().is_multiple_of(6) && unit > 0.0 && unit.is_finite()) {
         return Err("the generators are not vectors of R^6, or the unit is not positive".into());
     }
     let k = generators.len() / 6;

@@ -388,19 +388,6 @@ impl Search<'_> {
         };
         let closed = gap <= REGION_TOL;
         let checked = check_region(self.generators, map, &outer_poly, closed, &proof);
-        if std::env::var_os("REGION_DEBUG").is_some() {
-            eprintln!(
-                "gap {gap:e} closed {closed} check {checked:?} outer {:?} inner {:?}",
-                vertices, inner
-            );
-            for (e, &(v, l)) in proof.outer.iter().zip(poly.iter()) {
-                let (n, c) = line_of(l);
-                eprintln!(
-                    "  from {:?} at {:?} label {l} n {:?} c {:e}",
-                    e.from, v, n, c
-                );
-            }
-        }
         Projection {
             outer: outer_poly,
             inner: scaled(&inner, unit),

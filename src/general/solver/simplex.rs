@@ -51,18 +51,18 @@ impl Lu {
     /// Factors `b` (columns); false when a pivot vanishes relative to the largest entry.
     fn factor(&mut self, cols: &[Col; ROWS]) -> bool {
         let mut big = 0.0f64;
-        for r in 0..ROWS {
-            for c in 0..ROWS {
-                self.a[r][c] = cols[c][r];
-                big = big.max(cols[c][r].abs());
+        for (c, col) in cols.iter().enumerate() {
+            for (r, &v) in col.iter().enumerate() {
+                self.a[r][c] = v;
+                big = big.max(v.abs());
             }
-            self.perm[r] = r;
         }
+        self.perm = std::array::from_fn(|r| r);
         for c in 0..ROWS {
             let p = (c..ROWS)
                 .max_by(|&x, &y| self.a[x][c].abs().total_cmp(&self.a[y][c].abs()))
                 .unwrap_or(c);
-            if !(self.a[p][c].abs() > 1e-14 * big) {
+            if self.a[p][c].abs() <= 1e-14 * big || self.a[p][c].is_nan() {
                 return false;
             }
             self.a.swap(p, c);
