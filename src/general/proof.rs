@@ -27,12 +27,19 @@
 //! The bound from above is a plane: `upper`, d − 1 generators whose `n` (normalised, turned
 //! towards x) has every generator on its side within ε: the reported margin or q1 is its value.
 
+mod region;
+
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::linalg::{dot, norm};
 use super::tolerance::EPS;
+
+pub use region::{
+    check_region, distance_to_polygon, Bound, BoxSide, OuterEdge, RegionChecked, RegionMap,
+    RegionProof, WitnessedPoint,
+};
 
 /// What a bound is about: the distance from x to the cone's boundary (cone tests, scenes'
 /// needs), or the radius of the ball about 0 in W (a grasp's lifted cone, generators

@@ -10,3 +10,4 @@ mod gpu;
 mod local;
 mod margin;
 mod proof;
+mod region;
