@@ -152,7 +152,7 @@ pub struct SpatialReport {
 /// The pyramids a scene's cone tests use, in the order their cases are pushed.
 pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
     match friction {
-        FrictionModel::Inner => &[Pyramid::Inner],
+        FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
         FrictionModel::Outer => &[Pyramid::Outer],
         FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
     }
