@@ -342,7 +342,7 @@ fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> 
         // search stalls.
         if h + nx <= 1e-15 * w.scale || nx >= last * (1.0 - 1e-15) {
             stall += 1;
-            if stall > 8 || h + nx <= 1e-15 * w.scale {
+            if stall > 40 || h + nx <= 1e-15 * w.scale {
                 return None;
             }
         }
