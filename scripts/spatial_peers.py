@@ -198,8 +198,9 @@ def references(scenes, expected, ref: peerlib.Referee):
                 q = np.array([dx, dy])
                 inside = _to_polygon(q, h) == 0.0
                 # the signed distance to the boundary, beyond 1e-6 l either way
-                depth = min(abs(float(np.cross(h[(i + 1) % len(h)] - h[i], q - h[i])))
-                            / float(np.linalg.norm(h[(i + 1) % len(h)] - h[i])) for i in range(len(h)))
+                edges = [(h[i], h[(i + 1) % len(h)] - h[i]) for i in range(len(h))]
+                depth = min(abs(float(e[0] * (q - a)[1] - e[1] * (q - a)[0])) / float(np.linalg.norm(e))
+                            for a, e in edges)
                 far = depth > 1e-6 * ell if inside else _to_polygon(q, h) > 1e-6 * ell
                 verdicts.append(inside if far else None)
             out.append({"region": region, "needs": verdicts, "how": "hull"})
@@ -362,25 +363,35 @@ def run_peer(fn, scenes, inputs):
     return spent, answers
 
 
-def judge(scenes, answers, refs, region=True, verdicts=True):
-    """Tally one tool's answers against the references."""
-    t = dict(scenes=0, raised=0, raised_empty=0, refereed=0, needs=0, wrong_needs=0, regions=0, wrong_regions=0,
-             gross_regions=0, max_h=0.0, max_area=0.0, examples=[])
-    for s, a, r in zip(scenes, answers, refs):
+def judge(scenes, answers, refs, region=True, verdicts=True, ours=None):
+    """Tally one tool's answers against the references, and, on the scenes without one,
+    against `ours` (how often they differ there: not a verdict on either)."""
+    t = dict(scenes=0, raised=0, raised_empty=0, refereed=0, needs=0, wrong_needs=0, regions=0,
+             wrong_regions=0, gross_regions=0, max_h=0.0, max_area=0.0, examples=[], reasons={},
+             unref=0, unref_needs=0, unref_regions=0)
+    for j, (s, a, r) in enumerate(zip(scenes, answers, refs)):
         if a is None:
             continue
         t["scenes"] += 1
         if isinstance(a, str):
             t["raised"] += 1
             t["raised_empty"] += r is not None and r["region"] is not None and peerlib.area(r["region"]) == 0
-            if len(t["examples"]) < 3:
-                t["examples"].append(f"{s['id']}: {a}")
+            why = a.split(":", 2)[-1].strip()[:60]
+            t["reasons"][why] = t["reasons"].get(why, 0) + 1
             continue
-        if r is None:
-            continue
-        t["refereed"] += 1
         poly, vs = a
         ell = float(s["half_size"])
+        if r is None:
+            mine = ours[j] if ours is not None else None
+            if mine is None or isinstance(mine, str):
+                continue
+            t["unref"] += 1
+            if verdicts and vs is not None:
+                t["unref_needs"] += sum(1 for v, w in zip(vs, mine[1]) if w is not None and v != w)
+            if region and poly is not None and peerlib.compare_regions(poly, mine[0], ell)[1] > 1e-6:
+                t["unref_regions"] += 1
+            continue
+        t["refereed"] += 1
         if verdicts and vs is not None:
             for v, want in zip(vs, r["needs"]):
                 if want is not None:
@@ -467,17 +478,19 @@ def main() -> int:
                 spent, answers = run_peer(fn, scenes, inputs)
                 peers[peer] = (spent, answers)
                 print(f"  {name}: {peer} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-            ours = judge(scenes, ours_answers(reports), refs)
+            mine = ours_answers(reports)
+            ours = judge(scenes, mine, refs)
             graded = [f"{s['id']}: {'; '.join(f)}" for s, r in zip(scenes, reports)
                       if s["id"] in expected for f in [grade_scene3(s, expected[s["id"]], r)] if f]
-            unproven = sum(1 for r in reports if r.get("support_region_checked") is False)
+            unproven = [r["id"] for r in reports if r.get("support_region_checked") is False]
             results.append(dict(set=name, n=len(scenes), gate2=len(scenes) / t2, gate1=len(scenes) / t1,
                                 api1=len(scenes) / t_api, ours=ours, graded=graded, unproven=unproven,
                                 refereed=sum(r is not None for r in refs),
                                 how={h: sum(1 for r in refs if r and r["how"] == h) for h in ("expected", "hull", "exact")},
                                 peers={p: dict(rate=(sum(a is not None for a in ans) / sp if sp else math.nan),
                                                expressed=sum(a is not None for a in ans),
-                                               tally=judge(scenes, ans, refs, region=p not in ("hpp LP", "SciPy LP+NNLS")))
+                                               tally=judge(scenes, ans, refs, region=p not in ("hpp LP", "SciPy LP+NNLS"),
+                                                           ours=mine))
                                        for p, (sp, ans) in peers.items()}))
     ref.close()
 
@@ -499,25 +512,33 @@ def main() -> int:
           f"exact facets within {exact_s:.0f} s): wrong needs are verdicts off the reference beyond "
           "1e-6 (hpp LP: the sign of its robustness); a region is wrong beyond 1e-6 l Hausdorff "
           "(gross: beyond 1e-3 l); raised (no area): how often it raised, and of those how often the "
-          "region has no area (empty, a segment or a point).\n")
-    head = "| scenes | tool | answered | raised (no area) | wrong needs | wrong regions (gross) | max Hausdorff / l | max area off / l² |"
+          "region has no area (empty, a segment or a point). On the scenes left without a "
+          "reference (steps past the exact budget) the last column counts the needs and regions "
+          "where a peer differs from ours (not a verdict on either).\n")
+    head = ("| scenes | tool | answered | raised (no area) | wrong needs | wrong regions (gross) | "
+            "max Hausdorff / l | max area off / l² | unrefereed scenes: needs, regions unlike ours |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for r in results:
         for tool, x in [("planar-hold gate", r["ours"])] + [(p, v["tally"]) for p, v in r["peers"].items()]:
             reg = f"{x['wrong_regions']}/{x['regions']} ({x['gross_regions']})" if x["regions"] else "–"
             print(f"| {r['set']} | {tool} | {x['scenes'] - x['raised']} | {x['raised']} ({x['raised_empty']}) | "
-                  f"{x['wrong_needs']}/{x['needs']} | {reg} | {x['max_h']:.1e} | {x['max_area']:.1e} |")
+                  f"{x['wrong_needs']}/{x['needs']} | {reg} | {x['max_h']:.1e} | {x['max_area']:.1e} | "
+                  + (f"{x['unref']}: {x['unref_needs']}, {x['unref_regions']} |" if tool != "planar-hold gate" else "– |"))
     print()
     for r in results:
         print(f"{r['set']}: refereed {r['refereed']}/{r['n']} scenes {r['how']}; ours: "
               f"{len(r['graded'])} public scenes off the project's grading rules, "
-              f"{r['unproven']} regions unproven (support_region_checked false)")
+              f"{len(r['unproven'])} regions unproven (support_region_checked false)"
+              + (f": {', '.join(r['unproven'][:8])}" if r["unproven"] else ""))
         for g in r["graded"][:5]:
             print(f"  OURS: {g}")
         for tool, x in [("planar-hold gate", r["ours"])] + [(p, v["tally"]) for p, v in r["peers"].items()]:
+            if x["reasons"]:
+                print(f"  {tool} raised: " + "; ".join(f"{n}x {w}" for w, n in sorted(x["reasons"].items(), key=lambda i: -i[1])))
             for e in x["examples"]:
-                print(f"  {tool}: {e}")
+                if "raised" not in e:
+                    print(f"  {tool}: {e}")
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
     if args.json:
         for r in results:
