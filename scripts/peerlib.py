@@ -80,6 +80,18 @@ def machine() -> str:
             f"Python {platform.python_version()}, numpy {np.__version__}")
 
 
+def dist_version(*names: str) -> str:
+    """The first installed distribution of `names`, with its version."""
+    from importlib import metadata
+
+    for n in names:
+        try:
+            return f"{n} {metadata.version(n)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return f"{names[0]} (version unknown)"
+
+
 def cli_describe(cli: Path) -> str:
     if not cli.is_file():
         return f"{cli}: not built (cargo build --release)"
