@@ -322,7 +322,8 @@ def main() -> int:
         sys.exit(f"error: {cli} is not built (cargo build --release)")
     engine = planar_hold.Engine("cpu")
 
-    print(f"machine: {peerlib.machine()}; SciPy {scipy.__version__}, {peerlib.dist_version('pycddlib', 'pycddlib-standalone')}")
+    print(f"machine: {peerlib.machine()}; SciPy {scipy.__version__}, "
+          f"{peerlib.dist_version('pycddlib', 'pycddlib-standalone')}")
     print(f"planar-hold: API {engine.describe()} (one core), eval {peerlib.cli_describe(cli)} (all cores)")
     if not peerlib.Referee(0).available:
         print("WARNING: no exact referee (cdd.gmp missing: pycddlib built on GMP, see "

@@ -529,7 +529,8 @@ def main() -> int:
     print("\nscenes/s. Ours: `gate` end to end (file to file, process start included) on all cores "
           "and on one; `planar_hold.gate` on one core. Peers: one scene at a time on one core, "
           "over the scenes each can express. ratio = ours (gate, all cores | one core) ÷ peer.\n")
-    head = "| scenes | gate, all cores | gate, 1 core | API, 1 core | hpp PP | ratio | hpp LP | ratio | pypoman Bretl | ratio | SciPy LP+NNLS | ratio |"
+    head = ("| scenes | gate, all cores | gate, 1 core | API, 1 core | hpp PP | ratio | hpp LP | ratio | "
+            "pypoman Bretl | ratio | SciPy LP+NNLS | ratio |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for r in results:
@@ -566,7 +567,8 @@ def main() -> int:
             print(f"  OURS: {g}")
         for tool, x in [("planar-hold gate", r["ours"])] + [(p, v["tally"]) for p, v in r["peers"].items()]:
             if x["reasons"]:
-                print(f"  {tool} raised: " + "; ".join(f"{n}x {w}" for w, n in sorted(x["reasons"].items(), key=lambda i: -i[1])))
+                why = sorted(x["reasons"].items(), key=lambda i: -i[1])
+                print(f"  {tool} raised: " + "; ".join(f"{n}x {w}" for w, n in why))
             for e in x["examples"]:
                 if "raised" not in e:
                     print(f"  {tool}: {e}")
