@@ -441,7 +441,7 @@ def ours_answers(reports):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="40 stance scenes, short exact budget")
+    ap.add_argument("--quick", action="store_true", help="16 stance scenes, short exact budget")
     ap.add_argument("--stance", type=int, default=None, help="generated stance scenes (default 500)")
     ap.add_argument("--exact-seconds", type=float, default=None,
                     help="the exact referee's time for the steps scenes (default 150; --quick 2)")
@@ -457,7 +457,7 @@ def main() -> int:
     cli = Path(args.cli)
     if not cli.is_file():
         sys.exit(f"error: {cli} is not built (cargo build --release)")
-    n_stance = args.stance if args.stance is not None else (40 if args.quick else 500)
+    n_stance = args.stance if args.stance is not None else (16 if args.quick else 500)
     exact_s = args.exact_seconds if args.exact_seconds is not None else (2.0 if args.quick else 150.0)
     np.random.seed(0)  # pypoman's Bretl starts from a random angle
 
