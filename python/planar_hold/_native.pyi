@@ -238,3 +238,10 @@ def scene_generators(scene: Any, pyramid: int) -> np.ndarray:
     array in docs/contract-spatial.md §3's order, as the engine receives them; what
     ``planar_hold.check_proof`` rebuilds a scene's cone from. Raises ValueError for a planar
     scene, a bad line, or ``pyramid`` outside 3..64."""
+
+def region_map(scene: Any) -> dict:
+    """The support region's map of a spatial scene (its dict or JSON text; not a grasp):
+    ``{"origin", "axes", "unit", "half_width"}`` with the need at a centre-of-mass offset δ
+    ``origin + (δx/unit)·axes[0] + (δy/unit)·axes[1]`` and the clip box ``|δ| <= half_width·unit``
+    (docs/contract-support-region.md §4); what ``check_proof`` checks a
+    ``support_region_proof`` against. Raises ValueError for another kind of line."""

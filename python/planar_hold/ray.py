@@ -7,8 +7,9 @@ optional ``need``: as many numbers, null for the nominal weight, (0, 1, 0) or
 with the keys of ``eval``'s JSON Lines answers: ``id``, ``verdict`` (a string), ``margin``,
 ``capped``, ``witness`` ({``generators``, ``weights``} or null), ``certificate`` (or null),
 ``binding``, ``binding_candidate`` (planar answers), ``facet`` ({``normal``,
-``generators``} or null; general answers) and ``margin_checked`` (general answers; false only where
-the facet set could not be proven complete: the margin is then an upper bound). Rows of up to 16 three-number generators go to
+``generators``} or null; general answers), ``margin_checked`` (general answers; false only where
+the margin could not be proven: it is then an upper bound) and ``margin_lower`` (general
+answers: the proven bound from below). Rows of up to 16 three-number generators go to
 the planar enumeration, the others (more than 16, or six numbers: docs/contract-general.md, up
 to 256 generators) to the general engine; a batch may mix them. Every row has every column,
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
@@ -59,6 +60,7 @@ ANSWER_SCHEMA = pa.schema(
             pa.struct([("normal", pa.list_(pa.float64())), ("generators", pa.list_(pa.int64()))]),
         ),
         ("margin_checked", pa.bool_()),
+        ("margin_lower", pa.float64()),
     ]
 )
 

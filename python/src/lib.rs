@@ -33,6 +33,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<engine::Engine>()?;
     m.add_function(wrap_pyfunction!(engine::scene_generators, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::region_map, m)?)?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
     m.add("GpuError", m.py().get_type::<error::GpuError>())?;

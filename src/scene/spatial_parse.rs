@@ -401,7 +401,7 @@ pub(super) fn slip<const D: usize>(
              n − μ·v_t/|v_t| depends on μ, so no end is the worst: give one mu)"
         )));
     }
-    if super::spatial::slip_direction(normal, v).is_none() {
+    if super::slip::slip_direction(normal, v).is_none() {
         return Err(input(format!(
             "{who}: slip {v:?} has no tangential part; omit slip for a contact that sticks"
         )));

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::spatial::{sliding_ray, slip_direction};
+use super::slip::{sliding_ray, slip_direction};
 use super::LINE_TOLERANCE;
 use crate::{Case, CaseKind, Error};
 
