@@ -10,7 +10,7 @@ use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetAnswers,
     ParquetEncoder, ParquetGrasps, RowGroup,
 };
-use planar_hold::scene::{hold_reports, parse_grasp, parse_line, Report, SceneLine};
+use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
 
 use super::pictures::Pictures;
@@ -87,16 +87,12 @@ fn parse_chunk(chunk: &LineChunk, grasps_only: bool) -> Scenes {
     Scenes::of(chunk.lines.iter().map(|l| l.number).collect(), parsed)
 }
 
-/// The grasps of a chunk of Parquet rows, parsed on this thread: each row as the JSON text
-/// of its grasp line, through the grasp line's own parser.
+/// The grasps of a chunk of Parquet rows, read column by column on this thread.
 fn parse_rows(rows: &GraspRows) -> Scenes {
-    let parsed: Vec<_> = (0..rows.len())
-        .map(|i| {
-            let line = rows.row(i)?;
-            parse_grasp(&line.to_string())
-                .map(SceneLine::Grasp)
-                .map_err(|e| (line.get("id").cloned(), e.to_string()))
-        })
+    let parsed = rows
+        .grasps()
+        .into_iter()
+        .map(|g| g.map(SceneLine::Grasp))
         .collect();
     Scenes::of((0..rows.len()).map(|i| rows.number(i)).collect(), parsed)
 }

@@ -105,6 +105,23 @@ pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
         }
         _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
     })?;
+    grasp_of(raw)
+}
+
+/// A grasp from the fields of any serde source (a Parquet row read column by column:
+/// `io::parquet::grasps`), read and checked as [`parse_grasp`] reads and checks a line, so
+/// that a row and its line give the same scene or the same refusal. The caller adds the
+/// row number.
+pub fn grasp_from_fields<'de, D: serde::Deserializer<'de>>(
+    fields: D,
+) -> Result<SpatialScene, Error> {
+    let raw = RawGrasp::deserialize(fields)
+        .map_err(|e| input(format!("invalid field in the grasp row: {e}")))?;
+    grasp_of(raw)
+}
+
+/// A grasp line's fields, checked, into its scene.
+fn grasp_of(raw: RawGrasp) -> Result<SpatialScene, Error> {
     if raw.grasp != Value::Bool(true) {
         return Err(input(format!(
             "grasp must be true on a grasp line (a spatial scene has no grasp field), got {}",

@@ -23,6 +23,7 @@
 mod columns;
 pub mod grasps;
 mod read;
+pub mod serde_row;
 mod write;
 
 pub use grasps::{
