@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_general;
+mod bench_grasps;
 mod bench_input;
 mod bench_spatial;
 mod demo;
