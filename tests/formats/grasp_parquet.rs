@@ -562,7 +562,7 @@ fn four_tips() -> Vec<Tip> {
 /// Rows of (id, half_size, tips) as Parquet in row groups of `group_rows`: `id` int64,
 /// `half_size` int64 (an integer column where a line has a number), `pyramid` int32,
 /// `contacts` list<struct<points: list<list<float64>>, normal: list<float64>, mu: float32>>.
-fn write_tips(path: &Path, rows: &[(Option<i64>, Option<i64>, Vec<Tip>)], group_rows: usize) {
+fn write_tips(path: &Path, rows: &[TipRow], group_rows: usize) {
     use arrow_array::builder::{Float32Builder, Int32Builder, StructBuilder};
     let points_type = DataType::List(Arc::new(Field::new_list_field(
         DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))),
@@ -642,6 +642,12 @@ fn write_tips(path: &Path, rows: &[(Option<i64>, Option<i64>, Vec<Tip>)], group_
     w.close().unwrap();
 }
 
+/// A hand-built row: (id, half_size, fingertips).
+type TipRow = (Option<i64>, Option<i64>, Vec<Tip>);
+
+/// A change made to a good row: its fingertips, id and half_size.
+type Edit = dyn Fn(&mut Vec<Tip>, &mut Option<i64>, &mut Option<i64>);
+
 /// A row's grasp line: what the row means, for the rows that can be read.
 fn tips_line(id: i64, half_size: i64, tips: &[Tip]) -> Value {
     let contacts: Vec<Value> = tips
@@ -672,19 +678,16 @@ fn grasp_rows_are_read_column_by_column_with_each_bad_value_named_by_row_and_pla
     // Ten rows in row groups of three: good rows on both sides of each group boundary, bad
     // ones holding a null, a list of the wrong length or a NaN where a line could not.
     let good = four_tips();
-    let mut rows: Vec<(Option<i64>, Option<i64>, Vec<Tip>)> = Vec::new();
+    let mut rows: Vec<TipRow> = Vec::new();
     let mut want_error: Vec<(usize, &str)> = Vec::new();
-    let mut edit =
-        |n: usize,
-         error: &'static str,
-         change: &dyn Fn(&mut Vec<Tip>, &mut Option<i64>, &mut Option<i64>)| {
-            let (mut tips, mut id, mut half) = (good.clone(), Some(n as i64), Some(1));
-            change(&mut tips, &mut id, &mut half);
-            rows.push((id, half, tips));
-            if !error.is_empty() {
-                want_error.push((n, error));
-            }
-        };
+    let mut edit = |n: usize, error: &'static str, change: &Edit| {
+        let (mut tips, mut id, mut half) = (good.clone(), Some(n as i64), Some(1));
+        change(&mut tips, &mut id, &mut half);
+        rows.push((id, half, tips));
+        if !error.is_empty() {
+            want_error.push((n, error));
+        }
+    };
     edit(1, "", &|_, _, _| ());
     edit(
         2,
