@@ -119,6 +119,9 @@ enum Chunk {
 struct Spare {
     lines: LineChunk,
     text: Vec<u8>,
+    /// Where the input stood once this chunk was read (bytes or rows): the progress bar's
+    /// position when its answers are written.
+    position: u64,
 }
 
 /// A chunk judged: its scenes and reports (for the pictures), its output (lines in
@@ -196,11 +199,15 @@ pub fn stream(
                 Err(e) => Err(read_failure(e)),
             },
         };
-        progress.set(match &source {
+        let position = match &source {
             Source::Json(lines) => lines.consumed(),
             Source::Parquet(rows) => rows.rows_read(),
-        });
-        Some(chunk)
+        };
+        Some(chunk.map(|mut chunk| {
+            let (Chunk::Lines(spare) | Chunk::Rows(_, spare)) = &mut chunk;
+            spare.position = position;
+            chunk
+        }))
     };
 
     let work = |chunk: Chunk, index: usize| -> Result<Judged, Failure> {
@@ -270,6 +277,7 @@ pub fn stream(
             _ => Err("internal error: an answer encoded for the other format".into()),
         }
         .map_err(|e| output.write_failure(e))?;
+        progress.set(done.spare.position);
         Ok(done.spare)
     };
     pipeline::stream(Spare::default, read, work, write)?;
