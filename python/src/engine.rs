@@ -68,6 +68,11 @@ impl Engine {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         f(&mut state)
     }
+
+    /// Runs `f` on the core engine (the grasps' gate, `crate::grasp`), as [`Engine::with`].
+    pub(crate) fn core<R>(&self, f: impl FnOnce(&mut planar_hold::Engine) -> R) -> R {
+        self.with(|s| f(&mut s.engine))
+    }
 }
 
 #[pymethods]

@@ -33,7 +33,7 @@ struct RawSpatial {
 /// A grasp line (docs/contract-grasp.md): a spatial scene's fields but the body's, and
 /// `"grasp": true`; `category`, `sub` and `scale_of` are labels (of the public cases), read
 /// and ignored; `mass`, `com_offset` and `margin_min` are read to be refused by name.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawGrasp {
     id: Option<Value>,
@@ -61,7 +61,7 @@ struct RawMass {
     range: Option<[f64; 2]>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawContact {
     pair: Option<Value>,
@@ -118,6 +118,43 @@ pub fn grasp_from_fields<'de, D: serde::Deserializer<'de>>(
     let raw = RawGrasp::deserialize(fields)
         .map_err(|e| input(format!("invalid field in the grasp row: {e}")))?;
     grasp_of(raw)
+}
+
+/// One fingertip of [`fingertip_grasp`]: its point (relative to the object's centre), its
+/// inward normal (any length but zero) and μ.
+pub type Fingertip = ([f64; 3], [f64; 3], f64);
+
+/// The grasp of fingertip contacts (one point each: the arrays of the Python package),
+/// checked as the grasp line of the same fields is (`id`, `half_size`, `pyramid`,
+/// `friction`, and a contact `{"points": [p], "normal": n, "mu": μ}` per fingertip), so that
+/// it gets the same scene or the same refusal. The caller adds the grasp's index.
+pub fn fingertip_grasp(
+    id: Value,
+    half_size: f64,
+    pyramid: usize,
+    friction: &str,
+    tips: impl IntoIterator<Item = Fingertip>,
+) -> Result<SpatialScene, Error> {
+    let number = |x: f64| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number);
+    let contacts = tips
+        .into_iter()
+        .map(|(p, normal, mu)| RawContact {
+            points: Some(vec![p]),
+            normal: Some(normal),
+            mu: Some(number(mu)),
+            ..RawContact::default()
+        })
+        .collect();
+    grasp_of(RawGrasp {
+        id: Some(id),
+        dim: Value::from(3),
+        grasp: Value::Bool(true),
+        half_size: Some(number(half_size)),
+        pyramid: Some(Value::from(pyramid)),
+        friction: Some(Value::from(friction)),
+        contacts: Some(contacts),
+        ..RawGrasp::default()
+    })
 }
 
 /// A grasp line's fields, checked, into its scene.

@@ -1,9 +1,9 @@
 //! Grasps (docs/contract-grasp.md) from Parquet rows and their answers to Parquet, for
 //! `planar-hold gate`.
 //!
-//! Reading: a chunk's rows are read column by column ([`serde_row`](super::serde_row)) into
+//! Reading: a chunk's rows are read column by column ([`crate::io::arrow`]) into
 //! the fields of a grasp line, and checked by the grasp line's own reader
-//! ([`grasp_from_fields`]), so that the answers are those of the same grasps as JSON Lines:
+//! (`scene::grasp_from_fields`), so that the answers are those of the same grasps as JSON Lines:
 //! no JSON text in between. Columns: `contacts`, a list of structs {`points`: list of
 //! 3-number lists, `normal`: 3 numbers, `mu`: a number or a list of two}; optional `id`
 //! (any type with a JSON form), `half_size`, `pyramid`, `friction`, `dim`, `grasp`; null
@@ -35,13 +35,12 @@ use parquet::arrow::arrow_reader::{
 use parquet::basic::Compression;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::ChunkReader;
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::read::{guarded, names};
-use super::serde_row::{Columns, Implied};
 use super::write::{file_of, ParquetAnswers, ParquetEncoder};
-use crate::scene::{grasp_from_fields, GraspReport, SpatialScene};
+use crate::io::arrow::check_grasp_columns;
+use crate::scene::{GraspReport, SpatialScene};
 
 /// A Parquet file of grasps, read a chunk of rows at a time on the calling thread (memory
 /// bounded by the chunk, not the file).
@@ -75,7 +74,7 @@ impl ParquetGrasps {
             ));
         }
         // Every column must be one a row can be read from (the same check as each chunk's).
-        Columns::of(&RecordBatch::new_empty(schema.clone()), implied())?;
+        check_grasp_columns(&schema)?;
         let id_type = schema
             .field_with_name("id")
             .ok()
@@ -144,32 +143,12 @@ impl GraspRows {
         self.first + i as u64
     }
 
-    /// The chunk's grasps: each row read column by column into a grasp line's fields
-    /// (its non-null columns, `"dim": 3` and `"grasp": true` where it has none) and checked
-    /// as a line is ([`grasp_from_fields`]). For each row its scene, or its id (where it
-    /// could be read) and the problem.
+    /// The chunk's grasps: each row read column by column into a grasp line's fields and
+    /// checked as a line is ([`crate::io::arrow::grasps`]). For each row its scene, or its
+    /// id (where it could be read) and the problem.
     pub fn grasps(&self) -> Vec<Result<SpatialScene, (Option<Value>, String)>> {
-        let columns = match Columns::of(&self.record, implied()) {
-            Ok(columns) => columns,
-            Err(e) => return (0..self.len()).map(|_| Err((None, e.clone()))).collect(),
-        };
-        let ids = columns.get("id");
-        (0..self.len())
-            .map(|i| {
-                grasp_from_fields(columns.row(i)).map_err(|e| {
-                    let id = ids
-                        .filter(|c| !c.is_null(i))
-                        .and_then(|c| Value::deserialize(c.at(i)).ok());
-                    (id, e.to_string())
-                })
-            })
-            .collect()
+        crate::io::arrow::grasps(&self.record)
     }
-}
-
-/// What a grasp row says without a column for it.
-fn implied() -> Vec<(&'static str, Implied)> {
-    vec![("dim", Implied::U64(3)), ("grasp", Implied::Bool(true))]
 }
 
 /// The output's `id` column type for an input whose `id` column has type `input` (`None`:

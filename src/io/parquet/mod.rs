@@ -23,7 +23,6 @@
 mod columns;
 pub mod grasps;
 mod read;
-pub mod serde_row;
 mod write;
 
 pub use grasps::{

@@ -1,8 +1,10 @@
-//! A row of Arrow columns read by serde: [`Columns`] looks at a record batch's columns once
-//! (their types, offsets and values), then [`Columns::row`] is a [`Deserializer`] of row
-//! `i` as a map of its non-null columns, so that any `Deserialize` type (a grasp line's
-//! fields, a `serde_json::Value`) reads a row straight from the columns, with no JSON text
-//! in between and the same checks as on a line.
+//! Rows of Arrow columns read by serde, and grasps from them: [`Columns`] looks at a record
+//! batch's columns once (their types, offsets and values), then [`Columns::row`] is a
+//! [`Deserializer`] of row `i` as a map of its non-null columns, so that any
+//! `Deserialize` type (a grasp line's fields, a `serde_json::Value`) reads a row straight
+//! from the columns, with no JSON text in between and the same checks as on a line.
+//! [`grasps`] reads a batch of grasp rows so (Parquet's, `io::parquet::grasps`; Ray's,
+//! through the Python package).
 //!
 //! Numbers of any integer or float type (float32 and float16 at their exact values; a
 //! non-finite one is refused, as JSON has none), booleans, strings (any offset width, or
@@ -27,6 +29,48 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
 };
 use serde::forward_to_deserialize_any;
+use serde::Deserialize;
+use serde_json::Value as Json;
+
+use crate::scene::{grasp_from_fields, SpatialScene};
+
+/// Grasp rows (docs/contract-grasp.md §1, docs/cli.md): each row read column by column into
+/// a grasp line's fields (its non-null columns, `"dim": 3` and `"grasp": true` where it has
+/// none) and checked as a line is ([`grasp_from_fields`]). For each row its scene, or its id
+/// (where it could be read) and the problem; every row refused alike when a column has a
+/// type no row can be read from (see [`check_grasp_columns`]).
+pub fn grasps(batch: &RecordBatch) -> Vec<Result<SpatialScene, (Option<Json>, String)>> {
+    let columns = match Columns::of(batch, grasp_implied()) {
+        Ok(columns) => columns,
+        Err(e) => {
+            return (0..batch.num_rows())
+                .map(|_| Err((None, e.clone())))
+                .collect()
+        }
+    };
+    let ids = columns.get("id");
+    (0..batch.num_rows())
+        .map(|i| {
+            grasp_from_fields(columns.row(i)).map_err(|e| {
+                let id = ids
+                    .filter(|c| !c.is_null(i))
+                    .and_then(|c| Json::deserialize(c.at(i)).ok());
+                (id, e.to_string())
+            })
+        })
+        .collect()
+}
+
+/// Whether every column of `schema` is one a grasp row can be read from; `Err` names the
+/// first that is not (binary, dates, decimals, maps...).
+pub fn check_grasp_columns(schema: &arrow_schema::SchemaRef) -> Result<(), String> {
+    Columns::of(&RecordBatch::new_empty(schema.clone()), grasp_implied()).map(|_| ())
+}
+
+/// What a grasp row says without a column for it.
+fn grasp_implied() -> Vec<(&'static str, Implied)> {
+    vec![("dim", Implied::U64(3)), ("grasp", Implied::Bool(true))]
+}
 
 /// Why a row could not be read: where (`contacts[1].normal`, empty at the top) and what.
 #[derive(Debug, Clone, PartialEq)]
@@ -500,8 +544,7 @@ mod tests {
     };
     use arrow_array::{Float32Array, Float64Array, Int32Array, NullArray, StructArray};
     use arrow_schema::Field;
-    use serde::Deserialize;
-    use serde_json::{json, Value as Json};
+    use serde_json::json;
     use std::sync::Arc;
 
     fn json_of(c: &Column, i: usize) -> Result<Json, RowError> {
