@@ -10,7 +10,8 @@
 //! Parquet row group, encoded and compressed, and as JSON Lines). Each format stage is
 //! timed over the first `--cases` rows (at most 65,536), best of three; the engine over
 //! the first grasps until about two seconds have passed, and its reports, repeated, are
-//! what the answer stages encode.
+//! what the answer stages encode. Times are the thread's own time on a core (Linux), so a
+//! machine busy with other work does not inflate them.
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +29,38 @@ use serde_json::json;
 
 use super::pipeline::{self, Format, GATE_CHUNK_ROWS};
 use super::{exit, Failure};
+
+/// A clock of this thread's own time on a core: the scheduler's account of it where Linux
+/// keeps one (so that a machine shared with other work does not inflate a stage), else the
+/// wall clock.
+struct Clock {
+    wall: Instant,
+    cpu: Option<f64>,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            wall: Instant::now(),
+            cpu: thread_cpu_seconds(),
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        match (self.cpu, thread_cpu_seconds()) {
+            (Some(a), Some(b)) => Duration::from_secs_f64((b - a).max(0.0)),
+            _ => self.wall.elapsed(),
+        }
+    }
+}
+
+/// The calling thread's time on a core so far, in seconds (Linux: the first field of
+/// /proc/thread-self/schedstat, in nanoseconds).
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns * 1e-9)
+}
 
 /// Rows timed for the format stages (best of three runs).
 const SAMPLE: usize = 65_536;
@@ -55,7 +88,7 @@ enum Chunks {
 /// Reads the first `limit` rows of `path` in `gate`'s chunks: the chunks and the time.
 fn read(path: &str, format: Format, limit: usize) -> Result<(Chunks, Duration), Failure> {
     let failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
-    let start = Instant::now();
+    let start = Clock::start();
     let mut n = 0;
     let chunks = match format {
         Format::Parquet => {
@@ -139,12 +172,12 @@ pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Resu
         let per_grasp = |seconds: f64, count: usize| 1e6 * seconds / count.max(1) as f64;
         let read_s = best(|| read(path, format, limit).map(|(_, t)| t))?;
         let parse_s = best(|| {
-            let start = Instant::now();
+            let start = Clock::start();
             std::hint::black_box(parse(&chunks));
             Ok(start.elapsed())
         })?;
         let plan_s = best(|| {
-            let start = Instant::now();
+            let start = Clock::start();
             for part in grasps.chunks(GATE_CHUNK_ROWS) {
                 std::hint::black_box(plan(part)?.batch().len());
             }
@@ -156,7 +189,7 @@ pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Resu
         let mut engine = Engine::Cpu;
         while engine_s < ENGINE_SECONDS && reports.len() < grasps.len() {
             let part = &grasps[reports.len()..grasps.len().min(reports.len() + take)];
-            let start = Instant::now();
+            let start = Clock::start();
             reports.extend(hold_reports(&mut engine, part)?);
             engine_s += start.elapsed().as_secs_f64();
             take *= 2;
@@ -178,7 +211,7 @@ pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Resu
         let parquet_s = best(|| {
             let fail = |e: String| Failure::new(e, exit::ENGINE);
             let (mut file, encoder) = grasp_answers_file(Vec::new(), id.clone()).map_err(fail)?;
-            let start = Instant::now();
+            let start = Clock::start();
             for (index, part) in answered.chunks(GATE_CHUNK_ROWS).enumerate() {
                 let rows = part.iter().map(|r| match r {
                     Report::Grasp(g) => GraspRow::Answered(g),
@@ -193,7 +226,7 @@ pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Resu
         })?;
         let json_s = best(|| {
             let mut text = Vec::with_capacity(1 << 20);
-            let start = Instant::now();
+            let start = Clock::start();
             for part in answered.chunks(GATE_CHUNK_ROWS) {
                 text.clear();
                 for r in part {
