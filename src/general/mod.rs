@@ -17,6 +17,7 @@ pub mod check;
 mod complete;
 pub mod grasp;
 pub mod host;
+pub(crate) mod hull;
 pub mod linalg;
 pub mod sample;
 pub mod search;
@@ -162,8 +163,14 @@ pub struct GeneralOutcome {
     pub witness_weights: [f64; MAX_DIM],
     /// The nearest certificate, a unit vector (unsupported only); the first `dim` count.
     pub certificate: Option<[f64; MAX_DIM]>,
-    /// Signed distance from the need to the cone's boundary, at most 1000.
+    /// Signed distance from the need to the cone's boundary, at most 1000: the bound from
+    /// above (attained by `facet` inside).
     pub margin: f64,
+    /// The bound from below (docs/contract-general.md §9): inside, the least distance from the need
+    /// to the faces of an inner hull of generators proven closed (or the whole facet set
+    /// proven complete); equal to `margin` on every other answer. `margin_checked` exactly
+    /// when the two agree within tolerance.
+    pub margin_lower: f64,
     /// The cone is all of R^d: the margin is the cap.
     pub capped: bool,
     /// Inside: the facet attaining the margin; outside: the certificate's plane; else none.
@@ -185,6 +192,7 @@ impl Default for GeneralOutcome {
             witness_weights: [0.0; MAX_DIM],
             certificate: None,
             margin: 0.0,
+            margin_lower: 0.0,
             capped: false,
             facet: None,
             margin_checked: true,

@@ -34,6 +34,7 @@
 
 mod columns;
 mod dd;
+mod local;
 mod nnls;
 mod refine;
 
@@ -158,6 +159,23 @@ pub struct Solver {
     simd: bool,
     /// Skip the facets: supported cases get margin 0 and no facet.
     no_inside_margin: bool,
+    /// How the inside margin is found.
+    route: Route,
+    /// The local search's inner hull ([`local`]), kept for its buffers and for the proof
+    /// of the last margin it found.
+    hull: crate::general::hull::Hull,
+    /// Whether the last inside margin came from the local search (its proof is `hull`'s).
+    local_proof: bool,
+}
+
+/// How the inside margin is found (docs/contract-general.md §9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Route {
+    /// The local search, the whole facet set where it cannot close.
+    #[default]
+    Local,
+    /// The whole facet set, proven complete (for tests and for comparing the two).
+    Whole,
 }
 
 impl Solver {
@@ -180,6 +198,14 @@ impl Solver {
         Solver::with_inside_margin(false)
     }
 
+    /// A solver that finds inside margins by `route`.
+    pub fn with_route(route: Route) -> Solver {
+        Solver {
+            route,
+            ..Solver::new()
+        }
+    }
+
     /// [`Solver::new`] when `inside_margin`, else [`Solver::without_inside_margin`].
     pub fn with_inside_margin(inside_margin: bool) -> Solver {
         Solver {
@@ -199,7 +225,10 @@ impl Solver {
     /// had to search on from it).
     pub fn solve_hinted(&mut self, case: &GeneralCase<'_>, hint: &[u32]) -> (GeneralOutcome, bool) {
         let mut confirmed = true;
-        let out = self.solve_inner(case, hint, &mut confirmed);
+        let mut out = self.solve_inner(case, hint, &mut confirmed);
+        if out.margin_lower.is_nan() {
+            out.margin_lower = out.margin; // no inside search: the margin is exact
+        }
         (out, confirmed)
     }
 
@@ -214,6 +243,7 @@ impl Solver {
         let s = norm(case.need);
         let mut out = GeneralOutcome {
             dim: d as u8,
+            margin_lower: f64::NAN,
             ..GeneralOutcome::default()
         };
 
@@ -318,6 +348,24 @@ impl Solver {
             out.margin = GENERAL_MARGIN_CAP;
             return out;
         }
+        self.local_proof = false;
+        if self.route == Route::Local {
+            let witness = out.witness_indices;
+            let n = out.witness_len as usize;
+            if let Some(local) = self.local_margin(d, &xs, &witness[..n]) {
+                let upper = dot(&local.facet.normal[..d], &xs[..d]);
+                let lower = local.lower.min(upper);
+                out.margin = (upper * s).min(GENERAL_MARGIN_CAP);
+                out.margin_lower = (lower * s).min(GENERAL_MARGIN_CAP);
+                out.margin_checked = upper - lower <= EPS;
+                self.local_proof = true;
+                out.facet = Some(Facet {
+                    normal: local.facet.normal,
+                    generators: local.facet.on,
+                });
+                return out;
+            }
+        }
         self.enumerate_facets(case, &basis_idx[..d]);
         out.margin_checked = self.complete;
         // Least n·need; ties (within rounding) to the lexicographically smallest index list.
@@ -337,9 +385,13 @@ impl Solver {
         match best {
             // No facet checked, though C is not all of R^d: nothing bounds the margin but
             // the need being in C.
-            None => out.margin = 0.0,
+            None => {
+                out.margin = 0.0;
+                out.margin_lower = 0.0;
+            }
             Some((m, f)) => {
                 out.margin = (m * s).min(GENERAL_MARGIN_CAP);
+                out.margin_lower = if self.complete { out.margin } else { 0.0 };
                 out.facet = Some(Facet {
                     normal: f.normal,
                     generators: f.on,

@@ -1,0 +1,318 @@
+//! The inner hull of the local search (docs/contract-general.md §9): a closed cycle of simplicial
+//! faces around a point `x` of R^d, each face d−1 points of the cone (or of the lifted grasp
+//! polytope) with its unit normal oriented towards `x`. The cone over the points it uses lies
+//! inside the true cone, so `min over faces of n·x` bounds the distance from `x` to the true
+//! boundary from below (the proof: [`super::proof`]); the search grows it towards the face
+//! nearest `x` by adding the point the support function finds beyond that face, as
+//! beneath–beyond does (the faces the point sees replaced by the point joined to their horizon).
+//!
+//! A new face's normal is the combination of its two neighbours' across the horizon ridge
+//! that vanishes on the new point, `(n_h·p) n_g − (n_g·p) n_h`: both vanish on the ridge, so
+//! it does, in O(d) and as accurate as they are; where the two almost cancel (a sharp ridge)
+//! it is derived again from the face's own points, twice orthogonalised.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::linalg::{dot, Basis, Vector};
+use super::MAX_DIM;
+
+/// A face's points at most: d − 1 for d ≤ 7.
+pub(crate) const FACE: usize = MAX_DIM - 1;
+
+/// A face beyond which a point lies by less than this (unit vectors) is not seen by it: a
+/// point almost on a face's plane does not replace it (the hull then stays a cycle, only
+/// a hair from convex there).
+const SEEN: f64 = 1e-13;
+
+/// A combined normal whose points lie farther than this off its plane is derived again.
+const RESIDUAL: f64 = 1e-13;
+
+/// Why a point could not be added: the search ends there and says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stuck {
+    /// A new face's points do not span d − 1 dimensions, or `x` is not on its side.
+    Degenerate,
+    /// The faces the point sees do not have a horizon that is a cycle.
+    Horizon,
+}
+
+/// One face of the hull.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Face {
+    /// Its points, as indices into [`Hull::points`]; the first d − 1 count.
+    pub points: [u16; FACE],
+    /// `nbr[j]`: the face across the ridge without `points[j]`.
+    nbr: [u32; FACE],
+    /// Unit normal, `x` on its positive side.
+    pub normal: Vector,
+    /// `normal·x`: the distance from `x` to the face's plane.
+    pub value: f64,
+    /// Not replaced.
+    pub alive: bool,
+    seen: u32,
+}
+
+/// The hull and its scratch, reused from case to case.
+#[derive(Default)]
+pub(crate) struct Hull {
+    d: usize,
+    x: Vector,
+    /// The points taken, unit vectors, and the caller's id of each.
+    pub points: Vec<Vector>,
+    pub ids: Vec<u32>,
+    /// Every face made, the replaced ones with `alive` false.
+    pub faces: Vec<Face>,
+    /// Live faces by value (least first); replaced ones are skipped when popped.
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    stamp: u32,
+    stack: Vec<u32>,
+    visible: Vec<u32>,
+    horizon: Vec<(u32, u8, u32)>,
+    links: Vec<(u64, u32, u8)>,
+}
+
+/// `v`'s bits in the order of the numbers (for the heap).
+fn ordered(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+impl Hull {
+    /// The hull of the simplicial cone of `d` independent unit vectors `start` (ids `ids`)
+    /// around the unit point `x`, which lies in their cone. `Err` when they are not
+    /// independent.
+    pub fn start(
+        &mut self,
+        d: usize,
+        x: &Vector,
+        start: &[Vector],
+        ids: &[u32],
+    ) -> Result<(), Stuck> {
+        debug_assert!(start.len() == d && ids.len() == d && (2..=MAX_DIM).contains(&d));
+        self.d = d;
+        self.x = *x;
+        self.points.clear();
+        self.points.extend_from_slice(start);
+        self.ids.clear();
+        self.ids.extend_from_slice(ids);
+        self.faces.clear();
+        self.heap.clear();
+        self.stamp = 0;
+        for j in 0..d {
+            // Face j: every point but j; its normal the part of point j outside their span.
+            let mut span = Basis::new(d);
+            for (t, p) in start.iter().enumerate() {
+                if t != j && !span.push(p, 1e-12) {
+                    return Err(Stuck::Degenerate);
+                }
+            }
+            let r = span.residual(&start[j]);
+            let nr = dot(&r[..d], &r[..d]).sqrt();
+            if nr.is_nan() || nr <= 1e-12 {
+                return Err(Stuck::Degenerate);
+            }
+            let normal = r.map(|v| v / nr);
+            let mut points = [0u16; FACE];
+            let mut nbr = [0u32; FACE];
+            let mut s = 0;
+            for t in 0..d {
+                if t != j {
+                    points[s] = t as u16;
+                    nbr[s] = t as u32; // across the ridge without t: face t
+                    s += 1;
+                }
+            }
+            self.push_face(Face {
+                points,
+                nbr,
+                normal,
+                value: dot(&normal[..d], &x[..d]).max(0.0),
+                alive: true,
+                seen: 0,
+            });
+        }
+        Ok(())
+    }
+
+    fn push_face(&mut self, f: Face) -> u32 {
+        let i = self.faces.len() as u32;
+        self.heap.push(Reverse((ordered(f.value), i)));
+        self.faces.push(f);
+        i
+    }
+
+    /// The live face nearest `x` (least value), or `None` when there is none.
+    pub fn nearest(&mut self) -> Option<u32> {
+        while let Some(&Reverse((_, f))) = self.heap.peek() {
+            if self.faces[f as usize].alive {
+                return Some(f);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// [`Hull::nearest`], taken off the heap (it stays a face of the hull).
+    pub fn pop_nearest(&mut self) -> Option<u32> {
+        let f = self.nearest()?;
+        self.heap.pop();
+        Some(f)
+    }
+
+    /// The live faces, nearest first after [`Hull::nearest`] (the heap's order is not kept
+    /// here: every live face, in the order made).
+    pub fn live(&self) -> impl Iterator<Item = &Face> + '_ {
+        self.faces.iter().filter(|f| f.alive)
+    }
+
+    /// The least value over the live faces: the lower bound.
+    pub fn least(&self) -> f64 {
+        self.live().map(|f| f.value).fold(f64::INFINITY, f64::min)
+    }
+
+    /// Takes the unit vector `p` (id `id`), which lies beyond face `from` (`n·p < 0`): every
+    /// face that sees it (reached from `from` across ridges) replaced by `p` joined to their
+    /// horizon.
+    pub fn add(&mut self, p: &Vector, id: u32, from: u32) -> Result<(), Stuck> {
+        let d = self.d;
+        if self.points.len() >= u16::MAX as usize {
+            return Err(Stuck::Degenerate);
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.visible.clear();
+        self.horizon.clear();
+        self.stack.clear();
+        self.stack.push(from);
+        self.faces[from as usize].seen = stamp;
+        while let Some(g) = self.stack.pop() {
+            self.visible.push(g);
+            for j in 0..d - 1 {
+                let h = self.faces[g as usize].nbr[j];
+                let fh = &self.faces[h as usize];
+                if fh.seen == stamp {
+                    continue;
+                }
+                if dot(&fh.normal[..d], &p[..d]) < -SEEN {
+                    self.faces[h as usize].seen = stamp;
+                    self.stack.push(h);
+                } else {
+                    self.horizon.push((g, j as u8, h));
+                }
+            }
+        }
+        let q = self.points.len() as u16;
+        self.points.push(*p);
+        self.ids.push(id);
+        // The new faces: each horizon ridge joined to p.
+        self.links.clear();
+        let first = self.faces.len() as u32;
+        for t in 0..self.horizon.len() {
+            let (g, j, h) = self.horizon[t];
+            let (fg, fh) = (self.faces[g as usize], self.faces[h as usize]);
+            let mut points = fg.points;
+            points[j as usize] = q;
+            let a = dot(&fh.normal[..d], &p[..d]);
+            let b = -dot(&fg.normal[..d], &p[..d]);
+            let mut normal = [0.0; MAX_DIM];
+            for k in 0..d {
+                normal[k] = a * fg.normal[k] + b * fh.normal[k];
+            }
+            let normal = self.checked_normal(&points, normal)?;
+            let value = dot(&normal[..d], &self.x[..d]);
+            if value.is_nan() || value < -1e-12 {
+                return Err(Stuck::Degenerate);
+            }
+            let mut nbr = [u32::MAX; FACE];
+            nbr[j as usize] = h;
+            let f = self.push_face(Face {
+                points,
+                nbr,
+                normal,
+                value: value.max(0.0),
+                alive: true,
+                seen: 0,
+            });
+            // h now meets f where it met g.
+            let slot = self.faces[h as usize].nbr[..d - 1]
+                .iter()
+                .position(|&n| n == g)
+                .ok_or(Stuck::Horizon)?;
+            self.faces[h as usize].nbr[slot] = f;
+            // The other ridges of f all hold p: keyed by their points other than p.
+            for i in 0..d - 1 {
+                if i == j as usize {
+                    continue;
+                }
+                let mut key = [u16::MAX; 4];
+                let mut s = 0;
+                for (k, &v) in points[..d - 1].iter().enumerate() {
+                    if k != i && k != j as usize {
+                        key[s] = v;
+                        s += 1;
+                    }
+                }
+                key[..s].sort_unstable();
+                let packed = key.iter().fold(0u64, |acc, &v| acc << 16 | v as u64);
+                self.links.push((packed, f, i as u8));
+            }
+        }
+        // Pair the new faces across their ridges through p: each key exactly twice.
+        self.links.sort_unstable_by_key(|l| l.0);
+        let mut t = 0;
+        while t < self.links.len() {
+            let (key, f, i) = self.links[t];
+            match self.links.get(t + 1) {
+                Some(&(k2, f2, i2))
+                    if k2 == key && self.links.get(t + 2).is_none_or(|l| l.0 != key) =>
+                {
+                    self.faces[f as usize].nbr[i as usize] = f2;
+                    self.faces[f2 as usize].nbr[i2 as usize] = f;
+                    t += 2;
+                }
+                _ => return Err(Stuck::Horizon),
+            }
+        }
+        for t in 0..self.visible.len() {
+            let g = self.visible[t];
+            self.faces[g as usize].alive = false;
+        }
+        debug_assert!(self.faces[first as usize..]
+            .iter()
+            .all(|f| f.nbr[..d - 1].iter().all(|&n| n != u32::MAX)));
+        Ok(())
+    }
+
+    /// `normal` made unit, or derived again from the face's points when they lie off it
+    /// beyond [`RESIDUAL`] (oriented as `normal`).
+    fn checked_normal(&self, points: &[u16; FACE], normal: Vector) -> Result<Vector, Stuck> {
+        let d = self.d;
+        let nn = dot(&normal[..d], &normal[..d]).sqrt();
+        if nn.is_finite() && nn > 0.0 {
+            let unit = normal.map(|v| v / nn);
+            let off = points[..d - 1]
+                .iter()
+                .map(|&v| dot(&unit[..d], &self.points[v as usize][..d]).abs())
+                .fold(0.0, f64::max);
+            if off <= RESIDUAL {
+                return Ok(unit);
+            }
+        }
+        let mut span = Basis::new(d);
+        for &v in &points[..d - 1] {
+            if !span.push(&self.points[v as usize], 1e-12) {
+                return Err(Stuck::Degenerate);
+            }
+        }
+        let mut n = span.complement();
+        if dot(&n[..d], &normal[..d]) < 0.0 || (nn == 0.0 && dot(&n[..d], &self.x[..d]) < 0.0) {
+            n = n.map(|v| -v);
+        }
+        Ok(n)
+    }
+}
