@@ -7,6 +7,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use planar_hold::device::block_on;
 use planar_hold::gpu::GpuEngine;
 use planar_hold::scene::sample::mixed_cases;
 use planar_hold::{planar, Case, Outcome};
@@ -65,10 +66,10 @@ fn cone_test(c: &mut Criterion) {
     });
     // The planar host itself, as the engine's GPU backend runs it on a batch's planar cases.
     match GpuEngine::from_env() {
-        Ok(mut gpu) => {
+        Ok(gpu) => {
             println!("gpu: {}", gpu.describe());
             bench_backend(c, "gpu", &cases, true, |batch, out| {
-                gpu.evaluate_into(batch, out).expect("GPU evaluation");
+                block_on(gpu.planar_into(batch, out)).expect("GPU evaluation");
             });
         }
         Err(e) => println!("gpu: skipped: {e}"),

@@ -5,11 +5,12 @@
 //! `cargo run --release --example grasp_rates [contacts,…] [k,…]`
 use std::time::Instant;
 
-use planar_hold::general::grasp::{finish, finish_batch_into, ForceClosure, GraspOutcome};
-use planar_hold::general::solver::{solve_batch_into, Solver};
-use planar_hold::general::{GeneralBatch, GeneralOutcome};
+use planar_hold::general::grasp::{finish, ForceClosure};
+use planar_hold::general::solver::Solver;
+use planar_hold::general::GeneralBatch;
 use planar_hold::rng::Rng;
 use planar_hold::scene::{pyramid_edges, wrench};
+use planar_hold::{Batch, Engine, Options};
 
 /// Uniform in [0, 1) in float64: the library's SplitMix64, 53 bits.
 fn unit(rng: &mut Rng) -> f64 {
@@ -55,6 +56,7 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0.5);
+    let engine = Engine::cpu();
     println!("contacts  k    K  grasps  fc%  facets/grasp  1 thread/s  all cores/s");
     for &c in &contacts {
         for &k in &ks {
@@ -86,16 +88,15 @@ fn main() {
                     facets += solver.facets(&b.get(0)).len();
                 }
             }
-            // All cores: the same grasps in one batch.
+            // All cores: the same grasps in one batch, solved and finished by the engine.
             let mut batch = GeneralBatch::new();
             for w in &grasps {
                 batch.push_grasp(w).unwrap();
             }
+            let batch = Batch::from(batch);
             let t = Instant::now();
-            let mut out = vec![GeneralOutcome::default(); batch.len()];
-            solve_batch_into(&batch, &mut out);
-            let mut fin = vec![GraspOutcome::default(); batch.len()];
-            finish_batch_into(&batch, &out, &mut fin);
+            let answers = engine.evaluate(&batch, Options::default()).unwrap();
+            assert_eq!(answers.grasps.len(), batch.len());
             let all = batch.len() as f64 / t.elapsed().as_secs_f64();
             let per = if grasps.len() <= 64 {
                 format!("{:.0}", facets as f64 / grasps.len() as f64)

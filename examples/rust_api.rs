@@ -5,7 +5,7 @@ use planar_hold::{Answers, Backend, Batch, Case, Engine, Options, Verdict};
 
 #[rustfmt::skip] // the layout of docs/api.md, verbatim
 fn main() -> Result<(), planar_hold::Error> {
-    let mut engine = Engine::new(Backend::Cpu)?;  // or Backend::Gpu: adapter, device, pipeline, once
+    let engine = Engine::new(Backend::Cpu)?;  // or Backend::Gpu: adapter, device, pipeline, once
     let case = Case::new(&[[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]],
                          [0.0, 1.0, 0.0])?;
     let mut batch = Batch::from(vec![case; 1_000_000]);         // the enumeration's cases (d = 3, K <= 16)
@@ -20,7 +20,7 @@ fn main() -> Result<(), planar_hold::Error> {
     engine.evaluate_into(&batch, verdicts_only, &mut reused)?;   // no allocation per call
     let scenes = vec![planar_hold::scene::parse_line(r#"{"id": "s1", "half_size": 1.0,
         "contacts": [{"pair": 0, "p0": [-1, -1], "p1": [1, -1], "normal": [0, 1], "mu": 0.2}]}"#)?];
-    let reports = planar_hold::scene::hold_reports(&mut engine, &scenes)?;  // physical layer
+    let reports = planar_hold::scene::hold_reports(&engine, &scenes, Options::default())?;  // physical layer
     println!("held {} robust margin {}", reports[0].held(), reports[0].robust_margin());
     Ok(())
 }

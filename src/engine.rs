@@ -1,20 +1,34 @@
-//! The one data path: a [`Batch`] of cases of both engines, decided once by [`CaseKind`],
-//! answered by one [`Engine::evaluate`] with its [`Options`] as a value, into [`Answers`].
+//! The one door: a [`Batch`] of cases of both engines, decided once by [`CaseKind`],
+//! answered by one [`Engine`] with its [`Options`] as a value, into [`Answers`]. Cone tests,
+//! the gate's rounds (`scene::gate`), grasps (the lifted cones of a batch are finished here)
+//! and support regions (the engine lends its solvers) all come through it.
+//!
+//! The strategy (CPU or GPU) is chosen once, when the engine is made; the float64 solvers
+//! are the engine's cache, kept between calls and lent one per thread while a call runs
+//! (regex-automata's `Cache`). The core is async, as the device layer under it is: the page
+//! awaits [`Engine::evaluate_async`], native callers block on [`Engine::evaluate`].
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
+use crate::device::block_on;
+use crate::general::grasp::{finish, GraspOutcome};
+use crate::general::proof::Proof;
 use crate::general::solver::Solver;
 use crate::general::types::GeneralHint;
-use crate::general::{GeneralBatch, GeneralOutcome};
+use crate::general::{GeneralBatch, GeneralOutcome, GRASP_DIM};
+use crate::gpu::GpuEngine;
 use crate::planar::types::{Case, Outcome, MAX_GENERATORS};
-use crate::{gpu, planar, Error};
+use crate::{planar, Error};
 
-/// Which implementation of the cone test to run.
+/// Which implementation runs: the one word for where the work happens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     /// The CPU on all cores (the SIMD path; same answers as the reference, bit for bit).
     Cpu,
-    /// The WGSL shader through wgpu, adapter chosen from the environment.
+    /// The WGSL shaders through wgpu, adapter chosen from the environment.
     Gpu,
 }
 
@@ -183,7 +197,8 @@ pub enum Threads {
     Current,
 }
 
-/// How [`Engine::evaluate`] answers: a value, passed with every call.
+/// How [`Engine::evaluate`] answers: a value, passed with every call, honoured by every
+/// answer the engine gives (cone tests, the gate's rounds, grasps, support regions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// The general engine's inside margin (its facet search). Without it a supported general
@@ -191,16 +206,21 @@ pub struct Options {
     /// distances outside are unchanged: for callers who ask only whether it holds. The
     /// planar enumeration always gives its margin.
     pub inside_margin: bool,
-    /// Where the CPU's work runs (on the GPU backend: the general cases' float64 finish).
+    /// Where the CPU's work runs (on the GPU backend: the general cases' float64 finish,
+    /// grasps and regions).
     pub threads: Threads,
+    /// Each general answer's proof of its two bounds ([`Answers::proofs`], docs/proof.md),
+    /// which `planar-hold check-proof` checks.
+    pub proof: bool,
 }
 
 impl Default for Options {
-    /// With the inside margin, on all cores.
+    /// With the inside margin, on all cores, no proof object.
     fn default() -> Options {
         Options {
             inside_margin: true,
             threads: Threads::All,
+            proof: false,
         }
     }
 }
@@ -212,9 +232,22 @@ pub struct Answers {
     pub planar: Vec<Outcome>,
     /// The general cases' outcomes.
     pub general: Vec<GeneralOutcome>,
-    /// General cases whose GPU hint the float64 solve did not confirm (searched on from
-    /// there on the host; always 0 on the CPU backend).
+    /// The metrics of the batch's lifted grasp cones ([`GeneralBatch::push_grasp`]), checked:
+    /// one per general case (the default for a case that is not a grasp's) when the batch
+    /// holds any, else none.
+    pub grasps: Vec<GraspOutcome>,
+    /// General cases the device searched in float32 (0 on the CPU backend).
+    pub searched: usize,
+    /// Of those, the cases whose hint the float64 solve did not confirm (searched on from
+    /// there on the host).
     pub resolved: usize,
+    /// Kernel time on the device, summed over the call's dispatches, where the adapter has
+    /// timestamp queries (`None` on the CPU).
+    pub kernel_time: Option<Duration>,
+    /// With [`Options::proof`]: each general case's proof (docs/proof.md; a grasp's in its
+    /// own measure), `None` where there is nothing to prove or the whole facet set
+    /// answered; empty without.
+    pub proofs: Vec<Option<Proof>>,
 }
 
 /// One case's answer, of either engine.
@@ -240,23 +273,76 @@ impl Answers {
     pub fn fit(&self, batch: &Batch) -> bool {
         self.planar.len() == batch.planar.len() && self.general.len() == batch.general.len()
     }
+
+    /// How case `id` of `batch` is answered here and in `other` (the same batch answered
+    /// by another backend) beyond tolerance, if it is: the verdicts (unless one is
+    /// uncertain) or the margins (planar: docs/contract-planar.md §7's; general: 1e-6
+    /// relative to max(1, |need|, |m|)). How `--backend both` checks the GPU against the CPU.
+    pub fn disagreement(&self, other: &Answers, batch: &Batch, id: CaseId) -> Option<String> {
+        match (self.get(id), other.get(id)) {
+            (Some(Answer::Planar(a)), Some(Answer::Planar(b))) => a.disagreement(b),
+            (Some(Answer::General(a)), Some(Answer::General(b))) => {
+                let need = batch.general.get(id.index()).need;
+                a.disagreement(b, need.iter().map(|v| v * v).sum::<f64>().sqrt())
+            }
+            _ => Some("not answered by both".into()),
+        }
+    }
 }
 
-/// A cone-test engine of either backend, created once and reused for every batch.
-pub enum Engine {
-    /// The CPU: the enumeration's lane-parallel path (bit for bit the reference's answers)
-    /// and the general engine in float64, on all cores or the calling thread
-    /// ([`Options::threads`]).
+/// How the engine answers, chosen once.
+enum Strategy {
+    /// The enumeration's lane-parallel path and the general engine in float64.
     Cpu,
-    /// The device chosen from the environment: the enumeration's shader, and the general
-    /// engine's float32 search finished in float64 on the CPU (boxed: it holds the device).
-    Gpu(Box<gpu::GpuEngine>),
+    /// The device (boxed: it holds the context and kernels).
+    Gpu(Box<GpuEngine>),
+}
+
+/// The engine: every answer comes through it. Made once and shared by reference (calls may
+/// overlap: each takes its own buffers and solvers).
+pub struct Engine {
+    strategy: Strategy,
+    /// Float64 solvers kept between calls, with the inside margin and without: each thread
+    /// of a call takes one and gives it back.
+    solvers: [Mutex<Vec<Solver>>; 2],
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A solver lent by the engine for one thread's share of a call, given back when dropped.
+struct Lent<'a> {
+    solver: Option<Solver>,
+    pool: &'a Mutex<Vec<Solver>>,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(solver) = self.solver.take() {
+            lock(self.pool).push(solver);
+        }
+    }
+}
+
+impl From<GpuEngine> for Engine {
+    /// The engine on a device the caller set up ([`GpuEngine::new`]: tests, the page).
+    fn from(gpu: GpuEngine) -> Engine {
+        Engine::with(Strategy::Gpu(Box::new(gpu)))
+    }
 }
 
 impl Engine {
+    fn with(strategy: Strategy) -> Engine {
+        Engine {
+            strategy,
+            solvers: Default::default(),
+        }
+    }
+
     /// An engine of `backend`. The CPU one is free to create; the GPU one chooses the adapter
     /// from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`), creates
-    /// the device once; each engine's pipeline is built on its first batch.
+    /// the device once; each kernel is built on its first batch.
     ///
     /// # Errors
     ///
@@ -265,36 +351,90 @@ impl Engine {
     /// when the device's limits do not admit one case.
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
-            Backend::Cpu => Engine::Cpu,
-            Backend::Gpu => Engine::Gpu(Box::new(gpu::GpuEngine::from_env()?)),
+            Backend::Cpu => Engine::cpu(),
+            Backend::Gpu => Engine::from(GpuEngine::from_env()?),
         })
     }
 
+    /// The CPU engine.
+    pub fn cpu() -> Engine {
+        Engine::with(Strategy::Cpu)
+    }
+
+    /// Where it runs.
+    pub fn backend(&self) -> Backend {
+        match self.strategy {
+            Strategy::Cpu => Backend::Cpu,
+            Strategy::Gpu(_) => Backend::Gpu,
+        }
+    }
+
+    /// The device, for what only a GPU has (chunk sizes, the kernels); `None` on the CPU.
+    pub fn gpu(&self) -> Option<&GpuEngine> {
+        match &self.strategy {
+            Strategy::Cpu => None,
+            Strategy::Gpu(gpu) => Some(gpu),
+        }
+    }
+
+    /// A human-readable name of what runs: "cpu (N threads)" or the adapter.
+    pub fn describe(&self) -> String {
+        match &self.strategy {
+            Strategy::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
+            Strategy::Gpu(gpu) => gpu.describe(),
+        }
+    }
+
     /// Every case of `batch`, planar and general, answered as `options` say: the one call
-    /// every front end makes (the CLI's `eval`, `gate` and `bench --input`, the page, Python).
+    /// every front end makes (the CLI's `eval`, `gate` and `bench --input`, the page, Python),
+    /// blocking until done (native callers; the page awaits [`Engine::evaluate_async`]).
     /// On the CPU the enumeration's SIMD path (bit for bit the reference's answers) and the
     /// general engine in float64; on the GPU the shader for the planar cases, and for the
     /// general ones the float32 search (`shaders/search.wgsl`) finished and checked in
-    /// float64 from the passive set found, on the CPU as `options.threads` say.
+    /// float64 from the passive set found, on the CPU as `options.threads` say. The lifted
+    /// grasp cones of the batch are finished into [`Answers::grasps`].
     ///
     /// # Errors
     ///
     /// On the GPU: [`Error::OutOfMemory`], [`Error::DeviceLost`], [`Error::Gpu`] (readback,
     /// validation); never on the CPU.
-    pub fn evaluate(&mut self, batch: &Batch, options: Options) -> Result<Answers, Error> {
-        let mut answers = Answers::default();
-        self.evaluate_into(batch, options, &mut answers)?;
-        Ok(answers)
+    pub fn evaluate(&self, batch: &Batch, options: Options) -> Result<Answers, Error> {
+        block_on(self.evaluate_async(batch, options))
     }
 
-    /// [`Engine::evaluate`] into `answers` (resized to the batch), reusing their
-    /// buffers.
+    /// [`Engine::evaluate`] into `answers` (resized to the batch), reusing their buffers.
     ///
     /// # Errors
     ///
     /// As [`Engine::evaluate`]; `answers` may then be partly written.
     pub fn evaluate_into(
-        &mut self,
+        &self,
+        batch: &Batch,
+        options: Options,
+        answers: &mut Answers,
+    ) -> Result<(), Error> {
+        block_on(self.evaluate_into_async(batch, options, answers))
+    }
+
+    /// [`Engine::evaluate`], awaited: the core, on the page and under the native edge.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::evaluate`].
+    pub async fn evaluate_async(&self, batch: &Batch, options: Options) -> Result<Answers, Error> {
+        let mut answers = Answers::default();
+        self.evaluate_into_async(batch, options, &mut answers)
+            .await?;
+        Ok(answers)
+    }
+
+    /// [`Engine::evaluate_into`], awaited.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::evaluate`].
+    pub async fn evaluate_into_async(
+        &self,
         batch: &Batch,
         options: Options,
         answers: &mut Answers,
@@ -306,80 +446,154 @@ impl Engine {
         answers
             .general
             .resize(batch.general.len(), GeneralOutcome::default());
-        answers.resolved = 0;
-        match self {
-            Engine::Cpu => {
+        (answers.searched, answers.resolved, answers.kernel_time) = (0, 0, None);
+        match &self.strategy {
+            Strategy::Cpu => {
                 match options.threads {
                     Threads::All => {
                         planar::cone_test_batch_into(&batch.planar, &mut answers.planar)
                     }
                     Threads::Current => planar::cone_test_slice(&batch.planar, &mut answers.planar),
                 }
-                solve_general(&batch.general, None, &mut answers.general, options);
+                self.solve_general(
+                    &batch.general,
+                    None,
+                    &mut answers.general,
+                    &mut answers.proofs,
+                    options,
+                );
             }
-            Engine::Gpu(gpu) => {
+            Strategy::Gpu(gpu) => {
                 if !batch.planar.is_empty() {
-                    gpu.evaluate_into(&batch.planar, &mut answers.planar)?;
+                    answers.kernel_time =
+                        gpu.planar_into(&batch.planar, &mut answers.planar).await?;
                 }
                 if !batch.general.is_empty() {
                     let mut hints = Vec::new();
-                    gpu.general_hints_into(&batch.general, &mut hints)?;
-                    answers.resolved =
-                        solve_general(&batch.general, Some(&hints), &mut answers.general, options);
+                    let time = gpu.hints_into(&batch.general, &mut hints).await?;
+                    answers.kernel_time = match (answers.kernel_time, time) {
+                        (Some(a), Some(b)) => Some(a + b),
+                        (a, b) => a.or(b),
+                    };
+                    answers.searched = batch.general.len();
+                    answers.resolved = self.solve_general(
+                        &batch.general,
+                        Some(&hints),
+                        &mut answers.general,
+                        &mut answers.proofs,
+                        options,
+                    );
                 }
             }
         }
+        self.finish_grasps(&batch.general, answers, options);
         Ok(())
     }
 
-    /// A human-readable name of what runs: "cpu (N threads)" or the adapter.
-    pub fn describe(&self) -> String {
-        match self {
-            Engine::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
-            Engine::Gpu(gpu) => gpu.describe(),
+    /// "One solver per thread over a batch", written once: `f(solver, i, &mut out[i])` for
+    /// every slot of `out`, on all cores or on this thread as `options.threads` say, each
+    /// thread with a solver lent from the engine's cache (with the inside margin or without,
+    /// as `options` say), in shares of at least `grain` slots; `f` returns a count (of cases
+    /// it had to search on, say), and the call their sum. What the physical layer (`scene`) asks of the float64 engine beyond cone
+    /// tests (support regions) goes through here, so that it makes no solver of its own.
+    pub fn each_with_solver<T: Send>(
+        &self,
+        out: &mut [T],
+        options: Options,
+        grain: usize,
+        f: impl Fn(&mut Solver, usize, &mut T) -> usize + Sync + Send,
+    ) -> usize {
+        let pool = &self.solvers[usize::from(options.inside_margin)];
+        let lend = || Lent {
+            solver: Some(
+                lock(pool)
+                    .pop()
+                    .unwrap_or_else(|| Solver::with_inside_margin(options.inside_margin)),
+            ),
+            pool,
+        };
+        let run = |lent: &mut Lent<'_>, (i, o): (usize, &mut T)| {
+            f(lent.solver.as_mut().expect("lent until dropped"), i, o)
+        };
+        match options.threads {
+            Threads::All => out
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(grain.max(1))
+                .map_init(lend, run)
+                .sum(),
+            Threads::Current => {
+                let mut lent = lend();
+                out.iter_mut()
+                    .enumerate()
+                    .map(|io| run(&mut lent, io))
+                    .sum()
+            }
         }
     }
-}
 
-/// The general engine's float64 part, one solver a thread: every case of `batch` solved into
-/// `out`, or with `hints` (the GPU's float32 search) finished from each hint's passive set.
-/// Returns how many hints the solve did not confirm.
-fn solve_general(
-    batch: &GeneralBatch,
-    hints: Option<&[GeneralHint]>,
-    out: &mut [GeneralOutcome],
-    options: Options,
-) -> usize {
-    let solve = |solver: &mut Solver, i: usize, o: &mut GeneralOutcome| -> usize {
-        let case = batch.get(i);
-        match hints {
-            None => {
-                *o = solver.solve(&case);
-                0
+    /// The general engine's float64 part: every case of `batch` solved into `out`, or with
+    /// `hints` (the GPU's float32 search) finished from each hint's passive set; with
+    /// [`Options::proof`] each case's proof into `proofs` (else it is emptied). Returns how
+    /// many hints the solve did not confirm.
+    fn solve_general(
+        &self,
+        batch: &GeneralBatch,
+        hints: Option<&[GeneralHint]>,
+        out: &mut [GeneralOutcome],
+        proofs: &mut Vec<Option<Proof>>,
+        options: Options,
+    ) -> usize {
+        let solve = |solver: &mut Solver, i: usize| -> (GeneralOutcome, usize) {
+            let case = batch.get(i);
+            match hints {
+                None => (solver.solve(&case), 0),
+                Some(hints) => {
+                    let h = &hints[i];
+                    let passive = &h.index[..(h.len as usize).min(h.index.len())];
+                    let (outcome, confirmed) = solver.solve_hinted(&case, passive);
+                    (outcome, usize::from(!confirmed))
+                }
             }
-            Some(hints) => {
-                let h = &hints[i];
-                let passive = &h.index[..(h.len as usize).min(h.index.len())];
-                let (outcome, confirmed) = solver.solve_hinted(&case, passive);
+        };
+        proofs.clear();
+        if !options.proof {
+            return self.each_with_solver(out, options, 16, |solver, i, o| {
+                let (outcome, unconfirmed) = solve(solver, i);
                 *o = outcome;
-                usize::from(!confirmed)
+                unconfirmed
+            });
+        }
+        let mut both: Vec<(GeneralOutcome, Option<Proof>)> = vec![Default::default(); out.len()];
+        let unconfirmed = self.each_with_solver(&mut both, options, 16, |solver, i, slot| {
+            let (outcome, unconfirmed) = solve(solver, i);
+            *slot = (outcome, solver.proof(&batch.get(i), &outcome));
+            unconfirmed
+        });
+        for (o, (outcome, proof)) in out.iter_mut().zip(both) {
+            *o = outcome;
+            proofs.push(proof);
+        }
+        unconfirmed
+    }
+
+    /// The metric of every lifted grasp cone of `batch` from its answer, checked
+    /// ([`finish`]) into `answers.grasps`; none when the batch holds no grasp.
+    fn finish_grasps(&self, batch: &GeneralBatch, answers: &mut Answers, options: Options) {
+        let Answers {
+            general, grasps, ..
+        } = answers;
+        grasps.clear();
+        if !batch.iter().any(|case| case.dim == GRASP_DIM) {
+            return;
+        }
+        grasps.resize(batch.len(), GraspOutcome::default());
+        self.each_with_solver(grasps, options, 1, |solver, i, g| {
+            let case = batch.get(i);
+            if case.dim == GRASP_DIM {
+                *g = finish(&case, &general[i], solver);
             }
-        }
-    };
-    let solver = || Solver::with_inside_margin(options.inside_margin);
-    match options.threads {
-        Threads::All => out
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(16)
-            .map_init(solver, |s, (i, o)| solve(s, i, o))
-            .sum(),
-        Threads::Current => {
-            let mut s = solver();
-            out.iter_mut()
-                .enumerate()
-                .map(|(i, o)| solve(&mut s, i, o))
-                .sum()
-        }
+            0
+        });
     }
 }

@@ -53,3 +53,29 @@ pub fn one_line(e: &serde_json::Error) -> String {
         _ => text,
     }
 }
+
+/// A scene, spatial scene or grasp line that serde could not read, as [`Error::Input`]: a
+/// field of the wrong kind ("invalid field in `what`: ..."), or text that is not JSON
+/// ("malformed JSON (parse error): ..."), where a `NaN` or `Infinity` at the error's column
+/// is named as such (JSON has no such numbers; a writer that allows them made it).
+pub(crate) fn line_error(what: &str, text: &str, e: &serde_json::Error) -> Error {
+    if e.classify() == serde_json::error::Category::Data {
+        return Error::Input(format!("invalid field in {what}: {}", one_line(e)));
+    }
+    let rest = text
+        .lines()
+        .nth(e.line().saturating_sub(1))
+        .and_then(|line| line.get(e.column().saturating_sub(1)..))
+        .unwrap_or_default();
+    let word = ["NaN", "Infinity"]
+        .into_iter()
+        .find(|w| rest.starts_with(w));
+    Error::Input(match word {
+        Some(word) => format!(
+            "malformed JSON (parse error): {word} at column {} is not a JSON number (numbers \
+             must be finite)",
+            e.column()
+        ),
+        None => format!("malformed JSON (parse error): {}", one_line(e)),
+    })
+}

@@ -1,31 +1,79 @@
-//! The GPU backend of [`crate::Engine`]: one device ([`GpuContext`]) and the two engines'
-//! kernels on it, each built on first use (the planar path never pays for the general
-//! pipeline, nor the general for the planar), each with its own reused slots. The native
-//! blocking edge of the device layer's async code.
+//! The GPU strategy of [`crate::Engine`]: one device ([`GpuContext`]) and the two kernels on
+//! it, each built on first use (the planar path never pays for the general pipeline, nor the
+//! general for the planar). Async at its core, as the device layer is: the page awaits it,
+//! the native engine blocks on it at its edge. Calls may overlap (the CLI's workers, the
+//! page's drag during a sweep): each takes a set of reused buffers ([`Slots`]) from its
+//! kernel's pool for its duration, so the engine is shared by reference.
 
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::device::{block_on, GpuContext, Slots};
-use crate::general::host::{finish_into, GeneralKernel, GeneralStats};
+use crate::general::host::GeneralKernel;
 use crate::general::types::GeneralHint;
-use crate::general::{GeneralBatch, GeneralOutcome};
-use crate::planar::host::{chunk_cases, GpuOptions, PlanarKernel};
+use crate::general::GeneralBatch;
+pub use crate::planar::host::GpuOptions;
+use crate::planar::host::{chunk_cases, PlanarKernel};
 use crate::{Case, Error, Outcome};
 
-/// A kernel with the slots it streams through.
+/// A kernel with a pool of the buffers its calls stream through.
 struct Built<K> {
     kernel: K,
-    slots: Slots,
+    idle: Mutex<Vec<Slots>>,
 }
 
-/// Both engines on one device.
+impl<K> Built<K> {
+    /// Runs `f` with a set of slots from the pool (a new one when every set is in use),
+    /// and puts it back.
+    async fn with_slots<T>(&self, f: impl AsyncFnOnce(&K, &mut Slots) -> T) -> T {
+        let mut slots = lock(&self.idle).pop().unwrap_or_default();
+        let out = f(&self.kernel, &mut slots).await;
+        lock(&self.idle).push(slots);
+        out
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A kernel built on first use. Two calls that both find it missing both build it; the
+/// first to finish is kept (no lock is held across an await: the page has one thread).
+struct Lazy<K>(Mutex<Option<Arc<Built<K>>>>);
+
+impl<K> Default for Lazy<K> {
+    fn default() -> Self {
+        Lazy(Mutex::new(None))
+    }
+}
+
+impl<K> Lazy<K> {
+    async fn get(
+        &self,
+        build: impl AsyncFnOnce() -> Result<K, Error>,
+    ) -> Result<Arc<Built<K>>, Error> {
+        if let Some(built) = lock(&self.0).clone() {
+            return Ok(built);
+        }
+        let kernel = build().await?;
+        let mut slot = lock(&self.0);
+        Ok(slot
+            .get_or_insert_with(|| {
+                Arc::new(Built {
+                    kernel,
+                    idle: Mutex::default(),
+                })
+            })
+            .clone())
+    }
+}
+
+/// Both engines' kernels on one device.
 pub struct GpuEngine {
     ctx: GpuContext,
     options: GpuOptions,
-    planar: Option<Built<PlanarKernel>>,
-    general: Option<Built<GeneralKernel>>,
-    /// Kernel time of the last call (either kernel), summed over its chunks.
-    kernel_time: Option<Duration>,
+    planar: Lazy<PlanarKernel>,
+    general: Lazy<GeneralKernel>,
 }
 
 impl GpuEngine {
@@ -38,8 +86,8 @@ impl GpuEngine {
         GpuEngine::new(GpuContext::from_env()?, GpuOptions::default())
     }
 
-    /// An engine on a context the caller built (tests inject their device this way), the
-    /// planar chunks bounded by `options`.
+    /// An engine on a context the caller built (tests inject their device this way, the page
+    /// the browser's), the planar chunks bounded by `options`.
     ///
     /// # Errors
     ///
@@ -49,9 +97,8 @@ impl GpuEngine {
         Ok(GpuEngine {
             ctx,
             options,
-            planar: None,
-            general: None,
-            kernel_time: None,
+            planar: Lazy::default(),
+            general: Lazy::default(),
         })
     }
 
@@ -70,108 +117,97 @@ impl GpuEngine {
         self.ctx.describe()
     }
 
-    /// GPU time spent in the kernel during the last call (planar or general), from
-    /// timestamp queries; `None` where the adapter has none.
-    pub fn last_kernel_time(&self) -> Option<Duration> {
-        self.kernel_time
+    /// Builds both kernels now rather than on first use (the page does, so that a shader the
+    /// browser refuses fails at start).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`PlanarKernel::build`] and [`GeneralKernel::build`].
+    pub async fn prepare(&self) -> Result<(), Error> {
+        self.planar_kernel().await?;
+        self.general_kernel().await?;
+        Ok(())
     }
 
-    /// Evaluates every case into `out` (same length). Allocates nothing once the slots
-    /// have grown to the batch (or chunk) size.
+    async fn planar_kernel(&self) -> Result<Arc<Built<PlanarKernel>>, Error> {
+        self.planar
+            .get(async || PlanarKernel::build(&self.ctx, self.options).await)
+            .await
+    }
+
+    async fn general_kernel(&self) -> Result<Arc<Built<GeneralKernel>>, Error> {
+        self.general
+            .get(async || GeneralKernel::build(&self.ctx).await)
+            .await
+    }
+
+    /// The enumeration's shader on every case, into `out` (same length); returns the kernel
+    /// time where the device has timestamp queries.
     ///
     /// # Errors
     ///
     /// Those of [`PlanarKernel::build`] on first use, and of [`PlanarKernel::evaluate_into`].
-    pub fn evaluate_into(&mut self, cases: &[Case], out: &mut [Outcome]) -> Result<(), Error> {
-        let ctx = &self.ctx;
-        if self.planar.is_none() {
-            let kernel = block_on(PlanarKernel::build(ctx, self.options))?;
-            self.planar = Some(Built {
-                kernel,
-                slots: Slots::default(),
-            });
-        }
-        let built = self.planar.as_mut().expect("built above");
-        self.kernel_time = block_on(
-            built
-                .kernel
-                .evaluate_into(ctx, &mut built.slots, cases, out),
-        )?;
-        Ok(())
+    pub async fn planar_into(
+        &self,
+        cases: &[Case],
+        out: &mut [Outcome],
+    ) -> Result<Option<Duration>, Error> {
+        let built = self.planar_kernel().await?;
+        built
+            .with_slots(async |kernel, slots| {
+                kernel.evaluate_into(&self.ctx, slots, cases, out).await
+            })
+            .await
     }
 
-    /// The general kernel, built on first use.
+    /// The general engine's float32 search (`shaders/search.wgsl`) of every case of
+    /// `batch` into `hints` (resized to the batch); returns the kernel time where the device
+    /// has timestamp queries.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`GeneralKernel::build`] on first use, and of [`GeneralKernel::hints_into`].
+    pub async fn hints_into(
+        &self,
+        batch: &GeneralBatch,
+        hints: &mut Vec<GeneralHint>,
+    ) -> Result<Option<Duration>, Error> {
+        let built = self.general_kernel().await?;
+        built
+            .with_slots(async |kernel, slots| {
+                kernel.hints_into(&self.ctx, slots, batch, hints).await
+            })
+            .await
+    }
+
+    /// [`GpuEngine::hints_into`], blocking (native callers: tests, `bench`).
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuEngine::hints_into`].
+    pub fn general_hints_into(
+        &self,
+        batch: &GeneralBatch,
+        hints: &mut Vec<GeneralHint>,
+    ) -> Result<Option<Duration>, Error> {
+        block_on(self.hints_into(batch, hints))
+    }
+
+    /// The general kernel, built now if it was not, to set its entry point or lower its
+    /// chunks (tests); every later call runs with what is set.
     ///
     /// # Errors
     ///
     /// Those of [`GeneralKernel::build`].
-    pub fn general_kernel(&mut self) -> Result<&mut GeneralKernel, Error> {
-        if self.general.is_none() {
-            let kernel = block_on(GeneralKernel::build(&self.ctx))?;
-            self.general = Some(Built {
-                kernel,
-                slots: Slots::default(),
-            });
-        }
-        Ok(&mut self.general.as_mut().expect("built above").kernel)
-    }
-
-    /// The GPU's float32 search of every case of `batch` into `hints`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`GeneralKernel::build`] and [`GeneralKernel::hints_into`].
-    pub fn general_hints_into(
-        &mut self,
-        batch: &GeneralBatch,
-        hints: &mut Vec<GeneralHint>,
-    ) -> Result<(), Error> {
-        self.general_kernel()?;
-        let built = self.general.as_mut().expect("built above");
-        self.kernel_time = block_on(built.kernel.hints_into(
-            &self.ctx,
-            &mut built.slots,
-            batch,
-            hints,
-        ))?;
-        Ok(())
-    }
-
-    /// The general test of every case of `batch` into `out` (same length): the float32
-    /// search on the GPU, then every case finished and checked in float64 on all cores.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Input`] when the lengths differ; those of [`GpuEngine::general_hints_into`].
-    pub fn evaluate_general_into(
-        &mut self,
-        batch: &GeneralBatch,
-        out: &mut [GeneralOutcome],
-    ) -> Result<GeneralStats, Error> {
-        self.evaluate_general_with(batch, out, true)
-    }
-
-    /// [`GpuEngine::evaluate_general_into`], with the inside margin or without
-    /// ([`Solver::with_inside_margin`](crate::general::solver::Solver::with_inside_margin)).
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuEngine::evaluate_general_into`].
-    pub fn evaluate_general_with(
-        &mut self,
-        batch: &GeneralBatch,
-        out: &mut [GeneralOutcome],
-        inside_margin: bool,
-    ) -> Result<GeneralStats, Error> {
-        if batch.len() != out.len() {
-            return Err(Error::Input(format!(
-                "{} general cases but {} outcome slots",
-                batch.len(),
-                out.len()
-            )));
-        }
-        let mut hints = Vec::new();
-        self.general_hints_into(batch, &mut hints)?;
-        Ok(finish_into(batch, &hints, out, inside_margin))
+    pub fn general_kernel_mut(&mut self) -> Result<&mut GeneralKernel, Error> {
+        block_on(self.general_kernel())?;
+        let built = self
+            .general
+            .0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        let built = built.as_mut().expect("built above");
+        let built = Arc::get_mut(built).expect("no call is in flight: the engine is borrowed");
+        Ok(&mut built.kernel)
     }
 }

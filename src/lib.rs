@@ -11,7 +11,7 @@
 //! // docs/contract-planar.md §6: a flat box on two floor corners, μ = 0.2, holding its own weight.
 //! let gens = [[0.2, 1.0, 0.8], [-0.2, 1.0, 1.2], [0.2, 1.0, -1.2], [-0.2, 1.0, -0.8]];
 //! let case = Case::new(&gens, [0.0, 1.0, 0.0])?;
-//! let mut engine = Engine::new(Backend::Cpu)?; // or Backend::Gpu
+//! let engine = Engine::new(Backend::Cpu)?; // or Backend::Gpu
 //! let outcome = engine.evaluate(&Batch::from([case]), Options::default())?.planar[0];
 //! assert_eq!(outcome.verdict(), Verdict::Supported);
 //! assert_eq!(outcome.witness().unwrap().indices, vec![0, 3]); // ½·A₊ + ½·B₋
@@ -29,6 +29,7 @@ pub mod general;
 pub mod gpu;
 pub mod io;
 pub mod planar;
+mod probe;
 pub mod rng;
 pub mod scene;
 pub mod simd;

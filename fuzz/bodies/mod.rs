@@ -23,7 +23,7 @@ pub fn case_json(data: &[u8]) {
     let mut lines = LineReader::new(BufReader::with_capacity(64, data), 8, 1 << 12);
     while let Ok(Some(chunk)) = lines.next_chunk() {
         let batch = parse_json_chunk(&chunk);
-        let answers = Engine::Cpu
+        let answers = Engine::cpu()
             .evaluate(&batch.batch, Options::default())
             .expect("the CPU engine answers every case");
         format_json(&batch, &answers, &mut Vec::new());
@@ -33,25 +33,29 @@ pub fn case_json(data: &[u8]) {
 /// One scene or edit line of the gate, and its cases when it parses.
 pub fn scene_line(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let mut engine = Engine::Cpu;
+        let engine = Engine::cpu();
         match scene::parse_line(text) {
             Ok(scene::SceneLine::Planar(s)) => {
                 let _ = s.cases();
                 if s.is_general() {
-                    let _ = scene::hold_reports(&mut engine, &[scene::SceneLine::Planar(s)]);
+                    let _ = scene::hold_reports(
+                        &engine,
+                        &[scene::SceneLine::Planar(s)],
+                        Options::default(),
+                    );
                 }
             }
             // Small spatial scenes answered whole (a large one's facets take a while).
             Ok(l @ scene::SceneLine::Spatial(_)) => {
                 if matches!(&l, scene::SceneLine::Spatial(s) if s.generator_count(s.pyramid) <= 48)
                 {
-                    let _ = scene::hold_reports(&mut engine, &[l]);
+                    let _ = scene::hold_reports(&engine, &[l], Options::default());
                 }
             }
             // Small grasps answered whole too (the lifted cone's facets grow fast with K).
             Ok(l @ scene::SceneLine::Grasp(_)) => {
                 if matches!(&l, scene::SceneLine::Grasp(s) if s.generator_count(s.pyramid) <= 32) {
-                    let _ = scene::hold_reports(&mut engine, &[l]);
+                    let _ = scene::hold_reports(&engine, &[l], Options::default());
                 }
             }
             Err(_) => {}
@@ -67,7 +71,7 @@ pub fn parquet(data: &[u8]) {
             continue;
         };
         while let Some(Ok(batch)) = reader.next_batch() {
-            let answers = Engine::Cpu
+            let answers = Engine::cpu()
                 .evaluate(&batch.batch, Options::default())
                 .expect("the CPU engine answers every case");
             format_json(&batch, &answers, &mut Vec::new());

@@ -55,10 +55,12 @@ from ._native import (
     GeneralOutcomes,
     GpuError,
     Outcomes,
+    __version__,
 )
 from .grasp import GraspQualities, grasp_lines, grasp_quality
 
 __all__ = [
+    "__version__",
     "Engine",
     "Outcomes",
     "GeneralOutcomes",

@@ -16,12 +16,8 @@ MAX_GENERATORS: int
 MAX_GENERAL_GENERATORS: int
 #: The margin reported when the contacts push in every direction (``capped``).
 MARGIN_CAP: float
-
-def is_planar(dims: npt.ArrayLike, counts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """(N,) True where a case of ``dims[i]`` numbers a generator (3 or 6) and ``counts[i]``
-    generators goes to the planar enumeration, False where to the general engine: the one
-    routing rule of planar-hold (``CaseKind::of``), for readers of ragged rows that group
-    them by engine (``planar_hold.ray``). Raises ValueError when the lengths differ."""
+#: The package version (python/Cargo.toml's, which the wheel's metadata also carries).
+__version__: str
 
 class GraspColumns:
     """The answers of N grasps as the engine made them (``planar_hold.GraspQualities`` wraps
@@ -216,6 +212,20 @@ class Engine:
         ``binding``, ``binding_candidate``. General: ``verdict``, ``margin``, ``capped``,
         ``witness``, ``certificate``, ``facet`` ({"normal", "generators"} or None). ``id``
         first where ``ids`` gives one that is not None; indices are rows of ``generators``."""
+    def answer_rows(
+        self,
+        values: npt.ArrayLike,
+        dims: npt.ArrayLike,
+        counts: npt.ArrayLike,
+        needs: Optional[npt.ArrayLike] = None,
+    ) -> List[dict]:
+        """Ragged rows answered as ``planar-hold eval`` answers their lines, in one call: row
+        i is ``counts[i]`` generators of ``dims[i]`` numbers (3 or 6), back to back in the 1-d
+        ``values`` (float32 or float64), its need the next ``dims[i]`` numbers of the 1-d
+        ``needs`` (default: the nominal weight of its dimension). Each row goes to the engine
+        its shape picks: up to 16 generators of 3 numbers to the planar enumeration, the
+        others to the general engine; the answers as ``answers`` gives them. Raises
+        ValueError naming the first bad row ("case i: ...")."""
     def gate(self, scenes: Iterable[Any]) -> List[dict]:
         """The gate over scenes and edits: each a dict (or its JSON text) of the form
         ``planar-hold gate`` reads, each report the dict it writes for that line, in order.

@@ -141,7 +141,8 @@ def grasp_lines(
     ``points`` and ``normals`` (N, C, 3) (one point per contact, relative to the object's
     centre; inward normals, any length but zero), ``mu`` a number, (N,) or (N, C),
     ``counts`` (N,) the contacts in use per grasp (default C), ``half_size`` (the moment
-    unit l) a number or (N,). Non-finite numbers are refused here, with the grasp's index."""
+    unit l) a number or (N,). Non-finite numbers are refused here, with the grasp's and the
+    contact's index."""
     p = np.asarray(points, dtype=np.float64)
     nrm = np.asarray(normals, dtype=np.float64)
     if p.ndim != 3 or p.shape[2] != 3:
@@ -169,8 +170,13 @@ def grasp_lines(
     for g in range(n):
         k = int(used[g])
         for name, a in (("points", p[g, :k]), ("normals", nrm[g, :k]), ("mu", mus[g, :k])):
-            if not np.isfinite(a).all():
-                raise ValueError(f"grasp {g}: {name} holds a number that is NaN or infinite")
+            bad = np.flatnonzero(~np.isfinite(a.reshape(k, -1)).all(axis=1))
+            if len(bad):
+                j = int(bad[0])
+                raise ValueError(
+                    f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
+                    f"({a[j].tolist()})"
+                )
         pg, ng, mg = p[g, :k].tolist(), nrm[g, :k].tolist(), mus[g, :k].tolist()
         lines.append(
             {

@@ -14,6 +14,11 @@ to 256 generators) to the general engine; a batch may mix them. Every row has ev
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
 builds one ``Engine`` once and reuses it for every batch it is handed.
 
+``gate(ds)`` maps a Dataset of scene rows (a scene line's fields as columns, planar or
+spatial, sliding contacts' ``slip`` a field of their contact) to rows of the gate's verdicts
+(``SCENE_SCHEMA``: held, robust margin, which contacts slide, why not, the whole report as
+JSON; docs/contract-scenes.md).
+
 ``grasp_quality(ds)`` maps a Dataset of grasp rows (a grasp line's fields as columns:
 ``contacts``, optional ``half_size``, ``pyramid``, ``friction``, ``id``) to rows of the grasp
 reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md).
@@ -31,9 +36,8 @@ import numpy as np
 import pyarrow as pa
 
 from . import MAX_GENERAL_GENERATORS, Engine
-from ._native import is_planar
 
-__all__ = ["evaluate", "grasp_quality", "ANSWER_SCHEMA", "GRASP_SCHEMA"]
+__all__ = ["evaluate", "grasp_quality", "gate", "ANSWER_SCHEMA", "GRASP_SCHEMA", "SCENE_SCHEMA"]
 
 #: The answer columns after ``id`` (whose type is the input's). Floats are the values of the
 #: JSON answers (a planar ``margin`` as eval prints its float32, re-read as a float64).
@@ -76,7 +80,7 @@ def _list_lengths(column: pa.Array) -> np.ndarray:
 
 class Generators:
     """A ``generators`` column read once: every row's generator count and length (3 or 6),
-    the numbers back to back, and where each row's start."""
+    and the numbers back to back (``Engine.answer_rows``'s ragged form)."""
 
     def __init__(self, column: pa.Array, need: Optional[pa.Array] = None) -> None:
         n = len(column)
@@ -121,42 +125,6 @@ class Generators:
             values = values.astype(np.float64)
         self.values = values
         self.dims = dims
-        # Where each row's numbers start in `values`.
-        self.value_starts = np.cumsum(self.counts * dims) - self.counts * dims
-
-    def padded(self, rows: np.ndarray, dim: int) -> Tuple[np.ndarray, np.ndarray]:
-        """Rows ``rows`` (all of dimension ``dim``) as ``(generators (n, K, dim), counts
-        (n,))``, K their longest count: ``Engine.cone_test``'s ragged form."""
-        counts = self.counts[rows]
-        k = int(counts.max()) if len(rows) else 0
-        generators = np.zeros((len(rows), k, dim), dtype=self.values.dtype)
-        total = int(counts.sum())
-        which = np.repeat(np.arange(len(rows)), counts)
-        slots = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        at = np.repeat(self.value_starts[rows], counts * dim) + (
-            np.arange(total * dim) - np.repeat(np.cumsum(counts * dim) - counts * dim, counts * dim)
-        )
-        generators[which, slots] = self.values[at].reshape(total, dim)
-        return generators, counts
-
-
-def padded_generators(column: pa.Array) -> Tuple[np.ndarray, np.ndarray]:
-    """A list-of-lists column of 3-number generators as ``(generators (N, K, 3), active (N,
-    K))``, K the longest row: the ragged Parquet form turned into ``Engine.cone_test``'s
-    arguments."""
-    g = Generators(column)
-    if len(g.dims) and (g.dims != 3).any():
-        row = int(np.flatnonzero(g.dims != 3)[0])
-        raise ValueError(f"row {row}: a generator must be three numbers, got {g.dims[row]}")
-    generators, counts = g.padded(np.arange(len(g.dims)), 3)
-    active = np.arange(generators.shape[1])[None, :] < counts[:, None]
-    return generators, active
-
-
-def needs(column: pa.Array) -> np.ndarray:
-    """A ``need`` column of three-number needs as (N, 3) float64, null rows as (0, 1, 0)
-    (eval's default)."""
-    return needs_by_dim(column)[3] if len(column) else np.zeros((0, 3))
 
 
 def needs_by_dim(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[int, np.ndarray]:
@@ -184,37 +152,30 @@ def needs_by_dim(column: pa.Array, dims: Optional[np.ndarray] = None) -> Dict[in
     return out
 
 
-def _renamed(e: ValueError, rows: np.ndarray) -> ValueError:
-    """The engine's "case i: ..." of a group of rows as "row r: ..." of the batch."""
+def _renamed(e: ValueError) -> ValueError:
+    """The engine's "case i: ..." of the batch's rows as "row i: ..."."""
     text = str(e)
     m = re.search(r"\bcase (\d+): ", text)
-    return ValueError(f"{text[:m.start()]}row {rows[int(m[1])]}: {text[m.end():]}") if m else e
+    return ValueError(f"{text[:m.start()]}row {m[1]}: {text[m.end():]}") if m else e
 
 
 def answer_rows(engine: Engine, batch: pa.Table) -> List[dict]:
-    """Every row of a batch answered as ``eval`` answers its line, in order: the planar rows
-    in one engine call, the general rows of each dimension in another."""
+    """Every row of a batch answered as ``eval`` answers its line, in order, in one engine
+    call: each row goes to the engine its shape picks (the core's routing rule)."""
     need_column = _column(batch, "need") if "need" in batch.column_names else None
     g = Generators(_column(batch, "generators"), need_column)
-    table = needs_by_dim(need_column, g.dims) if need_column is not None else None
-    planar = is_planar(g.dims, g.counts)  # the core's CaseKind::of, row by row
-    out: List[Any] = [None] * len(g.dims)
-    for rows, dim, general in (
-        (np.flatnonzero(planar), 3, False),
-        (np.flatnonzero(~planar & (g.dims == 3)), 3, True),
-        (np.flatnonzero(~planar & (g.dims == 6)), 6, True),
-    ):
-        if not len(rows):
-            continue
-        generators, counts = g.padded(rows, dim)
-        need = table[dim][rows] if table is not None else None
-        try:
-            answers = engine.answers(generators, need=need, counts=counts, general=general)
-        except ValueError as e:
-            raise _renamed(e, rows) from None
-        for r, a in zip(rows, answers):
-            out[r] = a
-    return out
+    needs = None
+    if need_column is not None:
+        # Each row's need back to back, its dimension's default where null.
+        needs = np.empty(int(g.dims.sum()))
+        starts = np.cumsum(g.dims) - g.dims
+        for d, table in needs_by_dim(need_column, g.dims).items():
+            mine = np.flatnonzero(g.dims == d)
+            needs[starts[mine][:, None] + np.arange(d)[None, :]] = table[mine]
+    try:
+        return engine.answer_rows(g.values, g.dims, g.counts, needs)
+    except ValueError as e:
+        raise _renamed(e) from None
 
 
 class _Evaluator:
@@ -415,4 +376,100 @@ def grasp_quality(
     with a ValueError naming its position in the batch ("grasp 3: ...")."""
     return _map_actors(
         dataset, _GraspEvaluator, backend, batch_size, concurrency, map_batches_args
+    )
+
+
+# ------------------------------------------------------------------ scenes
+
+#: The scene answer columns after ``id``: the gate's verdict (docs/contract-scenes.md), the
+#: contacts that slide (indices into the row's contacts), the reason when not held, and the
+#: whole report as its JSON line (its fields differ between planar and spatial scenes).
+SCENE_SCHEMA = pa.schema(
+    [
+        ("held", pa.bool_()),
+        ("robust_margin", pa.float64()),
+        ("uncertain", pa.bool_()),
+        ("n_generators", pa.int64()),
+        ("sliding", pa.list_(pa.int64())),
+        ("reason", pa.string()),
+        ("report", pa.string()),
+    ]
+)
+
+#: The fields of a scene row, as of a scene line (planar, or spatial with ``dim``).
+SCENE_FIELDS = (
+    "dim", "half_size", "pyramid", "friction", "mass", "com_offset", "com_offset_x",
+    "contacts", "before", "after", "margin_min",
+)
+
+
+def _present(value: Any) -> Any:
+    """A row's value without its null fields (a Parquet struct has every field of every
+    contact: a planar contact's ``points``, a sticking contact's ``slip`` are null)."""
+    if isinstance(value, dict):
+        return {k: _present(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_present(v) for v in value]
+    return value
+
+
+def _scene_line(i: int, row: Dict[str, Any]) -> Dict[str, Any]:
+    """A scene row as its scene line, its place in the batch for the line's id."""
+    line = {"id": i}
+    line.update({k: _present(v) for k, v in row.items() if k in SCENE_FIELDS and v is not None})
+    return line
+
+
+def gate_rows(engine: Engine, batch: pa.Table) -> pa.Table:
+    """Every scene row of a batch judged in one engine call, as a table of SCENE_SCHEMA
+    with the batch's ``id`` column first."""
+    import json
+
+    columns = [c for c in SCENE_FIELDS if c in batch.column_names]
+    rows = [_scene_line(i, r) for i, r in enumerate(batch.select(columns).to_pylist())]
+    reports = engine.gate(rows) if rows else []
+    out = [
+        {
+            "held": r["held"],
+            "robust_margin": r["robust_margin"],
+            "uncertain": r["uncertain"],
+            "n_generators": r["n_generators"],
+            "sliding": [s["contact"] for s in r.get("sliding", [])],
+            "reason": r.get("reason"),
+            "report": json.dumps({k: v for k, v in r.items() if k != "id"}),
+        }
+        for r in reports
+    ]
+    table = pa.Table.from_pylist(out, schema=SCENE_SCHEMA)
+    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(out))
+    return table.add_column(0, "id", ids)
+
+
+class _SceneEvaluator:
+    """One Ray actor for scenes: its engine made once, serving every batch."""
+
+    def __init__(self, backend: str) -> None:
+        self.engine = Engine(backend)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return gate_rows(self.engine, batch)
+
+
+def gate(
+    dataset: Any,
+    backend: str = "cpu",
+    batch_size: int = 4096,
+    concurrency: Optional[Union[int, Tuple[int, int]]] = None,
+    **map_batches_args: Any,
+) -> Any:
+    """The hold gate of every scene row of ``dataset`` (columns as a scene line's fields:
+    ``contacts``, a list of {``pair``, ``p0``, ``p1`` or ``points``, ``normal``, ``mu``,
+    optional ``slip``}; ``half_size``; optional ``dim``, ``pyramid``, ``friction``,
+    ``mass``, ``com_offset``/``com_offset_x``, ``margin_min``; optional ``id``, passed
+    through), as a lazy ``ray.data.Dataset`` of rows of ``SCENE_SCHEMA`` after ``id``: the
+    reports of ``planar_hold.gate``. ``backend``, ``concurrency`` and ``map_batches_args``
+    as for :func:`evaluate`; ``batch_size`` scenes per engine call. A bad row fails the job
+    with a ValueError naming its position in the batch ("scene 3: ...")."""
+    return _map_actors(
+        dataset, _SceneEvaluator, backend, batch_size, concurrency, map_batches_args
     )

@@ -1,66 +1,46 @@
 //! The `Engine` class: made once, reused for every call. Each call checks its arguments with
 //! the GIL, then releases it for all the work (conversion, evaluation, results) and takes
-//! it back only to hand the results to Python.
+//! it back only to hand the results to Python. Every answer comes from the core's one door,
+//! `planar_hold::Engine`: which engine a case goes to is the reader's business (`input`),
+//! which columns an answer fills the writer's (`output`).
 
 use std::sync::Mutex;
 
+use numpy::{AllowTypeChange, PyArrayLike1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use planar_hold::io::CaseBatch;
 use planar_hold::scene::{hold_reports, parse_line};
-use planar_hold::{Answers, Backend, Batch, Case, CaseKind, Error, Options, Threads};
+use planar_hold::{Answers, Backend, Batch, Error, Options};
 
 use crate::error::{at, py_err};
-use crate::input::{read_general, read_ids, read_planar, scene_lines, Arrays, GeneralRows, Reader};
-use crate::output::{
-    answer_list, general_answers_json, json_loads, planar_answers_json, to_json, Columns,
-    GeneralColumns, Results,
-};
+use crate::input::{read_batch, read_ids, scene_lines, Arrays, GeneralRows, Rows};
+use crate::output::{answer_list, answers_json, json_loads, rows_json, to_json, Results};
 
 /// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
 #[pyclass(frozen, module = "planar_hold")]
 pub(crate) struct Engine {
+    engine: planar_hold::Engine,
     state: Mutex<State>,
     backend: &'static str,
 }
 
-/// The engine, and the batch and answers of the largest call so far, reused by every call
-/// (about 290 bytes a planar case): a call of the same size again touches no new memory.
+/// The batch and answers of the largest call so far, reused by every call (about 290 bytes
+/// a planar case): a call of the same size again touches no new memory.
+#[derive(Default)]
 struct State {
-    engine: planar_hold::Engine,
     batch: Batch,
     answers: Answers,
     /// The array row of each general generator of the batch.
     rows: GeneralRows,
-}
-
-/// What one call evaluates: `n` cases of `dim` numbers for the engine `kind`, as `options`
-/// say.
-#[derive(Clone, Copy)]
-struct Call {
-    kind: CaseKind,
-    n: usize,
-    dim: usize,
-    options: Options,
-}
-
-impl Call {
-    fn new(arrays: &Arrays<'_>, inside_margin: bool) -> Call {
-        Call {
-            kind: arrays.kind(),
-            n: arrays.len(),
-            dim: arrays.dim(),
-            options: Options {
-                inside_margin,
-                threads: Threads::All,
-            },
-        }
-    }
+    /// Ragged rows read as `eval` reads lines.
+    lines: CaseBatch,
 }
 
 impl Engine {
-    /// Runs `f` on the engine's state; callers hold no GIL (other Python threads wait here).
+    /// Runs `f` on the call's buffers; callers hold no GIL (other Python threads wait here).
     fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
         let mut state = self
             .state
@@ -69,9 +49,17 @@ impl Engine {
         f(&mut state)
     }
 
-    /// Runs `f` on the core engine (the grasps' gate, `crate::grasp`), as [`Engine::with`].
-    pub(crate) fn core<R>(&self, f: impl FnOnce(&mut planar_hold::Engine) -> R) -> R {
-        self.with(|s| f(&mut s.engine))
+    /// The core engine, for the grasps' gate (`crate::grasp`); shared, no lock.
+    pub(crate) fn core(&self) -> &planar_hold::Engine {
+        &self.engine
+    }
+}
+
+/// How every call is answered: on all cores, with the inside margin unless asked otherwise.
+fn options(inside_margin: bool) -> Options {
+    Options {
+        inside_margin,
+        ..Options::default()
     }
 }
 
@@ -93,12 +81,8 @@ impl Engine {
             .detach(|| planar_hold::Engine::new(kind))
             .map_err(py_err)?;
         Ok(Engine {
-            state: Mutex::new(State {
-                engine,
-                batch: Batch::new(),
-                answers: Answers::default(),
-                rows: GeneralRows::default(),
-            }),
+            engine,
+            state: Mutex::default(),
             backend: name,
         })
     }
@@ -111,7 +95,7 @@ impl Engine {
 
     /// What runs: "cpu (N threads)" or the GPU adapter's name and backend.
     fn describe(&self) -> String {
-        self.with(|s| s.engine.describe())
+        self.engine.describe()
     }
 
     fn __repr__(&self) -> String {
@@ -133,18 +117,16 @@ impl Engine {
         inside_margin: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arrays = Arrays::extract(generators, active, need, counts, general)?;
-        let (call, k) = (Call::new(&arrays, inside_margin), arrays.rows());
+        let shape = arrays.shape();
         let reader = arrays.reader();
         let columns = py
             .detach(|| {
                 self.with(|s| {
-                    s.evaluate(&*reader, call)?;
-                    Ok::<Results, Error>(match call.kind {
-                        CaseKind::Planar => Columns::new(&s.answers.planar).into(),
-                        CaseKind::General => {
-                            GeneralColumns::new(call.dim, k, &s.answers.general, &s.rows).into()
-                        }
-                    })
+                    read_batch(&*reader, shape, &mut s.batch, &mut s.rows)?;
+                    let options = options(inside_margin);
+                    self.engine
+                        .evaluate_into(&s.batch, options, &mut s.answers)?;
+                    Ok::<Results, Error>(Results::new(shape, &s.answers, &s.rows))
                 })
             })
             .map_err(py_err)?;
@@ -165,23 +147,45 @@ impl Engine {
         general: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let arrays = Arrays::extract(generators, active, need, counts, general)?;
-        let call = Call::new(&arrays, true);
-        let ids = read_ids(ids, call.n)?;
+        let shape = arrays.shape();
+        let ids = read_ids(ids, shape.n)?;
         let reader = arrays.reader();
         let text = py
             .detach(|| {
                 self.with(|s| {
-                    s.evaluate(&*reader, call)?;
-                    match call.kind {
-                        CaseKind::Planar => planar_answers_json(&s.batch.planar, &s.answers.planar),
-                        CaseKind::General => {
-                            general_answers_json(call.dim, &s.answers.general, &s.rows)
-                        }
-                    }
+                    read_batch(&*reader, shape, &mut s.batch, &mut s.rows)?;
+                    self.engine
+                        .evaluate_into(&s.batch, options(true), &mut s.answers)?;
+                    answers_json(&s.batch, &s.answers, &s.rows)
                 })
             })
             .map_err(py_err)?;
         answer_list(py, &text, ids)
+    }
+
+    /// The answers to ragged rows, as `planar-hold eval` writes them, one dict per row (see
+    /// the stub): each row to the engine its shape picks, all in one call.
+    #[pyo3(signature = (values, dims, counts, needs = None))]
+    fn answer_rows<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+        dims: PyArrayLike1<'py, i64, AllowTypeChange>,
+        counts: PyArrayLike1<'py, i64, AllowTypeChange>,
+        needs: Option<PyArrayLike1<'py, f64, AllowTypeChange>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let rows = Rows::extract(values, dims, counts, needs)?;
+        let text = py
+            .detach(|| {
+                self.with(|s| {
+                    rows.read_into(&mut s.lines)?;
+                    self.engine
+                        .evaluate_into(&s.lines.batch, options(true), &mut s.answers)?;
+                    Ok::<String, Error>(rows_json(&s.lines, &s.answers))
+                })
+            })
+            .map_err(py_err)?;
+        answer_list(py, &text, None)
     }
 
     /// The gate's reports on scenes and edits, planar and spatial (`"dim": 3`) mixed, as
@@ -198,34 +202,9 @@ impl Engine {
                 .enumerate()
                 .map(|(i, t)| parse_line(t).map_err(|e| at(format!("scene {i}"), e)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let reports = self.with(|s| hold_reports(&mut s.engine, &scenes))?;
+            let reports = hold_reports(&self.engine, &scenes, options(true))?;
             to_json(&reports)
         });
         json_loads(py, &text.map_err(py_err)?)
-    }
-}
-
-// ------------------------------------------------------------------ the work
-
-impl State {
-    /// Reads every case of the call into the batch (kept, with its buffers, for the next
-    /// call) and evaluates it: the core's one data path, as every front end calls it.
-    fn evaluate(&mut self, reader: &dyn Reader, call: Call) -> Result<(), Error> {
-        let batch = &mut self.batch;
-        batch.general.clear();
-        match call.kind {
-            CaseKind::Planar => {
-                // Every slot is written by the reader: only a longer batch touches new memory.
-                batch.planar.truncate(call.n);
-                batch.planar.resize(call.n, Case::default());
-                read_planar(reader, &mut batch.planar)?;
-            }
-            CaseKind::General => {
-                batch.planar.clear();
-                read_general(reader, call.n, call.dim, &mut batch.general, &mut self.rows)?;
-            }
-        }
-        self.engine
-            .evaluate_into(batch, call.options, &mut self.answers)
     }
 }

@@ -23,7 +23,7 @@ use planar_hold::scene::{
     fingertip_grasp, hold_reports, parse_line, GraspFacet, GraspRefined, GraspReport, Report,
     SceneLine, SpatialScene,
 };
-use planar_hold::Error;
+use planar_hold::{Error, Options};
 
 use crate::engine::Engine;
 use crate::error::py_err;
@@ -253,9 +253,8 @@ fn answer(
         for (k, g) in read.into_iter().enumerate() {
             lines.push(g.map_err(|e| Failed::Grasp(start + k, e))?);
         }
-        let reports = engine
-            .core(|e| hold_reports(e, &lines))
-            .map_err(Failed::Engine)?;
+        let reports =
+            hold_reports(engine.core(), &lines, Options::default()).map_err(Failed::Engine)?;
         for r in reports {
             match r {
                 Report::Grasp(g) => columns.push(g),

@@ -9,17 +9,18 @@
 
 use numpy::ndarray::{ArrayView2, ArrayView3, Ix2, Ix3};
 use numpy::{
-    AllowTypeChange, PyArray1, PyArrayDescrMethods, PyArrayLike1, PyArrayLikeDyn,
-    PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+    AllowTypeChange, PyArrayDescrMethods, PyArrayLike1, PyArrayLikeDyn, PyReadonlyArrayDyn,
+    PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
 use planar_hold::general::GeneralBatch;
 use planar_hold::general::{all_finite, default_need, MAX_DIM, MAX_GENERAL_GENERATORS};
-use planar_hold::{Case, CaseKind, Error, MAX_GENERATORS};
+use planar_hold::io::CaseBatch;
+use planar_hold::{Batch, Case, CaseKind, Error, MAX_GENERATORS};
 
 use crate::error::bad_input;
 
@@ -52,6 +53,16 @@ impl<'py> Floats<'py> {
             Floats::F64(a) => a.as_array().iter().copied().collect(),
         }
     }
+}
+
+/// What one call's arrays hold: `n` cases of `rows` generator rows of `dim` numbers, for the
+/// engine `kind` (the reader's and the columns' business, not the caller's).
+#[derive(Clone, Copy)]
+pub(crate) struct Shape {
+    pub(crate) kind: CaseKind,
+    pub(crate) n: usize,
+    pub(crate) rows: usize,
+    pub(crate) dim: usize,
 }
 
 /// The arrays of one call, checked for shape, borrowed (not copied) until they are read.
@@ -139,23 +150,19 @@ impl<'py> Arrays<'py> {
         })
     }
 
-    /// The engine the cases go to.
-    pub(crate) fn kind(&self) -> CaseKind {
-        self.kind
-    }
-
-    /// Cases in the call.
-    pub(crate) fn len(&self) -> usize {
-        self.gens.shape()[0]
-    }
-
-    /// Generator rows of each case in the array (K).
-    pub(crate) fn rows(&self) -> usize {
-        self.gens.shape()[1]
+    /// What the call holds.
+    pub(crate) fn shape(&self) -> Shape {
+        let s = self.gens.shape();
+        Shape {
+            kind: self.kind,
+            n: s[0],
+            rows: s[1],
+            dim: s[2],
+        }
     }
 
     /// The generators' length: 3 or 6.
-    pub(crate) fn dim(&self) -> usize {
+    fn dim(&self) -> usize {
         self.gens.shape()[2]
     }
 
@@ -631,7 +638,7 @@ impl<G: Number, N: Number> Reader for Views<'_, G, N> {
 
 /// Converts every planar case into `out` on all cores; on bad input, the first bad case's
 /// error.
-pub(crate) fn read_planar(reader: &dyn Reader, out: &mut [Case]) -> Result<(), Error> {
+fn read_planar(reader: &dyn Reader, out: &mut [Case]) -> Result<(), Error> {
     let ok = out
         .par_chunks_mut(BLOCK)
         .enumerate()
@@ -671,7 +678,7 @@ impl GeneralRows {
 /// Converts `n` general cases of `dim` numbers into `batch` (cleared first), each read in
 /// place where it can be ([`Reader::general_in_place`]), else copied, and the array row of
 /// each generator into `rows`; on bad input, the first bad case's error.
-pub(crate) fn read_general(
+fn read_general(
     reader: &dyn Reader,
     n: usize,
     dim: usize,
@@ -713,6 +720,30 @@ pub(crate) fn read_general(
     Ok(())
 }
 
+/// Every case of a call into `batch` (kept, with its buffers, for the next call): into its
+/// planar cases or its general ones, as [`Arrays::kind`] says, the array row of each
+/// general generator into `rows`.
+pub(crate) fn read_batch(
+    reader: &dyn Reader,
+    shape: Shape,
+    batch: &mut Batch,
+    rows: &mut GeneralRows,
+) -> Result<(), Error> {
+    batch.general.clear();
+    match shape.kind {
+        CaseKind::Planar => {
+            // Every slot is written by the reader: only a longer batch touches new memory.
+            batch.planar.truncate(shape.n);
+            batch.planar.resize(shape.n, Case::default());
+            read_planar(reader, &mut batch.planar)
+        }
+        CaseKind::General => {
+            batch.planar.clear();
+            read_general(reader, shape.n, shape.dim, &mut batch.general, rows)
+        }
+    }
+}
+
 /// The ids of a call's cases, as many as the cases.
 pub(crate) fn read_ids<'py>(
     ids: Option<&Bound<'py, PyAny>>,
@@ -751,13 +782,18 @@ pub(crate) fn scene_lines(scenes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
                 .and_then(|t| t.extract::<String>())
                 .map_err(|e| {
                     // json.dumps(allow_nan=False) refuses NaN and infinities with a message
-                    // that does not say which: say it.
-                    let hint = if e.to_string().contains("Out of range float") {
-                        " (a number is NaN or infinite; JSON numbers must be finite)"
+                    // that does not say which: say where (`contacts[1].points[0][2] = nan`).
+                    let e = if e.to_string().contains("Out of range float") {
+                        let mut path = String::new();
+                        let what = match non_finite(&scene, &mut path) {
+                            Some(x) => format!("{path} = {x}"),
+                            None => e.to_string(),
+                        };
+                        format!("{what} (a number is NaN or infinite; JSON numbers must be finite)")
                     } else {
-                        ""
+                        e.to_string()
                     };
-                    bad_input(format!("scene {i}: not a JSON object: {e}{hint}"))
+                    bad_input(format!("scene {i}: not a JSON object: {e}"))
                 })?,
         };
         lines.push(text);
@@ -765,30 +801,185 @@ pub(crate) fn scene_lines(scenes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(lines)
 }
 
-/// Whether the enumeration takes a case of `dims` numbers a generator and `counts`
-/// generators (both (N,) integers): [`CaseKind::of`], row by row, for readers of ragged
-/// rows (`planar_hold.ray`) that group them by engine.
-#[pyfunction]
-pub(crate) fn is_planar<'py>(
-    py: Python<'py>,
-    dims: PyArrayLike1<'py, i64, AllowTypeChange>,
-    counts: PyArrayLike1<'py, i64, AllowTypeChange>,
-) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let (dims, counts) = (dims.as_array(), counts.as_array());
-    if dims.len() != counts.len() {
-        return Err(bad_input(format!(
-            "{} dims for {} counts",
-            dims.len(),
-            counts.len()
-        )));
+/// The first NaN or infinity in `value` (dicts, lists and tuples of numbers, as
+/// `json.dumps` walks them), with its path from `value` appended to `path`
+/// (`contacts[1].points[0][2]`).
+fn non_finite(value: &Bound<'_, PyAny>, path: &mut String) -> Option<f64> {
+    if let Ok(x) = value.cast::<PyFloat>() {
+        let x = x.value();
+        return (!x.is_finite()).then_some(x);
     }
-    let planar = dims
-        .iter()
-        .zip(&counts)
-        .map(|(&d, &k)| {
-            let kind = CaseKind::of(d.max(0) as usize, k.max(0) as usize);
-            kind == CaseKind::Planar
+    let at = path.len();
+    if let Ok(dict) = value.cast::<PyDict>() {
+        for (key, item) in dict.iter() {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&key.str().map(|k| k.to_string()).unwrap_or_default());
+            if let Some(x) = non_finite(&item, path) {
+                return Some(x);
+            }
+            path.truncate(at);
+        }
+    } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        for (k, item) in value.try_iter().ok()?.enumerate() {
+            path.push_str(&format!("[{k}]"));
+            if let Some(x) = non_finite(&item.ok()?, path) {
+                return Some(x);
+            }
+            path.truncate(at);
+        }
+    }
+    None
+}
+
+/// Ragged rows (`planar_hold.ray`'s Parquet rows): row `i` is `counts[i]` generators of
+/// `dims[i]` numbers (3 or 6), back to back in `values`, and its need (`dims[i]` numbers,
+/// back to back in `needs`; the nominal weight without). Each row goes where the routing rule
+/// ([`CaseKind::of`]) sends it, all into one [`CaseBatch`] in row order, as `eval` reads
+/// its lines; a bad row is an error that names it ("case i: ...").
+pub(crate) struct Rows {
+    values: Values,
+    dims: Vec<usize>,
+    counts: Vec<usize>,
+    needs: Option<Vec<f64>>,
+}
+
+/// Numbers copied out of an array (to be read without the GIL), in their own type.
+enum Values {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Rows {
+    /// The arrays, checked for length with the GIL.
+    pub(crate) fn extract<'py>(
+        values: &Bound<'py, PyAny>,
+        dims: PyArrayLike1<'py, i64, AllowTypeChange>,
+        counts: PyArrayLike1<'py, i64, AllowTypeChange>,
+        needs: Option<PyArrayLike1<'py, f64, AllowTypeChange>>,
+    ) -> PyResult<Rows> {
+        let values = Floats::extract(values)?;
+        if values.shape().len() != 1 {
+            return Err(bad_input(format!(
+                "values must be one-dimensional, got shape {:?}",
+                values.shape()
+            )));
+        }
+        let (dims, counts) = (dims.as_array(), counts.as_array());
+        if dims.len() != counts.len() {
+            return Err(bad_input(format!(
+                "{} dims for {} counts",
+                dims.len(),
+                counts.len()
+            )));
+        }
+        let mut sizes = (0usize, 0usize);
+        for (i, (&d, &k)) in dims.iter().zip(&counts).enumerate() {
+            if d != 3 && d != 6 {
+                return Err(bad_input(format!(
+                    "case {i}: a generator must be 3 or 6 numbers, got {d}"
+                )));
+            }
+            if k < 0 {
+                return Err(bad_input(format!("case {i}: count {k} is negative")));
+            }
+            sizes = (sizes.0 + d as usize * k as usize, sizes.1 + d as usize);
+        }
+        if values.shape()[0] != sizes.0 {
+            return Err(bad_input(format!(
+                "{} numbers for generators of {} numbers in all",
+                values.shape()[0],
+                sizes.0
+            )));
+        }
+        let needs = needs.map(|n| n.as_array().to_vec());
+        let values = match &values {
+            Floats::F32(v) => Values::F32(v.as_array().iter().copied().collect()),
+            Floats::F64(v) => Values::F64(v.as_array().iter().copied().collect()),
+        };
+        if let Some(n) = &needs {
+            if n.len() != sizes.1 {
+                return Err(bad_input(format!(
+                    "{} need numbers for needs of {} numbers in all",
+                    n.len(),
+                    sizes.1
+                )));
+            }
+        }
+        Ok(Rows {
+            values,
+            dims: dims.iter().map(|&d| d as usize).collect(),
+            counts: counts.iter().map(|&k| k as usize).collect(),
+            needs,
         })
-        .collect::<Vec<bool>>();
-    Ok(PyArray1::from_vec(py, planar))
+    }
+
+    /// Every row into `out` (cleared first), in order: the core's one reading of a row.
+    pub(crate) fn read_into(&self, out: &mut CaseBatch) -> Result<(), Error> {
+        match &self.values {
+            Values::F32(v) => self.read(v, out),
+            Values::F64(v) => self.read(v, out),
+        }
+    }
+
+    fn read<G: Number>(&self, values: &[G], out: &mut CaseBatch) -> Result<(), Error> {
+        out.clear();
+        let (mut at, mut need_at) = (0, 0);
+        let mut flat = Vec::new();
+        for (i, (&d, &k)) in self.dims.iter().zip(&self.counts).enumerate() {
+            let gens = &values[at..at + k * d];
+            at += k * d;
+            let need = match &self.needs {
+                Some(n) => &n[need_at..need_at + d],
+                None => default_need(d),
+            };
+            need_at += d;
+            let id = match CaseKind::of(d, k) {
+                CaseKind::Planar => {
+                    let mut slots = [[0f32; 3]; MAX_GENERATORS];
+                    for (j, slot) in slots.iter_mut().take(k).enumerate() {
+                        let g = [gens[3 * j], gens[3 * j + 1], gens[3 * j + 2]];
+                        *slot = g.map(G::to_f32);
+                        if !finite3(*slot) {
+                            let g = g.map(Into::<f64>::into);
+                            return Err(Error::Input(format!(
+                                "case {i}: generator {j} = {g:?} is not finite in float32"
+                            )));
+                        }
+                    }
+                    let need = [need[0], need[1], need[2]];
+                    if !finite3(need.map(|v| v as f32)) {
+                        return Err(Error::Input(format!(
+                            "case {i}: need = {need:?} is not finite in float32"
+                        )));
+                    }
+                    let case = Case::new(&slots[..k], need.map(|v| v as f32))
+                        .map_err(|e| Error::Input(format!("case {i}: {e}")))?;
+                    out.batch.push(case)
+                }
+                CaseKind::General => {
+                    if k > MAX_GENERAL_GENERATORS {
+                        return Err(Error::Input(format!(
+                            "case {i}: {k} generators, more than {MAX_GENERAL_GENERATORS}"
+                        )));
+                    }
+                    flat.clear();
+                    G::extend_into(&mut flat, gens);
+                    finite_generators(i, d, &flat).map_err(Error::Input)?;
+                    if !need.iter().all(|v| v.is_finite()) {
+                        return Err(Error::Input(format!(
+                            "case {i}: need = {need:?} is not finite"
+                        )));
+                    }
+                    out.batch
+                        .push_general(d, &flat, need)
+                        .map_err(|e| Error::Input(format!("case {i}: {e}")))?
+                }
+            };
+            out.numbers.push(i as u64 + 1);
+            out.rows.push(Ok(id));
+        }
+        Ok(())
+    }
 }

@@ -32,10 +32,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // seconds: keep freed memory a second (mimalloc's default: 10 ms), as the CLI does.
     // SAFETY: an option store, read by mimalloc when it purges.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<engine::Engine>()?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
-    m.add_function(wrap_pyfunction!(input::is_planar, m)?)?;
     m.add_class::<grasp::GraspColumns>()?;
     m.add_function(wrap_pyfunction!(grasp::grasp_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(grasp::grasp_lines, m)?)?;

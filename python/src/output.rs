@@ -10,10 +10,11 @@ use rayon::prelude::*;
 
 use planar_hold::general::{GeneralOutcome, MAX_DIM};
 use planar_hold::io::general::GeneralAnswer;
+use planar_hold::io::{format_json, CaseBatch};
 use planar_hold::jsonl::Answer;
-use planar_hold::{Case, Error, Outcome, Verdict};
+use planar_hold::{Answers, Batch, CaseKind, Error, Outcome, Verdict};
 
-use crate::input::GeneralRows;
+use crate::input::{GeneralRows, Shape};
 
 /// Cases per block of the planar columns, written one block a worker.
 const BLOCK: usize = 1024;
@@ -63,6 +64,16 @@ impl From<GeneralColumns> for Results {
 }
 
 impl Results {
+    /// The columns of a call's answers: of the engine its arrays went to.
+    pub(crate) fn new(shape: Shape, answers: &Answers, rows: &GeneralRows) -> Results {
+        match shape.kind {
+            CaseKind::Planar => Columns::new(&answers.planar).into(),
+            CaseKind::General => {
+                GeneralColumns::new(shape.dim, shape.rows, &answers.general, rows).into()
+            }
+        }
+    }
+
     /// The columns as numpy arrays: `Outcomes` or `GeneralOutcomes`.
     pub(crate) fn into_python(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         Ok(match self {
@@ -409,27 +420,22 @@ pub(crate) fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py
     py.import("json")?.getattr("loads")?.call1((text,))
 }
 
-/// The planar answers as one JSON array, made by the CLI's own [`Answer`].
-pub(crate) fn planar_answers_json(cases: &[Case], outcomes: &[Outcome]) -> Result<String, Error> {
-    let answers: Vec<Answer> = cases
-        .iter()
-        .zip(outcomes)
-        .map(|(case, o)| Answer::new(None, case, o))
-        .collect();
-    to_json(&answers)
-}
-
-/// The general answers as one JSON array (each object with a null `id`), made by the CLI's
-/// own [`GeneralAnswer`], their indices as rows of the caller's array.
-pub(crate) fn general_answers_json(
-    dim: usize,
-    outcomes: &[GeneralOutcome],
+/// A call's answers as one JSON array, each made by the CLI's own writers ([`Answer`],
+/// [`GeneralAnswer`]; a general one with a null `id`), a general answer's indices as rows of
+/// the caller's array.
+pub(crate) fn answers_json(
+    batch: &Batch,
+    answers: &Answers,
     rows: &GeneralRows,
 ) -> Result<String, Error> {
     let mut text = String::from("[");
+    for (case, o) in batch.planar.iter().zip(&answers.planar) {
+        text.push_str(&to_json(&Answer::<serde_json::Value>::new(None, case, o))?);
+        text.push(',');
+    }
     let mut witness_rows = [0u32; MAX_DIM];
-    for (i, o) in outcomes.iter().enumerate() {
-        let mut answer = GeneralAnswer::new(None, dim, o);
+    for (i, o) in answers.general.iter().enumerate() {
+        let mut answer = GeneralAnswer::new(None, batch.general.get(i).dim, o);
         if let Some(w) = answer.witness.as_mut() {
             for (slot, &g) in witness_rows.iter_mut().zip(w.generators) {
                 *slot = rows.row(i, g);
@@ -441,13 +447,22 @@ pub(crate) fn general_answers_json(
                 *g = rows.row(i, *g);
             }
         }
-        if i > 0 {
-            text.push(',');
-        }
         text.push_str(&to_json(&answer)?);
+        text.push(',');
+    }
+    if text.len() > 1 {
+        text.pop();
     }
     text.push(']');
     Ok(text)
+}
+
+/// The answers of rows read as `eval` reads lines, as one JSON array: `eval`'s own writer.
+pub(crate) fn rows_json(rows: &CaseBatch, answers: &Answers) -> String {
+    let mut lines = Vec::new();
+    format_json(rows, answers, &mut lines);
+    let lines = String::from_utf8(lines).expect("JSON is UTF-8");
+    format!("[{}]", lines.trim_end().replace('\n', ","))
 }
 
 /// The answers' JSON array as a list of dicts, `id` first where `ids` gives one that is not

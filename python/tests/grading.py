@@ -136,8 +136,17 @@ def grade_general(case: dict, expected: dict, answer: Optional[dict]) -> List[st
 
 # ---------------------------------------------------------------- spatial scenes
 
+def slip_direction(slip, n: np.ndarray) -> np.ndarray:
+    """The unit direction of a slip's tangential part at the unit normal ``n``:
+    ``v - (v.n) n``, normalised (docs/contract-scenes.md, sliding contacts)."""
+    v = np.asarray(slip, float)
+    vt = v - (v @ n) * n
+    return vt / np.linalg.norm(vt)
+
+
 class Scene3:
-    """A spatial scene rebuilt from its line, independently of the library."""
+    """A spatial scene rebuilt from its line, independently of the library; a sliding
+    contact (``"slip"``) gives its one ray ``n - mu u`` a point, whatever the pyramid."""
 
     def __init__(self, line: dict):
         self.ell = float(line["half_size"])
@@ -146,12 +155,18 @@ class Scene3:
         self.contacts = []
         for c in line["contacts"]:
             n = np.asarray(c["normal"], float)
+            n = n / np.linalg.norm(n)
             mu = c["mu"][0] if isinstance(c["mu"], list) else c["mu"]
-            self.contacts.append((np.asarray(c["points"], float), n / np.linalg.norm(n), float(mu)))
+            u = slip_direction(c["slip"], n) if c.get("slip") is not None else None
+            self.contacts.append((np.asarray(c["points"], float), n, float(mu), u))
 
     def generators(self, outer: bool, k: int) -> np.ndarray:
         rows = []
-        for points, n, mu in self.contacts:
+        for points, n, mu, u in self.contacts:
+            if u is not None:
+                r = n - mu * u
+                rows.extend(np.concatenate([r, np.cross(p, r) / self.ell]) for p in points)
+                continue
             a = np.zeros(3)
             a[int(np.argmin(np.abs(n)))] = 1.0
             t1 = np.cross(a, n)
@@ -167,11 +182,11 @@ class Scene3:
 
     def supports_coulomb(self, y: np.ndarray) -> bool:
         ny = float(np.linalg.norm(y))
-        for points, n, mu in self.contacts:
+        for points, n, mu, u in self.contacts:
             for p in points:
                 g = y[:3] + np.cross(y[3:], p) / self.ell
                 gn = float(g @ n)
-                gt = float(np.linalg.norm(g - gn * n))
+                gt = float(np.linalg.norm(g - gn * n)) if u is None else float(g @ u)
                 scale = ny * math.sqrt(1 + mu * mu) * max(1.0, float(np.linalg.norm(p)) / self.ell)
                 if gn - mu * gt < -1e-7 * scale:
                     return False
@@ -354,4 +369,79 @@ def grade_scene3(line: dict, expected: dict, report: dict) -> List[str]:
             h = hausdorff(np.asarray(region, float), np.asarray(ref, float))
             if h > t:
                 out.append(f"support region: Hausdorff distance {h:.3e} > 1e-6 half_size")
+    return out
+
+
+# ---------------------------------------------------------------- planar sliding scenes
+
+def planar_generators(line: dict) -> np.ndarray:
+    """A planar scene's generators rebuilt from its line (docs/contract-planar.md §2 with
+    docs/contract-scenes.md's sliding contacts): contacts in order, endpoints p0, p1; at each
+    the rays n + mu t, n - mu t, or a sliding contact's one ray n - mu sign(v.t) t."""
+    ell = float(line["half_size"])
+    rows = []
+    for c in line["contacts"]:
+        n = np.asarray(c["normal"], float)
+        n = n / np.linalg.norm(n)
+        t = np.array([n[1], -n[0]])
+        mu = float(c["mu"][0] if isinstance(c["mu"], list) else c["mu"])
+        if c.get("slip") is not None:
+            rays = [n - mu * slip_direction(c["slip"], n)]
+        else:
+            rays = [n + mu * t, n - mu * t]
+        for end in ("p0", "p1"):
+            p = np.asarray(c[end], float)
+            rows.extend([r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / ell] for r in rays)
+    return np.array(rows, float).reshape(-1, 3)
+
+
+def planar_needs(line: dict) -> list:
+    """The needs at the corners of the mass x centre-of-mass box, in need order."""
+    ell = float(line["half_size"])
+    m0 = float((line.get("mass") or {}).get("nominal", 1.0))
+    mr = (line.get("mass") or {}).get("range", [m0, m0])
+    xr = line.get("com_offset_x", [0.0, 0.0])
+    ends = lambda iv: [iv[0]] if iv[0] == iv[1] else list(iv)  # noqa: E731
+    return [np.array([0.0, m / m0, -(m / m0) * x / ell]) for m in ends(mr) for x in ends(xr)]
+
+
+def grade_planar_sliding(line: dict, expected: dict, report: dict) -> List[str]:
+    """A planar gate report on a sliding line against the expected one (the planar engine's
+    float32 rules): held beyond 1e-3 (not on near lines), the robust margin to 1e-4 relative
+    (1e-3 near), every witness (at most 3 independent generators, residual <= 1e-4 scale) and
+    certificate (y.w_i >= -1e-4 |y||w_i|, y.need < 0) re-checked against the generators rebuilt
+    with the slips, and each far need's verdict."""
+    if report.get("error"):
+        return [f"format: a valid scene refused: {report['error']}"]
+    out = []
+    want, near = float(expected["robust_margin"]), bool(expected["near"])
+    m = report["robust_margin"]
+    if abs(m - want) > (1e-3 if near else 1e-4 * max(1.0, abs(want))):
+        out.append(f"robust margin: {m!r}, expected {want!r}")
+    if not near and (report["held"] != expected["held"] or report["uncertain"]):
+        out.append(f"held: {report['held']} (uncertain {report['uncertain']}), expected {expected['held']}")
+    W = planar_generators(line)
+    for i, (x, n) in enumerate(zip(planar_needs(line), report["needs"])):
+        d = float(expected["d_needs"][i])
+        v = n["verdict"]
+        if not near and abs(d) > 1e-3 * max(1.0, float(np.linalg.norm(x))):
+            if v != ("supported" if d > 0 else "unsupported"):
+                out.append(f"need {i}: {v}, expected d = {d}")
+        if v == "supported":
+            try:
+                idx, lam = _witness_parts(n.get("witness"), len(W))
+            except ValueError as e:
+                out.append(f"need {i}: witness: {e}")
+                continue
+            s = float(np.linalg.norm(x))
+            nw = np.linalg.norm(W[idx], axis=1) if idx else np.zeros(0)
+            lam = np.where(lam < 0, np.where(lam >= -1e-5 * s / np.maximum(nw, 1e-300), 0.0, lam), lam)
+            res = float(np.linalg.norm((W[idx].T @ lam if idx else np.zeros(3)) - x))
+            if len(idx) > 3 or np.any(lam < 0) or res > 1e-4 * max(s, float(np.sum(lam * nw))):
+                out.append(f"need {i}: witness {idx} {lam.tolist()} (residual {res:.3e})")
+        elif v == "unsupported":
+            y = np.asarray(n.get("certificate") or [0, 0, 0], float)
+            ny = float(np.linalg.norm(y))
+            if ny == 0 or not y @ x < 0 or np.any(W @ y < -1e-4 * ny * np.linalg.norm(W, axis=1)):
+                out.append(f"need {i}: certificate {y.tolist()} does not prove it")
     return out

@@ -223,3 +223,12 @@ def test_gil_released_while_the_engine_runs():
     assert elapsed > 0.02, "the batch was too small to tell"
     # With the GIL held for the whole call this thread would tick once or twice.
     assert len(ticks) > 10, (len(ticks), elapsed)
+
+
+def test_version_is_the_wheels():
+    """``planar_hold.__version__`` is the installed distribution's version (one source:
+    python/Cargo.toml, which maturin writes into the wheel's metadata)."""
+    from importlib.metadata import version
+
+    assert planar_hold.__version__ == version("planar-hold")
+    assert planar_hold.__version__.count(".") == 2

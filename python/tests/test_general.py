@@ -234,20 +234,33 @@ def test_engine_choice_by_shape_and_the_enumeration_agrees(data):
     assert isinstance(planar_hold.cone_test(np.ones((2, 17, 3))), planar_hold.GeneralOutcomes)
 
 
-def test_is_planar_is_the_rule_the_calls_follow():
-    """`_native.is_planar` (the routing rule Ray's reader groups rows by) names the engine that
-    `cone_test` picks for an array of that shape."""
-    from planar_hold._native import is_planar
-
-    shapes = [(d, k) for d in (3, 6) for k in (0, 1, 15, 16, 17, 40)]
-    dims, ks = np.array(shapes).T
-    picked = [
-        isinstance(planar_hold.cone_test(np.ones((1, k, d))), planar_hold.Outcomes) for d, k in shapes
-    ]
-    assert is_planar(dims, ks).tolist() == picked
-    assert picked.count(True) == 4  # d = 3, K <= 16
+def test_ragged_rows_are_answered_in_one_call_as_each_shape_alone():
+    """`Engine.answer_rows` (Ray's one call a batch) routes each row as `answers` routes an
+    array of its shape (the planar enumeration for 3 numbers and at most 16 generators, the
+    general engine for the rest) and answers it as that call does, in row order."""
+    rng = np.random.default_rng(5)
+    shapes = [(d, k) for d in (3, 6) for k in (0, 1, 15, 16, 17, 40)] * 2
+    rng.shuffle(shapes)
+    rows = [rng.normal(size=(k, d)) + np.eye(d)[1 if d == 3 else 2] for d, k in shapes]
+    needs = [rng.normal(size=d) * 0.1 + np.eye(d)[1 if d == 3 else 2] for d, _ in shapes]
+    values = np.concatenate([r.ravel() for r in rows])
+    dims, counts = np.array(shapes).T
+    engine = planar_hold.Engine("cpu")
+    got = engine.answer_rows(values, dims, counts, np.concatenate(needs))
+    assert len(got) == len(shapes)
+    for (d, k), r, need, answer in zip(shapes, rows, needs, got):
+        alone = engine.answers(r[None], need=need[None])[0]
+        assert answer == alone, (d, k)
+        assert ("binding" in answer) == (d == 3 and k <= 16)
+    # Without needs: each row's dimension's nominal weight.
+    got = engine.answer_rows(values, dims, counts)
+    assert got[0] == engine.answers(rows[0][None])[0]
+    bad = values.copy()
+    bad[int(dims[0] * counts[0]) + 1] = np.nan  # row 1's first generator
+    with pytest.raises(ValueError, match="case 1: generator 0 = "):
+        engine.answer_rows(bad, dims, counts)
     with pytest.raises(ValueError, match="2 dims for 1 counts"):
-        is_planar([3, 3], [1])
+        engine.answer_rows(values, [3, 3], [1])
 
 
 @pytest.mark.parametrize(

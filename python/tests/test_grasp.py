@@ -305,8 +305,13 @@ def test_bad_arrays_are_refused():
         planar_hold.grasp_quality(points=p, normals=np.zeros((2, 3)), mu=0.5)
     q = np.array(p)
     q[1, 2, 0] = np.nan
-    with pytest.raises(ValueError, match="grasp 1: points"):
+    with pytest.raises(ValueError, match=r"grasp 1: contact 2: points .*\[nan, 0\.0, 0\.0\]"):
         planar_hold.grasp_quality(points=q, normals=np.ones_like(p), mu=0.5)
+    # A NaN in a grasp dict is named by its path, its contact included.
+    bad = cube_grasp()
+    bad["contacts"][1]["points"][0][2] = float("nan")
+    with pytest.raises(ValueError, match=r"grasp 1: .*contacts\[1\]\.points\[0\]\[2\] = NaN"):
+        planar_hold.grasp_quality([cube_grasp(), bad])
     with pytest.raises(ValueError, match="mu"):
         planar_hold.grasp_quality(points=p, normals=np.ones_like(p), mu=np.ones(5))
     with pytest.raises(ValueError, match="not a grasp"):

@@ -225,3 +225,41 @@ def test_grasp_rows_are_read_column_by_column(data, tmp_path):
     bad = pa.Table.from_pylist(rows, schema=table.schema)
     with pytest.raises(ValueError, match=r"grasp 1: .*contacts\[2\]: missing field `normal`"):
         planar_hold.ray.grasp_rows(engine, bad)
+
+
+def scene_table(scenes):
+    """Scene lines as one Arrow table of their fields, every field of every line a column (a
+    line's or a contact's absent fields null: a planar line's ``dim``, a planar contact's
+    ``points``, a sticking contact's ``slip``)."""
+    return pa.Table.from_struct_array(pa.array(scenes))
+
+
+def test_ray_gate_of_sliding_scenes_equals_gate(local_cluster, data, tmp_path):
+    """The public sliding scenes (planar and spatial, ``slip`` a field of their contacts) as
+    Parquet shards through planar_hold.ray.gate: every row the report of `planar-hold gate`
+    on the same line. (The lines of an interval μ are left out: a Parquet column has one
+    type, a number or a list.)"""
+    scenes = [s for s in read_jsonl(data / "sliding_public.jsonl")
+              if not any(isinstance(c["mu"], list) for c in s["contacts"])]
+    (tmp_path / "in").mkdir()
+    for s in range(4):
+        pq.write_table(scene_table(scenes[s::4]), tmp_path / "in" / f"part-{s}.parquet")
+    ds = ray.data.read_parquet(str(tmp_path / "in"))
+    rows = planar_hold.ray.gate(ds, batch_size=19, concurrency=1).take_all()
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in scenes))
+    expected = {r["id"]: r for r in run_cli("gate", str(path), "--backend", "cpu")}
+    assert len(rows) == len(scenes) == len(expected) > 150
+    for r in rows:
+        want = expected[r["id"]]
+        assert json.loads(r["report"]) == {k: v for k, v in want.items() if k != "id"}, r["id"]
+        assert r["held"] == want["held"] and r["robust_margin"] == want["robust_margin"]
+        assert r["sliding"] == [s["contact"] for s in want.get("sliding", [])]
+
+
+def test_ray_bad_scene_row_is_named():
+    engine = planar_hold.Engine("cpu")
+    scenes = read_jsonl(REPO / "tests" / "data" / "sliding_public.jsonl")[:3]
+    scenes[2]["contacts"][0]["slip"] = [0.0, 1.0]
+    with pytest.raises(ValueError, match="scene 2: .*tangential"):
+        planar_hold.ray.gate_rows(engine, scene_table(scenes))

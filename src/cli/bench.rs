@@ -144,10 +144,7 @@ impl Runner {
             }
             Some(engine) => {
                 engine.evaluate_into(batch, Options::default(), answers)?;
-                Ok(match engine {
-                    Engine::Gpu(gpu) => gpu.last_kernel_time(),
-                    Engine::Cpu => None,
-                })
+                Ok(answers.kernel_time)
             }
         }
     }
@@ -280,7 +277,7 @@ fn runners(backends: &[Which]) -> (Vec<Runner>, Map<String, Value>) {
                     rayon::current_num_threads(),
                     Simd::chosen()
                 ),
-                engine: Some(Engine::Cpu),
+                engine: Some(Engine::cpu()),
             },
             Which::Cpu1 => Runner {
                 which,

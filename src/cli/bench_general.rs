@@ -35,7 +35,7 @@ pub const SHAPES: [(usize, usize); 8] = [
 
 /// Cases per second of `engine` over `batch` with `options`, best of three runs; also the
 /// cases the host re-solved in the last.
-fn rate(engine: &mut Engine, batch: &Batch, options: Options) -> Result<(f64, usize), Error> {
+fn rate(engine: &Engine, batch: &Batch, options: Options) -> Result<(f64, usize), Error> {
     let mut answers = Answers::default();
     let mut best = f64::MAX;
     for _ in 0..3 {
@@ -51,6 +51,7 @@ fn options(inside_margin: bool, threads: Threads) -> Options {
     Options {
         inside_margin,
         threads,
+        ..Options::default()
     }
 }
 
@@ -121,7 +122,7 @@ pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
         for (d, k) in SHAPES {
             let n = cases_for(d, k, scale);
             let batch = Batch::from(make(2026 + (d * 1000 + k) as u64, n, d, k));
-            let cpu = &mut Engine::Cpu;
+            let cpu = &mut Engine::cpu();
             let held = cpu
                 .evaluate(&batch, Options::default())?
                 .general
@@ -172,7 +173,7 @@ const SEARCH_VALUES: usize = 1 << 27;
 /// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
 /// and the kernel alone where the adapter has timestamps.
 pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
-    let Some(mut gpu) = gpu_search() else {
+    let Some(gpu) = gpu_search() else {
         return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
     };
     let adapter = gpu.describe();
@@ -191,8 +192,7 @@ pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
         let t = Instant::now();
         let mut kernel = Some(0.0);
         for _ in 0..repeats {
-            gpu.general_hints_into(&batch, &mut hints)?;
-            let k = gpu.last_kernel_time();
+            let k = gpu.general_hints_into(&batch, &mut hints)?;
             kernel = kernel.zip(k).map(|(a, b)| a + b.as_secs_f64());
         }
         let total = (distinct * repeats) as f64;

@@ -5,12 +5,12 @@
 //!
 //! The stages, as `gate` runs them: **read** (the reader thread: Parquet pages decoded into
 //! Arrow columns, or JSON text split into lines), **parse** (a worker: rows or lines into
-//! checked grasps), **plan** (the grasps' generators into the engine's batch), **engine**
-//! (the batch answered and judged into reports, one thread), **answers** (the reports as a
-//! Parquet row group, encoded and compressed, and as JSON Lines). Each format stage is
-//! timed over the first `--cases` rows (at most 65,536), best of three; the engine over
-//! the first grasps until about two seconds have passed, and its reports, repeated, are
-//! what the answer stages encode. Times are the thread's own time on a core (Linux), so a
+//! checked grasps), **engine** (the gate on one thread: the grasps' wrenches into the
+//! engine's batch, answered, judged into reports), **answers** (the reports as a Parquet row
+//! group, encoded and compressed, and as JSON Lines). Each format stage is timed over the
+//! first `--cases` rows (at most 65,536), best of three; the engine over the first grasps
+//! until about two seconds have passed, and its reports, repeated, are what the answer
+//! stages encode. Times are the thread's own time on a core (Linux), so a
 //! machine busy with other work does not inflate them.
 
 use std::time::{Duration, Instant};
@@ -20,10 +20,9 @@ use planar_hold::io::lines::LineChunk;
 use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetGrasps,
 };
-use planar_hold::scene::gate::plan;
 use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::simd::Simd;
-use planar_hold::Engine;
+use planar_hold::{Engine, Options, Threads};
 use serde::Serialize;
 use serde_json::json;
 
@@ -73,7 +72,6 @@ const ENGINE_SECONDS: f64 = 2.0;
 struct Stages {
     read: f64,
     parse: f64,
-    plan: f64,
     engine: f64,
     answers_parquet: f64,
     answers_json: f64,
@@ -176,27 +174,22 @@ pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Resu
             std::hint::black_box(parse(&chunks));
             Ok(start.elapsed())
         })?;
-        let plan_s = best(|| {
-            let start = Clock::start();
-            for part in grasps.chunks(GATE_CHUNK_ROWS) {
-                std::hint::black_box(plan(part)?.batch().len());
-            }
-            Ok(start.elapsed())
-        })?;
-        // The engine on the first grasps, in gate's way (plan, evaluate, judge), one
-        // thread, a doubling sample until the time is up.
+        // The engine on the first grasps, as gate's workers run it (one thread each), a
+        // doubling sample until the time is up.
         let (mut reports, mut engine_s, mut take) = (Vec::new(), 0.0, 16);
-        let mut engine = Engine::Cpu;
+        let engine = Engine::cpu();
+        let options = Options {
+            threads: Threads::Current,
+            ..Options::default()
+        };
         while engine_s < ENGINE_SECONDS && reports.len() < grasps.len() {
             let part = &grasps[reports.len()..grasps.len().min(reports.len() + take)];
             let start = Clock::start();
-            reports.extend(hold_reports(&mut engine, part)?);
+            reports.extend(hold_reports(&engine, part, options)?);
             engine_s += start.elapsed().as_secs_f64();
             take *= 2;
         }
-        // The engine's seconds without planning its batches.
-        let planned_s = plan_s * reports.len() as f64 / grasps.len() as f64;
-        let engine_us = per_grasp((engine_s - planned_s).max(0.0), reports.len());
+        let engine_us = per_grasp(engine_s, reports.len());
         let answered: Vec<&Report> = (0..grasps.len())
             .map(|i| &reports[i % reports.len()])
             .collect();
@@ -240,7 +233,6 @@ pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Resu
         let stages = Stages {
             read: per_grasp(read_s, n),
             parse: per_grasp(parse_s, n),
-            plan: per_grasp(plan_s, g),
             engine: engine_us,
             answers_parquet: per_grasp(parquet_s, g),
             answers_json: per_grasp(json_s, g),
@@ -273,7 +265,7 @@ fn print(
         Format::Json => s.answers_json,
     };
     // A worker's time a grasp around the engine, and the reader thread's.
-    let around = s.parse + s.plan + answers;
+    let around = s.parse + answers;
     let ceiling = (cores as f64 * 1e6 / around).min(1e6 / s.read);
     let today = (cores as f64 * 1e6 / (around + s.engine)).min(1e6 / s.read);
     let format_name = match format {
@@ -285,9 +277,9 @@ fn print(
          instruction set {simd}"
     );
     println!(
-        "  per core, µs a grasp: read {:.2}, parse {:.2}, plan {:.2}, answers {:.2} \
-         (Parquet) / {:.2} (JSON Lines)",
-        s.read, s.parse, s.plan, s.answers_parquet, s.answers_json
+        "  per core, µs a grasp: read {:.2}, parse {:.2}, answers {:.2} (Parquet) / {:.2} \
+         (JSON Lines)",
+        s.read, s.parse, s.answers_parquet, s.answers_json
     );
     println!(
         "  engine, one core, first {engine_sample} grasps: {:.1} µs a grasp ({:.0} grasps/s)",

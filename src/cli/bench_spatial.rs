@@ -9,11 +9,10 @@
 
 use std::time::Instant;
 
-use planar_hold::general::solver::Solver;
 use planar_hold::general::GeneralBatch;
 use planar_hold::rng::Rng;
 use planar_hold::scene::{
-    hold_reports, parse_line, support_region, Pyramid, SceneLine, SpatialScene,
+    hold_reports, parse_line, support_region, Pyramid, SceneLine, SpatialScene, SupportRegion,
 };
 use planar_hold::{Answers, Backend, Batch, Engine, Options};
 use rayon::prelude::*;
@@ -170,12 +169,12 @@ fn best(mut f: impl FnMut()) -> f64 {
 
 /// The gate end to end: each line parsed, every need through `engine` in one batch, the
 /// reports judged (with the support regions) and written as JSON.
-fn gate(engine: &mut Engine, lines: &[String]) -> Result<usize, Failure> {
+fn gate(engine: &Engine, lines: &[String]) -> Result<usize, Failure> {
     let scenes = lines
         .par_iter()
         .map(|l| parse_line(l))
         .collect::<Result<Vec<_>, _>>()?;
-    let reports = hold_reports(engine, &scenes)?;
+    let reports = hold_reports(engine, &scenes, Options::default())?;
     let bytes: usize = reports
         .par_iter()
         .map(|r| serde_json::to_string(r).map_or(0, |s| s.len() + 1))
@@ -214,13 +213,13 @@ struct Row {
 fn time_family(
     family: &'static str,
     lines: &[String],
-    gpu: Option<&mut Engine>,
+    gpu: Option<&Engine>,
 ) -> Result<Row, Failure> {
     let n = lines.len();
-    let mut cpu = Engine::new(Backend::Cpu)?;
+    let cpu = Engine::new(Backend::Cpu)?;
     let mut failed = None;
     let e2e_s = best(|| {
-        if let Err(e) = gate(&mut cpu, lines) {
+        if let Err(e) = gate(&cpu, lines) {
             failed = Some(e);
         }
     });
@@ -230,7 +229,7 @@ fn time_family(
         .map_err(|e| Failure::new(format!("a one-thread pool: {e}"), 1))?;
     let one_s = one_pool.install(|| {
         best(|| {
-            if let Err(e) = gate(&mut cpu, lines) {
+            if let Err(e) = gate(&cpu, lines) {
                 failed = Some(e);
             }
         })
@@ -270,12 +269,13 @@ fn time_family(
     });
     let batch = Batch::from(batch);
     let mut answers = Answers::default();
+    let cpu = Engine::cpu();
     let mut cones = |inside_margin| {
         let options = Options {
             inside_margin,
             ..Options::default()
         };
-        Engine::Cpu.evaluate_into(&batch, options, &mut answers)
+        cpu.evaluate_into(&batch, options, &mut answers)
     };
     let mut failed = None;
     let mut timed = |inside_margin| {
@@ -304,13 +304,13 @@ fn time_family(
         .filter(|&h| h)
         .count();
     let region_s = best(|| {
-        let _: Vec<_> = scenes
-            .par_iter()
-            .map_init(Solver::new, |solver, s| {
-                let g = s.generators(s.pyramid, Pyramid::Inner);
-                support_region(solver, &g, s.body.half_size)
-            })
-            .collect();
+        let mut regions = vec![SupportRegion::default(); scenes.len()];
+        cpu.each_with_solver(&mut regions, Options::default(), 1, |solver, i, region| {
+            let s = &scenes[i];
+            let g = s.generators(s.pyramid, Pyramid::Inner);
+            *region = support_region(solver, &g, s.body.half_size);
+            0
+        });
     });
     Ok(Row {
         family,
@@ -338,7 +338,7 @@ pub fn run(
     out: Option<&str>,
 ) -> Result<(), Failure> {
     let arch = super::machine::cpu_features();
-    let mut gpu = if gpu {
+    let gpu = if gpu {
         match Engine::new(Backend::Gpu) {
             Ok(g) => Some(g),
             Err(e) => {
@@ -385,7 +385,7 @@ pub fn run(
     );
     let mut rows = Vec::new();
     for (family, lines) in &families {
-        let r = time_family(family, lines, gpu.as_mut())?;
+        let r = time_family(family, lines, gpu.as_ref())?;
         let pct = |s: f64| format!("{:.0}%", 100.0 * s / r.e2e_s);
         let judge = (r.e2e_s - r.parse_s - r.build_s - r.cone_s - r.region_s).max(0.0);
         let facets = (r.cone_s - r.nnls_s).max(0.0);

@@ -1,7 +1,9 @@
 //! `planar-hold demo`: the planar reference scenes (docs/contract-planar.md §6) side by side
 //! with their expected values, then two spatial scenes through the gate (a cube on its four
-//! corners, a stance on two feet: verdict, robust margin, support region), then a random batch
-//! on the GPU and the CPU with the agreement count and cases/s of each. It writes no files.
+//! corners, a stance on two feet: verdict, robust margin, support region), a grasp (four
+//! fingertips on a cube: force closure, q1, the weakest wrench, the binding facet's contacts),
+//! then a random batch on the GPU and the CPU with the agreement count and cases/s of each.
+//! It writes no files.
 
 use std::io::Write;
 use std::time::Instant;
@@ -76,13 +78,55 @@ const SPATIAL_SCENES: [&str; 2] = [
                                            [-0.08, -0.06, -0.9]], "normal": [0, 0, 1], "mu": [0.6, 0.8]}]}"#,
 ];
 
+/// The README's grasp (docs/contract-grasp.md): four fingertips on a 10 cm cube, μ = 0.5.
+const GRASP: &str = r#"{"id": "four fingertips on a 10 cm cube, μ = 0.5", "dim": 3, "grasp": true,
+    "half_size": 0.05, "pyramid": 8, "friction": "inner",
+    "contacts": [{"points": [[0.05, 0, 0]], "normal": [-1, 0, 0], "mu": 0.5},
+                 {"points": [[-0.05, 0.03, 0]], "normal": [1, 0, 0], "mu": 0.5},
+                 {"points": [[-0.05, -0.03, 0.02]], "normal": [1, 0, 0], "mu": 0.5},
+                 {"points": [[0, 0, 0.05]], "normal": [0, 0, -1], "mu": 0.5}]}"#;
+
+/// The grasp through the gate on `engine`: force closure, q1, the weakest wrench, the
+/// contacts on the binding facet.
+fn show_grasp(out: &mut impl Write, engine: &Engine, label: &str) -> Result<(), Failure> {
+    let line = parse_line(&GRASP.replace('\n', " "))?;
+    for report in hold_reports(engine, &[line], Options::default())? {
+        let Report::Grasp(r) = report else {
+            continue;
+        };
+        let weakest: Vec<String> = r.weakest.iter().map(|x| format!("{x:.3}")).collect();
+        let facet = r
+            .facet
+            .as_ref()
+            .map(|f| format!("{:?}", f.contacts))
+            .unwrap_or_else(|| "none".into());
+        writeln!(
+            out,
+            "  {}\n    {label:<8} force closure {}, q1 {:.5}{} ({} generators, pyramids of {} \
+             edges)\n             weakest wrench [{}], binding facet on contacts {facet}",
+            r.id.as_str().unwrap_or_default(),
+            r.force_closure,
+            r.q1,
+            if r.margin_checked {
+                ", proven"
+            } else {
+                ", an upper bound"
+            },
+            r.n_generators,
+            r.pyramid,
+            weakest.join(", "),
+        )?;
+    }
+    Ok(())
+}
+
 /// The spatial scenes through the gate on `engine`, one block each.
-fn show_spatial(out: &mut impl Write, engine: &mut Engine, label: &str) -> Result<(), Failure> {
+fn show_spatial(out: &mut impl Write, engine: &Engine, label: &str) -> Result<(), Failure> {
     let lines: Vec<_> = SPATIAL_SCENES
         .iter()
         .map(|text| parse_line(&text.replace('\n', " ")))
         .collect::<Result<_, _>>()?;
-    for report in hold_reports(engine, &lines)? {
+    for report in hold_reports(engine, &lines, Options::default())? {
         let Report::Spatial(r) = report else {
             continue;
         };
@@ -132,7 +176,7 @@ fn show(case: &Case, o: &Outcome) -> String {
 /// `backend`: `cpu` alone, `gpu` (required) beside the CPU, or `both` (the GPU when found).
 pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    let mut cpu = Engine::new(Backend::Cpu)?;
+    let cpu = Engine::new(Backend::Cpu)?;
     let mut gpu = match backend {
         BackendArg::Cpu => None,
         BackendArg::Gpu => Some(Engine::new(Backend::Gpu)?),
@@ -178,15 +222,25 @@ pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
          nominal weights, moment in weight × half-size; support region: the centre-of-mass \
          offsets [δx, δy] that hold):"
     )?;
-    show_spatial(&mut out, &mut cpu, "cpu")?;
+    show_spatial(&mut out, &cpu, "cpu")?;
     if let Some(g) = gpu.as_mut() {
         writeln!(out, "  the same on the GPU:")?;
         show_spatial(&mut out, g, "gpu")?;
     }
     writeln!(
         out,
+        "\nA grasp through the gate (docs/contract-grasp.md; q1: the largest disturbance wrench \
+         resisted in every direction with total normal force 1; weakest wrench: (force, \
+         moment / half-size)):"
+    )?;
+    show_grasp(&mut out, &cpu, "cpu")?;
+    if let Some(g) = gpu.as_mut() {
+        show_grasp(&mut out, g, "gpu")?;
+    }
+    writeln!(
+        out,
         "  (demo writes no files; pictures: planar-hold draw docs/scenes3d.jsonl -o DIR writes \
-         DIR/<id>.svg)"
+         DIR/<id>.svg, a grasp's too)"
     )?;
 
     writeln!(

@@ -1,14 +1,14 @@
 //! `planar-hold eval`: cone tests from JSON Lines or Parquet to either, streamed.
 
 use std::io::{BufWriter, Read, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
 use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGroup};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
-use planar_hold::{Answers, CaseKind, Outcome};
+use planar_hold::Answers;
 
-use super::general::GeneralCount;
 use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
@@ -27,6 +27,10 @@ pub struct Args {
     /// Output format (default: from the output's extension, else JSON Lines).
     #[arg(long, value_enum)]
     output_format: Option<Format>,
+    /// Each general answer with the proof of its two bounds (`"proof"`, docs/proof.md), which
+    /// `planar-hold check-proof` checks.
+    #[arg(long)]
+    proof: bool,
 }
 
 /// Where chunks come from.
@@ -104,7 +108,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(p) => p.id_type(),
     };
     let engines = Engines::new(args.backend)?;
-    let general = GeneralCount::default();
+    let searched = Searched::default();
     let (output, sink) = Output::create(args.output.as_deref())?;
     let mut progress = match &source {
         Source::Json(_) => Progress::new(
@@ -160,23 +164,20 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
         };
         let Spare { batch, answers, .. } = &mut spare;
-        engines.main.evaluate_into(&batch.batch, answers)?;
-        if engines.main.is_gpu() {
-            general.add(answers);
-        }
+        engines
+            .main
+            .evaluate_into(&batch.batch, Engines::options(args.proof), answers)?;
+        searched.add(answers);
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
-            let mut checked = Answers::default();
-            cpu.evaluate_into(&batch.batch, &mut checked)?;
-            disagreements =
-                super::general::disagreements(batch, &answers.general, &checked.general);
-            disagreements.extend(pipeline::disagreements(
-                &answers.planar,
-                &checked.planar,
-                batch.numbers_of(CaseKind::Planar),
-                Outcome::disagreement,
-            ));
-            disagreements.sort_by_key(|&(line, _)| line);
+            let checked = cpu.evaluate(&batch.batch, Engines::options(false))?;
+            let rows = batch.rows.iter().zip(&batch.numbers);
+            disagreements = rows
+                .filter_map(|(row, &number)| {
+                    let id = *row.as_ref().ok()?;
+                    Some((number, answers.disagreement(&checked, &batch.batch, id)?))
+                })
+                .collect();
         }
         let encoded = match &encoder {
             None => {
@@ -226,6 +227,32 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Sink::Parquet(file) => file.finish().map_err(|e| output.write_failure(e))?,
     };
     output.finish(out)?;
-    general.report();
+    searched.report();
     tally.conclude()
+}
+
+/// General cases the device searched over a run, and how many of them the host searched on.
+#[derive(Default)]
+struct Searched {
+    cases: AtomicUsize,
+    resolved: AtomicUsize,
+}
+
+impl Searched {
+    /// Counts a chunk's answers.
+    fn add(&self, answers: &Answers) {
+        self.cases.fetch_add(answers.searched, Ordering::Relaxed);
+        self.resolved.fetch_add(answers.resolved, Ordering::Relaxed);
+    }
+
+    /// The line a run whose general cases the GPU searched ends with, on stderr.
+    fn report(&self) {
+        let cases = self.cases.load(Ordering::Relaxed);
+        if cases > 0 {
+            eprintln!(
+                "planar-hold: general cases: {cases} on the GPU, {} re-solved on the host",
+                self.resolved.load(Ordering::Relaxed)
+            );
+        }
+    }
 }

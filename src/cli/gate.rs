@@ -76,7 +76,7 @@ fn parse_chunk(chunk: &LineChunk, grasps_only: bool) -> Scenes {
             }
             let bytes = chunk.text(k);
             let text = std::str::from_utf8(bytes)
-                .map_err(|e| (None, format!("invalid input: not UTF-8: {e}")))?;
+                .map_err(|e| (salvage_id(bytes), format!("invalid input: not UTF-8: {e}")))?;
             let scene = parse_line(text).map_err(|e| (salvage_id(bytes), e.to_string()))?;
             if grasps_only && !matches!(scene, SceneLine::Grasp(_)) {
                 return Err((salvage_id(bytes), GRASPS_ONLY.to_string()));
@@ -216,10 +216,10 @@ pub fn stream(
             Chunk::Rows(rows, spare) => (parse_rows(&rows), spare),
         };
         let good = &scenes.scenes;
-        let reports = engines.main.with(|e| hold_reports(e, good))?;
+        let reports = hold_reports(&engines.main, good, Engines::options(false))?;
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
-            let checked = cpu.with(|e| hold_reports(e, good))?;
+            let checked = hold_reports(cpu, good, Engines::options(false))?;
             let lines = scenes.rows.iter().zip(&scenes.numbers);
             disagreements = pipeline::disagreements(
                 &reports,

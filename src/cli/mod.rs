@@ -6,12 +6,12 @@ mod bench_general;
 mod bench_grasps;
 mod bench_input;
 mod bench_spatial;
+mod check_proof;
 mod demo;
 mod draw;
 mod draw_answers;
 mod eval;
 mod gate;
-mod general;
 mod info;
 mod machine;
 mod pictures;
@@ -36,12 +36,14 @@ pub mod exit {
     pub const IO: u8 = 4;
     /// Some input lines or rows were refused (answered with an "error"), the rest answered.
     pub const REFUSED: u8 = 5;
+    /// `check-proof`: some proof did not pass.
+    pub const PROOF: u8 = 6;
 }
 
 const EXIT_STATUSES: &str = "Exit status: 0 every line answered; 1 the engine failed (no GPU \
 adapter, device lost, out of memory); 2 usage error (or a bad PLANAR_HOLD_SIMD); 3 --backend \
 both: GPU and CPU disagree (all answers written); 4 nothing could be read or written \
-(missing file, bad path, unwritable output, unreadable Parquet); 5 some lines or rows refused (answered in place with an \"error\" field), the rest answered.";
+(missing file, bad path, unwritable output, unreadable Parquet); 5 some lines or rows refused (answered in place with an \"error\" field), the rest answered; 6 check-proof: some proof failed.";
 
 #[derive(Parser)]
 #[command(
@@ -87,7 +89,8 @@ enum Command {
         #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "scenes")]
         answers: Vec<String>,
     },
-    /// The docs/contract-planar.md §6 reference scenes, then a random batch on the GPU and the CPU.
+    /// The docs/contract-planar.md §6 reference scenes, two spatial scenes and a grasp through
+    /// the gate, then a random batch on the GPU and the CPU.
     Demo {
         /// Cases in the random batch.
         #[arg(long, default_value_t = 100_000)]
@@ -104,6 +107,10 @@ enum Command {
     },
     /// Cases/s, µs per case and latency of each backend at batch sizes 256, 65,536 and N.
     Bench(bench::Args),
+    /// Checks each answer's proof (written with `--proof`) against its case: determinants
+    /// and dot products only (docs/proof.md). Prints the lines that fail.
+    #[command(after_help = EXIT_STATUSES)]
+    CheckProof(check_proof::Args),
 }
 
 /// Which engine(s) a command runs.
@@ -181,6 +188,7 @@ pub fn run() -> ExitCode {
 fn command(command: Command) -> Result<(), Failure> {
     match command {
         Command::Eval(args) => eval::run(args),
+        Command::CheckProof(args) => check_proof::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Draw {
             scenes,

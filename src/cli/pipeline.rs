@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use planar_hold::io::lines::LineReader;
-use planar_hold::{Answers, Backend, Batch, Engine, Options, Threads};
+use planar_hold::{Backend, Engine, Options, Threads};
 
 use super::{engine, exit, BackendArg, Failure};
 
@@ -70,72 +70,39 @@ pub fn line_reader(path: &str, rows: usize) -> Result<LineReader<Box<dyn Read + 
     Ok(LineReader::new(open_input(path)?, rows, CHUNK_BYTES))
 }
 
-/// An engine as the workers share it: the CPU's runs on each worker's own thread, side by
-/// side; a GPU is one device, taken in turn.
-pub enum SharedEngine {
-    Cpu,
-    Gpu(Mutex<Engine>),
-}
-
-impl SharedEngine {
-    /// Answers `batch` into `answers`: on the CPU on this thread alone (the workers are the
-    /// parallelism, and a chunk stays in its core's caches); on the GPU once the other
-    /// workers are done with it, its general cases finished on all cores (the other workers
-    /// wait for the device meanwhile).
-    pub fn evaluate_into(&self, batch: &Batch, answers: &mut Answers) -> Result<(), Failure> {
-        let threads = match self {
-            SharedEngine::Cpu => Threads::Current,
-            SharedEngine::Gpu(_) => Threads::All,
-        };
-        let options = Options {
-            threads,
-            ..Options::default()
-        };
-        Ok(self.with(|e| e.evaluate_into(batch, options, answers))?)
-    }
-
-    /// Whether it is the GPU.
-    pub fn is_gpu(&self) -> bool {
-        matches!(self, SharedEngine::Gpu(_))
-    }
-
-    fn new(backend: Backend) -> Result<SharedEngine, Failure> {
-        Ok(match engine(backend)? {
-            Engine::Cpu => SharedEngine::Cpu,
-            gpu => SharedEngine::Gpu(Mutex::new(gpu)),
-        })
-    }
-
-    /// Runs `f` with the engine (for a GPU, once the other workers are done with it).
-    pub fn with<T>(&self, f: impl FnOnce(&mut Engine) -> T) -> T {
-        match self {
-            SharedEngine::Cpu => f(&mut Engine::Cpu),
-            SharedEngine::Gpu(gpu) => f(&mut gpu.lock().unwrap_or_else(PoisonError::into_inner)),
-        }
-    }
-}
-
 /// The engines a `--backend` asks for: the one whose answers are written, and for `both`
-/// the CPU that checks the GPU.
+/// the CPU that checks the GPU. The workers share them by reference, each calling with
+/// [`Engines::options`].
 pub struct Engines {
-    pub main: SharedEngine,
-    pub check: Option<SharedEngine>,
+    pub main: Engine,
+    pub check: Option<Engine>,
 }
 
 impl Engines {
+    /// Each worker's call: on its own thread (the workers are the parallelism, and a chunk
+    /// stays in its core's caches), on either backend.
+    /// With `proof`, each general answer's proof too ([`Options::proof`]).
+    pub fn options(proof: bool) -> Options {
+        Options {
+            threads: Threads::Current,
+            proof,
+            ..Options::default()
+        }
+    }
+
     pub fn new(backend: BackendArg) -> Result<Engines, Failure> {
         Ok(match backend {
             BackendArg::Cpu => Engines {
-                main: SharedEngine::new(Backend::Cpu)?,
+                main: engine(Backend::Cpu)?,
                 check: None,
             },
             BackendArg::Gpu => Engines {
-                main: SharedEngine::new(Backend::Gpu)?,
+                main: engine(Backend::Gpu)?,
                 check: None,
             },
             BackendArg::Both => Engines {
-                main: SharedEngine::new(Backend::Gpu)?,
-                check: Some(SharedEngine::new(Backend::Cpu)?),
+                main: engine(Backend::Gpu)?,
+                check: Some(engine(Backend::Cpu)?),
             },
         })
     }

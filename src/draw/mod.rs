@@ -47,12 +47,20 @@ pub fn picture(scene: &Scene, report: &HoldReport) -> Document {
                   contacts, pivot and turn, sliding). Right: shaded: the contacts' wrenches per unit \
                   of vertical force (f_z = 1); dots: the needs, one per centre of mass (masses \
                   coincide), inside the shaded polygon = held; red dashed: the binding facet.";
-    let caption = Caption::new(CAPTION_TOP, story.lines.iter().chain(&notes), legend);
+    let sliding = " Sliding contacts: green solid: their one friction ray n − μ·v̂ (no cone); pink \
+                   arrow: the slip (the body's motion over the contact).";
+    let legend = if scene.slides() {
+        format!("{legend}{sliding}")
+    } else {
+        legend.to_string()
+    };
+    let caption = Caption::new(CAPTION_TOP, story.lines.iter().chain(&notes), &legend);
+    let heads: &[&str] = if scene.slides() { &[style::SLIP] } else { &[] };
     page(
         caption.page_height(),
         &title,
         [SCENE_PANEL[0] - 40.0, 30.0],
-        &[],
+        heads,
     )
     .add(plane::panel(SCENE_PANEL, scene, &story))
     .add(cone_panel)

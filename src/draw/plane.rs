@@ -56,6 +56,14 @@ pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
     shapes.extend(contacts(scene, &story.binding_contacts, tol));
     shapes.extend(loads(story, &weight));
     shapes.extend(failure_marks(story.failure, weight.com, ell));
+    shapes.extend(story.lines_of_action.iter().map(|&[a, b]| Shape::Segment {
+        a,
+        b,
+        class: "certificate line-of-action",
+        colour: style::FAILURE,
+        width: 1.2,
+        dash: Some("6 4"),
+    }));
     let frame = fit(px, scene, &shapes);
 
     let mut g = frame.tag(Group::new().set("class", "scene-panel"));
@@ -167,18 +175,36 @@ fn contacts(scene: &Scene, binding_contacts: &[usize], tol: f64) -> Vec<Shape> {
         } else {
             &[c.p0, c.p1]
         };
+        // A sliding contact: its one friction ray, solid, in place of the cone's edges.
+        let sliding = c.slip.is_some();
         for &p in ends {
-            for ray in c.edge_directions() {
+            for ray in c.rays() {
                 let len = ray[0].hypot(ray[1]);
                 shapes.push(Shape::Segment {
                     a: p,
-                    b: add(p, ray, 0.5 * ell / len),
-                    class: "friction-edge",
+                    b: add(p, ray, if sliding { 0.6 } else { 0.5 } * ell / len),
+                    class: if sliding {
+                        "friction-ray sliding"
+                    } else {
+                        "friction-edge"
+                    },
                     colour: style::FRICTION,
-                    width: 1.2,
-                    dash: Some("4 2"),
+                    width: if sliding { 2.0 } else { 1.2 },
+                    dash: (!sliding).then_some("4 2"),
                 });
             }
+        }
+        // Its slip: which way the body moves over it, from the middle, just inside the box.
+        if let Some(u) = c.slip_direction() {
+            let mid = [0.5 * (c.p0[0] + c.p1[0]), 0.5 * (c.p0[1] + c.p1[1])];
+            let start = add(mid, c.normal, 0.12 * ell);
+            shapes.push(Shape::Arrow {
+                a: add(start, u, -0.3 * ell),
+                b: add(start, u, 0.3 * ell),
+                class: "slip",
+                colour: style::SLIP,
+                width: 3.0,
+            });
         }
     }
     shapes
@@ -472,6 +498,23 @@ fn labels(mut g: Group, frame: &Frame, scene: &Scene, story: &Story, weight: &We
             )
             .set("class", "contact-label"),
         );
+    }
+    for c in &scene.contacts {
+        if let Some(u) = c.slip_direction() {
+            let mid = [0.5 * (c.p0[0] + c.p1[0]), 0.5 * (c.p0[1] + c.p1[1])];
+            let ell = scene.body.half_size;
+            let tip = frame.at(add(add(mid, c.normal, 0.12 * ell), u, 0.3 * ell));
+            let d = [u[0], -u[1]];
+            g = g.add(
+                label(
+                    "slip",
+                    [tip[0] + 8.0 * d[0], tip[1] + 8.0 * d[1] + 4.0],
+                    if d[0] >= 0.0 { "start" } else { "end" },
+                    style::SLIP,
+                )
+                .set("class", "slip-label"),
+            );
+        }
     }
     if let Some(Failure::Tip { pivot, .. }) = story.failure {
         let q = frame.at(pivot);

@@ -47,8 +47,16 @@ pub fn picture(scene: &SpatialScene, report: &SpatialReport) -> Document {
                   mass); green or red box: the centre-of-mass box, held or not; cross: the \
                   nominal centre of mass. Margins are in R⁶: force in m0·g and moment in \
                   m0·g·ℓ in one Euclidean norm.";
-    let caption = Caption::new(CAPTION_TOP, &story.lines, legend);
-    page(caption.page_height(), &title, [20.0, 30.0], &[style::AXIS])
+    let sliding = " Sliding contacts: green solid: their one friction ray n − μ·v̂ at each \
+                   point (no pyramid); pink arrow: the slip (the body's motion over the contact), \
+                   seen from above with its friction's pull against it in green.";
+    let (legend, heads): (String, &[&str]) = if scene.slides() {
+        (format!("{legend}{sliding}"), &[style::AXIS, style::SLIP])
+    } else {
+        (legend.to_string(), &[style::AXIS])
+    };
+    let caption = Caption::new(CAPTION_TOP, &story.lines, &legend);
+    page(caption.page_height(), &title, [20.0, 30.0], heads)
         .add(axo::panel(AXO_PANEL, scene, report, &story))
         .add(top::panel(TOP_PANEL, scene, report, &story))
         .add(caption.group())

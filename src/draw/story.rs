@@ -40,6 +40,10 @@ pub struct Story {
     pub forces: Vec<([f64; 2], [f64; 2])>,
     /// How the box fails, when the need has a certificate.
     pub failure: Option<Failure>,
+    /// When a sliding contact's ray binds and the box turns about a point off the contacts:
+    /// the binding forces' lines of action, from their points to that pivot (about it they
+    /// have no moment, and gravity's turns the box).
+    pub lines_of_action: Vec<[[f64; 2]; 2]>,
     /// Indices into `Scene::contacts` of the contacts the binding candidate is built from.
     pub binding_contacts: Vec<usize>,
     /// Caption lines after the title.
@@ -60,6 +64,17 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
     let failure = need
         .certificate
         .and_then(|y| failure(scene, need, y, &binding));
+    let lines_of_action = match failure {
+        Some(Failure::Tip { pivot, .. }) if binding.sliding_ray => {
+            let generators = need.binding.as_ref().map_or(&[][..], |b| &b.generators);
+            generators
+                .iter()
+                .filter_map(|&g| ends.at(g).map(|(_, p)| [p, pivot]))
+                .filter(|[p, q]| (p[0] - q[0]).hypot(p[1] - q[1]) > tol)
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let lines = caption(scene, report, need_index, &forces, failure, &binding);
     Story {
         need_index,
@@ -67,6 +82,7 @@ pub fn story(scene: &Scene, report: &HoldReport) -> Story {
         com_offset_x: need.com_offset_x,
         forces,
         failure,
+        lines_of_action,
         // Highlighted only to show what fails.
         binding_contacts: if report.held {
             Vec::new()
@@ -126,7 +142,7 @@ fn witness_forces(
     if let Some(w) = &need.witness {
         for (&g, &lambda) in w.generators.iter().zip(&w.weights) {
             let Some((s, p)) = ends.at(g) else { continue };
-            let ray = scene.contacts[s.contact].edge_directions()[usize::from(s.ray < 0)];
+            let ray = scene.contacts[s.contact].ray(s.ray);
             let f = [lambda * ray[0], lambda * ray[1]];
             match forces
                 .iter_mut()
@@ -150,6 +166,9 @@ struct Binding {
     one_point: Option<([f64; 2], String)>,
     /// Friction edges bind (of contacts on one line): the box slides.
     sliding: bool,
+    /// A sliding contact's ray binds (its force has one direction: the box can turn about
+    /// where the binding rays' lines meet, away from any contact).
+    sliding_ray: bool,
     /// What binds, for the caption.
     words: String,
 }
@@ -181,10 +200,14 @@ impl Binding {
             _ => None,
         };
         let (words, sliding) = binding_words(scene, need, &one_point);
+        let sliding_ray = generators
+            .iter()
+            .any(|&g| ends.sources.get(g as usize).is_some_and(|s| s.ray == 0));
         Binding {
             contacts,
             one_point,
             sliding,
+            sliding_ray,
             words,
         }
     }
@@ -278,7 +301,18 @@ fn pivot(scene: &Scene, y: [f64; 3], omega: f64, binding: &Binding) -> Option<[f
             .any(|c| segment_distance(p, c.p0, c.p1) <= 1e-3 * ell)
     };
     let centre = (omega.abs() > 1e-12).then(|| [y[1] / omega, -y[0] / omega]);
-    let near = |p: [f64; 2]| p[0].abs().max(p[1].abs()) <= 1.5 * ell;
+    // With a sliding ray on the binding plane the box turns about where the binding rays'
+    // lines meet: near when among the contacts (a pushing finger's height).
+    let reach = if binding.sliding_ray {
+        scene
+            .contacts
+            .iter()
+            .flat_map(|c| [c.p0, c.p1])
+            .fold(1.5 * ell, |m, p| m.max(p[0].abs().max(p[1].abs())))
+    } else {
+        1.5 * ell
+    };
+    let near = |p: [f64; 2]| p[0].abs().max(p[1].abs()) <= reach;
     let mut pivot = centre.filter(|&p| !binding.sliding && (on_contact(p) || near(p)))?;
     if let Some((p, _)) = &binding.one_point {
         if (p[0] - pivot[0]).hypot(p[1] - pivot[1]) <= 1e-3 * ell {
@@ -350,8 +384,15 @@ fn caption(
         ));
     }
     if let Some(y) = need.certificate {
+        let meet = match failure {
+            Some(Failure::Tip { .. }) if binding.sliding_ray && binding.one_point.is_none() => {
+                ", where the binding forces' lines meet (dashed): about it they have no moment \
+                 and gravity's turns the box"
+            }
+            _ => "",
+        };
         lines.push(format!(
-            "Certificate y = ({:.4}, {:.4}, {:.4}), y·need = {:.4} < 0: {}.",
+            "Certificate y = ({:.4}, {:.4}, {:.4}), y·need = {:.4} < 0: {}{meet}.",
             y[0] + 0.0,
             y[1] + 0.0,
             y[2] + 0.0,
@@ -360,6 +401,16 @@ fn caption(
         ));
     } else if !report.held && need.verdict == "uncertain" {
         lines.push("Uncertain: within tolerance of the boundary neither a witness nor a certificate passes; the gate treats it as not held.".to_string());
+    }
+    for sl in &report.sliding {
+        lines.push(format!(
+            "Sliding: {} slides along {} (its slip {}): its force is the one friction ray {} at \
+             each end, no static friction.",
+            scene.contacts[sl.contact].label(),
+            v2(sl.direction),
+            v2(sl.slip),
+            v2(sl.ray)
+        ));
     }
     if let Some(e) = &scene.edit {
         lines.push(format!(

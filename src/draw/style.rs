@@ -17,6 +17,8 @@ pub const FORCE: &str = "#ff7f0e";
 pub const FAILURE: &str = "#d62728";
 pub const NEED: &str = "#9467bd";
 pub const SLICE_FILL: &str = "#c6dbef";
+/// A sliding contact's slip arrow (its friction ray is [`FRICTION`], drawn solid).
+pub const SLIP: &str = "#e377c2";
 
 /// Every colour an arrow can have: one arrowhead marker each.
 const ARROW_COLOURS: [&str; 6] = [CONTACT, FRICTION, GRAVITY, FORCE, FAILURE, NEED];

@@ -26,8 +26,8 @@
 use super::linalg::{dot, norm, pivoted, Vector};
 use super::solver::Solver;
 use super::tolerance::{EPS, RANK_TOL};
-use super::{GenSet, GeneralBatch, GeneralCase, GeneralOutcome, GRASP_DIM};
-use crate::{Error, Verdict};
+use super::{GenSet, GeneralCase, GeneralOutcome, GRASP_DIM};
+use crate::Verdict;
 
 /// The grasp's verdict: force closure (0 inside W), not, or within tolerance of the
 /// boundary.
@@ -74,8 +74,8 @@ pub struct GraspOutcome {
 }
 
 /// The lifted cone of `wrenches` (K wrenches of R⁶, 6 numbers each) appended to `values`
-/// as a case of [`GeneralBatch`] stores it: the need `(1, 0, …, 0)`, then `(s, wᵢ)` for
-/// each wrench, `s` the largest |wᵢ| (1 when every wrench is zero).
+/// as a case of [`GeneralBatch`](super::GeneralBatch) stores it: the need `(1, 0, …, 0)`,
+/// then `(s, wᵢ)` for each wrench, `s` the largest |wᵢ| (1 when every wrench is zero).
 pub fn lift(wrenches: &[f64], values: &mut Vec<f64>) {
     let s = scale(wrenches);
     values.reserve(GRASP_DIM * (wrenches.len() / 6 + 1));
@@ -148,8 +148,10 @@ impl Wrenches<'_> {
 }
 
 /// The metric of the grasp whose lifted cone is `case` (made by [`lift`] or
-/// [`GeneralBatch::push_grasp`]) from the engine's answer to it, every part checked in
-/// float64 here; `solver` searches again (the facets) where the answer proves nothing.
+/// [`GeneralBatch::push_grasp`](super::GeneralBatch::push_grasp)) from the engine's answer
+/// to it ([`crate::Engine::evaluate`] finishes every lifted grasp cone of a batch here),
+/// every part checked in float64; `solver` (lent by the engine) searches again (the
+/// facets) where the answer proves nothing.
 pub fn finish(
     case: &GeneralCase<'_>,
     outcome: &GeneralOutcome,
@@ -308,39 +310,4 @@ fn from_facets(w: &Wrenches<'_>, solver: &mut Solver) -> Option<(GraspOutcome, b
         .iter()
         .min_by(|a, b| a.normal[0].total_cmp(&b.normal[0]))?;
     inside(w, &best.normal, complete)
-}
-
-/// The metric of one grasp of `K` wrenches (6 numbers each) with a solver of its own: the
-/// lifted cone through the engine, then [`finish`]. For tests and one-off calls; a batch
-/// goes through [`GeneralBatch::push_grasp`], the engine and [`finish_batch_into`].
-pub fn quality(wrenches: &[f64]) -> Result<GraspOutcome, Error> {
-    let mut batch = GeneralBatch::new();
-    batch.push_grasp(wrenches)?;
-    let mut solver = Solver::new();
-    let case = batch.get(0);
-    let outcome = solver.solve(&case);
-    Ok(finish(&case, &outcome, &mut solver))
-}
-
-/// [`finish`] for every case of `batch` (each a lifted grasp cone) from the engine's
-/// `outcomes`, into `out`, on all cores.
-///
-/// # Panics
-///
-/// When the lengths differ, or a case is not a lifted grasp cone.
-pub fn finish_batch_into(
-    batch: &GeneralBatch,
-    outcomes: &[GeneralOutcome],
-    out: &mut [GraspOutcome],
-) {
-    use rayon::prelude::*;
-    assert!(outcomes.len() == batch.len() && out.len() == batch.len());
-    out.par_iter_mut()
-        .enumerate()
-        .with_min_len(16)
-        .for_each_init(Solver::new, |solver, (i, o)| {
-            let case = batch.get(i);
-            assert_eq!(case.dim, GRASP_DIM, "case {i} is not a lifted grasp cone");
-            *o = finish(&case, &outcomes[i], solver);
-        });
 }

@@ -1,9 +1,9 @@
 //! The general test's GPU host side: `shaders/search.wgsl` on the device layer
 //! ([`crate::device`]) searches every case in float32 (Lawson–Hanson, the twin of
-//! [`super::search`]); the host finishes each case in float64 from the passive set it found
-//! ([`Solver::solve_hinted`], on all cores), facets and checks included, so the answers are
-//! the CPU engine's. A hint the float64 solve does not confirm is searched on from there
-//! ("re-solved on the host") and counted.
+//! [`super::search`]); the engine finishes each case in float64 from the passive set it
+//! found ([`Solver::solve_hinted`](super::solver::Solver::solve_hinted)), facets and checks
+//! included, so the answers are the CPU engine's. A hint the float64 solve does not confirm
+//! is searched on from there ("re-solved on the host") and counted.
 //!
 //! Chunks stay within the device's limits (cases per dispatch, float32 numbers per binding).
 
@@ -11,11 +11,8 @@ use std::mem::size_of;
 use std::ops::Range;
 use std::time::Duration;
 
-use rayon::prelude::*;
-
 use super::search::{case_values, pack_range};
-use super::solver::Solver;
-use super::{GeneralBatch, GeneralOutcome};
+use super::GeneralBatch;
 use crate::device::{Binding, Dispatch, GpuContext, Kernel, KernelSpec, Slots, Upload};
 use crate::general::types::{GeneralHint, GeneralParams, GeneralRecord};
 use crate::Error;
@@ -25,23 +22,6 @@ pub const SEARCH_WGSL: &str = include_str!("../../shaders/search.wgsl");
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
 pub const GENERAL_WORKGROUP_SIZE: u32 = 64;
-
-/// How many general cases a call answered, and how many of them the host had to search on
-/// in float64 because the GPU's float32 passive set was not the final one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GeneralStats {
-    /// Cases answered.
-    pub cases: usize,
-    /// Cases whose GPU hint the float64 solve did not confirm (0 on the CPU backend).
-    pub resolved: usize,
-}
-
-impl std::ops::AddAssign for GeneralStats {
-    fn add_assign(&mut self, other: GeneralStats) {
-        self.cases += other.cases;
-        self.resolved += other.resolved;
-    }
-}
 
 /// How the kernel maps cases to the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -186,61 +166,5 @@ impl GeneralKernel {
             hints[items].copy_from_slice(bytemuck::cast_slice(bytes));
         };
         slots.run(ctx, &self.kernel, prepare, read).await
-    }
-}
-/// The hint's passive set.
-fn passive(h: &GeneralHint) -> &[u32] {
-    &h.index[..(h.len as usize).min(h.index.len())]
-}
-
-/// Finishes every case of `batch` in float64 from its GPU hint, on all cores, with the
-/// inside margin or without ([`Solver::with_inside_margin`]).
-///
-/// # Panics
-///
-/// When `hints` or `out` do not hold one entry per case (the engine sizes them).
-pub fn finish_into(
-    batch: &GeneralBatch,
-    hints: &[GeneralHint],
-    out: &mut [GeneralOutcome],
-    inside_margin: bool,
-) -> GeneralStats {
-    assert!(hints.len() == batch.len() && out.len() == batch.len());
-    let resolved = out
-        .par_iter_mut()
-        .enumerate()
-        .with_min_len(16)
-        .map_init(
-            || Solver::with_inside_margin(inside_margin),
-            |solver, (i, o)| {
-                let (outcome, confirmed) = solver.solve_hinted(&batch.get(i), passive(&hints[i]));
-                *o = outcome;
-                usize::from(!confirmed)
-            },
-        )
-        .sum();
-    GeneralStats {
-        cases: batch.len(),
-        resolved,
-    }
-}
-
-/// [`finish_into`] on this thread alone (workers that are the parallelism themselves).
-pub fn finish_serial(
-    batch: &GeneralBatch,
-    hints: &[GeneralHint],
-    out: &mut [GeneralOutcome],
-) -> GeneralStats {
-    assert!(hints.len() == batch.len() && out.len() == batch.len());
-    let mut solver = Solver::new();
-    let mut resolved = 0;
-    for (i, o) in out.iter_mut().enumerate() {
-        let (outcome, confirmed) = solver.solve_hinted(&batch.get(i), passive(&hints[i]));
-        *o = outcome;
-        resolved += usize::from(!confirmed);
-    }
-    GeneralStats {
-        cases: batch.len(),
-        resolved,
     }
 }

@@ -28,6 +28,10 @@ const SEEN: f64 = 1e-13;
 /// A combined normal whose points lie farther than this off its plane is derived again.
 const RESIDUAL: f64 = 1e-13;
 
+/// A new point closer than this (unit vectors) to the span of the ridge it joins makes a
+/// thin face, whose normal is derived in double-double from its points.
+const SLIVER: f64 = 1e-6;
+
 /// Why a point could not be added: the search ends there and says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stuck {
@@ -60,6 +64,9 @@ pub(crate) struct Hull {
     x: Vector,
     /// The points taken, unit vectors, and the caller's id of each.
     pub points: Vec<Vector>,
+    /// The points as the caller has them (before scaling to unit length: a thin face's
+    /// normal is derived from these, which rounding has not touched).
+    raw: Vec<Vector>,
     pub ids: Vec<u32>,
     /// Every face made, the replaced ones with `alive` false.
     pub faces: Vec<Face>,
@@ -91,6 +98,7 @@ impl Hull {
         d: usize,
         x: &Vector,
         start: &[Vector],
+        raw: &[Vector],
         ids: &[u32],
     ) -> Result<(), Stuck> {
         debug_assert!(start.len() == d && ids.len() == d && (2..=MAX_DIM).contains(&d));
@@ -98,6 +106,8 @@ impl Hull {
         self.x = *x;
         self.points.clear();
         self.points.extend_from_slice(start);
+        self.raw.clear();
+        self.raw.extend_from_slice(raw);
         self.ids.clear();
         self.ids.extend_from_slice(ids);
         self.faces.clear();
@@ -116,7 +126,7 @@ impl Hull {
             if nr.is_nan() || nr <= 1e-12 {
                 return Err(Stuck::Degenerate);
             }
-            let normal = r.map(|v| v / nr);
+            let mut normal = r.map(|v| v / nr);
             let mut points = [0u16; FACE];
             let mut nbr = [0u32; FACE];
             let mut s = 0;
@@ -126,6 +136,9 @@ impl Hull {
                     nbr[s] = t as u32; // across the ridge without t: face t
                     s += 1;
                 }
+            }
+            if nr < SLIVER.sqrt() {
+                normal = self.exact_normal(&points, &normal)?;
             }
             self.push_face(Face {
                 points,
@@ -175,10 +188,55 @@ impl Hull {
         self.live().map(|f| f.value).fold(f64::INFINITY, f64::min)
     }
 
+    /// A vector positive on every point of a live face and on `x` (the sum of the live
+    /// faces' normals, checked), or `None` when that one is not: the faces' cone must be
+    /// pointed for the bound from below (docs/proof.md).
+    pub fn interior(&self) -> Option<Vector> {
+        let d = self.d;
+        // Candidates: the faces' normals summed, the points used summed, x; then each
+        // nudged towards x.
+        let mut normals = [0.0; MAX_DIM];
+        let mut points = [0.0; MAX_DIM];
+        for f in self.live() {
+            for k in 0..d {
+                normals[k] += f.normal[k];
+            }
+            for &p in &f.points[..d - 1] {
+                for k in 0..d {
+                    points[k] += self.points[p as usize][k];
+                }
+            }
+        }
+        let unit = |v: Vector| {
+            let n = dot(&v[..d], &v[..d]).sqrt();
+            v.map(|a| a / n)
+        };
+        let positive = |c: &Vector| {
+            let ok = |v: &Vector| dot(&c[..d], &v[..d]) > 1e-10;
+            c.iter().all(|v| v.is_finite())
+                && ok(&self.x)
+                && self.live().all(|f| {
+                    f.points[..d - 1]
+                        .iter()
+                        .all(|&p| ok(&self.points[p as usize]))
+                })
+        };
+        let (normals, points) = (unit(normals), unit(points));
+        let mut tried = vec![normals, points, self.x];
+        for t in [0.5, 0.9] {
+            for c in [normals, points] {
+                tried.push(unit(std::array::from_fn(|k| {
+                    (1.0 - t) * c[k] + t * self.x[k]
+                })));
+            }
+        }
+        tried.into_iter().find(positive)
+    }
+
     /// Takes the unit vector `p` (id `id`), which lies beyond face `from` (`n·p < 0`): every
     /// face that sees it (reached from `from` across ridges) replaced by `p` joined to their
     /// horizon.
-    pub fn add(&mut self, p: &Vector, id: u32, from: u32) -> Result<(), Stuck> {
+    pub fn add(&mut self, p: &Vector, raw: &Vector, id: u32, from: u32) -> Result<(), Stuck> {
         let d = self.d;
         if self.points.len() >= u16::MAX as usize {
             return Err(Stuck::Degenerate);
@@ -208,6 +266,7 @@ impl Hull {
         }
         let q = self.points.len() as u16;
         self.points.push(*p);
+        self.raw.push(*raw);
         self.ids.push(id);
         // The new faces: each horizon ridge joined to p.
         self.links.clear();
@@ -223,7 +282,14 @@ impl Hull {
             for k in 0..d {
                 normal[k] = a * fg.normal[k] + b * fh.normal[k];
             }
-            let normal = self.checked_normal(&points, normal)?;
+            // p within a hair of the ridge's span (a near-duplicate of one of its points): a
+            // and b are then tiny and their rounding tilts the combination; the face's
+            // normal is taken from its points in double-double instead.
+            let normal = if a.abs().max(b.abs()) < SLIVER {
+                self.exact_normal(&points, &normal)?
+            } else {
+                self.checked_normal(&points, normal)?
+            };
             let value = dot(&normal[..d], &self.x[..d]);
             if value.is_nan() || value < -1e-12 {
                 return Err(Stuck::Degenerate);
@@ -303,14 +369,29 @@ impl Hull {
                 return Ok(unit);
             }
         }
-        let mut span = Basis::new(d);
-        for &v in &points[..d - 1] {
-            if !span.push(&self.points[v as usize], 1e-12) {
-                return Err(Stuck::Degenerate);
-            }
+        self.exact_normal(points, &normal)
+    }
+
+    /// The unit normal of the face of `points`, from their generalised cross product in
+    /// double-double on the points as the caller has them (as the proof's checker computes it), turned as `towards` (or towards
+    /// x when that is 0).
+    fn exact_normal(&self, points: &[u16; FACE], towards: &Vector) -> Result<Vector, Stuck> {
+        let d = self.d;
+        let rows: Vec<&[f64]> = points[..d - 1]
+            .iter()
+            .map(|&v| &self.raw[v as usize][..d])
+            .collect();
+        let c = crate::general::proof::cross(d, &rows);
+        let nc = dot(&c[..d], &c[..d]).sqrt();
+        if !(nc > 1e-300 && nc.is_finite()) {
+            return Err(Stuck::Degenerate);
         }
-        let mut n = span.complement();
-        if dot(&n[..d], &normal[..d]) < 0.0 || (nn == 0.0 && dot(&n[..d], &self.x[..d]) < 0.0) {
+        let mut n = [0.0; MAX_DIM];
+        for k in 0..d {
+            n[k] = c[k] / nc;
+        }
+        let side = dot(&n[..d], &towards[..d]);
+        if side < 0.0 || (side == 0.0 && dot(&n[..d], &self.x[..d]) < 0.0) {
             n = n.map(|v| -v);
         }
         Ok(n)

@@ -19,13 +19,12 @@ pub mod grasp;
 pub mod host;
 pub(crate) mod hull;
 pub mod linalg;
+pub mod proof;
 pub mod sample;
 pub mod search;
 pub mod solver;
 pub mod tolerance;
 pub mod types;
-
-pub use host::GeneralStats;
 
 use crate::{Error, Verdict};
 

@@ -6,19 +6,86 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::general::proof::Proof;
 use crate::general::{
     default_need, GeneralBatch, GeneralCase, GeneralOutcome, MAX_GENERAL_GENERATORS,
 };
+use crate::CaseKind;
 
 /// One general input line, read whole (the general path is not the per-line hot path).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct GeneralLine<'a> {
+pub struct GeneralLine<'a> {
     #[serde(default, borrow)]
     id: Option<&'a RawValue>,
     generators: Vec<Vec<f64>>,
     #[serde(default)]
     need: Option<Vec<f64>>,
+}
+
+impl<'a> GeneralLine<'a> {
+    /// Reads `text` in this form (any line of a case's fields whose generators are lists of
+    /// numbers).
+    ///
+    /// # Errors
+    ///
+    /// serde's, when the line is not of this form.
+    pub fn read(text: &'a [u8]) -> Result<GeneralLine<'a>, serde_json::Error> {
+        serde_json::from_slice(text)
+    }
+
+    /// The engine the line is for ([`CaseKind::of`]): its generators' count and the first
+    /// one's length (without generators, the need's; else 3).
+    pub fn kind(&self) -> CaseKind {
+        CaseKind::of(self.dim(), self.generators.len())
+    }
+
+    fn dim(&self) -> usize {
+        self.generators
+            .first()
+            .map(Vec::len)
+            .or(self.need.as_ref().map(Vec::len))
+            .unwrap_or(3)
+    }
+
+    /// Checks the line as a general case and appends it to `batch`; returns its id's JSON
+    /// text and its index in the batch, or why it is refused.
+    pub fn push_into(self, batch: &mut GeneralBatch) -> Result<(Option<&'a str>, u32), String> {
+        let bad = |m: String| Err(format!("not a valid case: {m}"));
+        let k = self.generators.len();
+        let dim = self.dim();
+        if k > MAX_GENERAL_GENERATORS {
+            return bad(format!(
+                "{k} generators, more than {MAX_GENERAL_GENERATORS}"
+            ));
+        }
+        if dim != 3 && dim != 6 {
+            return bad(format!("generator 0 has {dim} numbers: 3 or 6 are taken"));
+        }
+        if let Some((i, g)) = self
+            .generators
+            .iter()
+            .enumerate()
+            .find(|(_, g)| g.len() != dim)
+        {
+            return bad(format!(
+                "generator {i} has {} numbers, generator 0 has {dim}",
+                g.len()
+            ));
+        }
+        let need = self.need.as_deref().unwrap_or(default_need(dim));
+        if need.len() != dim {
+            return bad(format!(
+                "the need has {} numbers, the generators {dim}",
+                need.len()
+            ));
+        }
+        let flat: Vec<f64> = self.generators.concat();
+        match batch.push(dim, &flat, need) {
+            Ok(index) => Ok((self.id.map(RawValue::get), index)),
+            Err(e) => bad(e.to_string()),
+        }
+    }
 }
 
 /// Reads `text`, a line [`super::json::line_kind`] classified as general, into `batch`;
@@ -27,48 +94,9 @@ pub fn parse_general<'t>(
     text: &'t [u8],
     batch: &mut GeneralBatch,
 ) -> Result<(Option<&'t str>, u32), String> {
-    let bad = |m: String| Err(format!("not a valid case: {m}"));
-    let line: GeneralLine = match serde_json::from_slice(text) {
-        Ok(line) => line,
-        Err(e) => return bad(crate::error::one_line(&e)),
-    };
-    let k = line.generators.len();
-    let dim = line
-        .generators
-        .first()
-        .map(Vec::len)
-        .or(line.need.as_ref().map(Vec::len))
-        .unwrap_or(3);
-    if k > MAX_GENERAL_GENERATORS {
-        return bad(format!(
-            "{k} generators, more than {MAX_GENERAL_GENERATORS}"
-        ));
-    }
-    if dim != 3 && dim != 6 {
-        return bad(format!("generator 0 has {dim} numbers: 3 or 6 are taken"));
-    }
-    if let Some((i, g)) = line
-        .generators
-        .iter()
-        .enumerate()
-        .find(|(_, g)| g.len() != dim)
-    {
-        return bad(format!(
-            "generator {i} has {} numbers, generator 0 has {dim}",
-            g.len()
-        ));
-    }
-    let need = line.need.as_deref().unwrap_or(default_need(dim));
-    if need.len() != dim {
-        return bad(format!(
-            "the need has {} numbers, the generators {dim}",
-            need.len()
-        ));
-    }
-    let flat: Vec<f64> = line.generators.concat();
-    match batch.push(dim, &flat, need) {
-        Ok(index) => Ok((line.id.map(RawValue::get), index)),
-        Err(e) => bad(e.to_string()),
+    match GeneralLine::read(text) {
+        Ok(line) => line.push_into(batch),
+        Err(e) => Err(format!("not a valid case: {}", crate::error::one_line(&e))),
     }
 }
 
@@ -79,8 +107,10 @@ pub struct GeneralAnswer<'a> {
     pub id: Option<&'a RawValue>,
     /// "supported", "unsupported" or "uncertain".
     pub verdict: &'static str,
-    /// Signed distance to the boundary, at most 1000.
+    /// Signed distance to the boundary, at most 1000: the bound from above.
     pub margin: f64,
+    /// The bound from below (docs/contract-general.md §9).
+    pub margin_lower: f64,
     /// The cone is all of R^d.
     pub capped: bool,
     /// Indices and weights, when supported.
@@ -92,6 +122,9 @@ pub struct GeneralAnswer<'a> {
     /// The margin is proven: false only where the facet set could not be proven complete
     /// (the margin is then an upper bound).
     pub margin_checked: bool,
+    /// With `--proof`: the proof of the two bounds (docs/proof.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<&'a Proof>,
 }
 
 /// A witness in an answer.
@@ -119,6 +152,7 @@ impl<'a> GeneralAnswer<'a> {
             id,
             verdict: o.verdict.as_str(),
             margin: o.margin,
+            margin_lower: o.margin_lower,
             capped: o.capped,
             witness: o.witness().map(|(generators, weights)| WitnessOut {
                 generators,
@@ -130,6 +164,7 @@ impl<'a> GeneralAnswer<'a> {
                 generators: f.generators.iter().collect(),
             }),
             margin_checked: o.margin_checked,
+            proof: None,
         }
     }
 }
@@ -140,7 +175,10 @@ pub fn write_general_answer(
     id: Option<&str>,
     case: &GeneralCase<'_>,
     o: &GeneralOutcome,
+    proof: Option<&Proof>,
 ) {
     let raw = id.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
-    super::json::write_line(out, &GeneralAnswer::new(raw, case.dim, o));
+    let mut answer = GeneralAnswer::new(raw, case.dim, o);
+    answer.proof = proof;
+    super::json::write_line(out, &answer);
 }

@@ -181,14 +181,11 @@ pub fn parse_case(text: &str) -> Result<(Option<Value>, Case), String> {
     Ok((id, case))
 }
 
-/// The id of a line that could not be parsed as a case, when it is a JSON object with one:
-/// an error line keeps it so that callers can match errors to their input.
+/// The id of a line that could not be parsed, when it is a JSON object with one: read up to
+/// the first broken value (a truncated or NaN-bearing line keeps the id before the break),
+/// so that an error line can be matched to its input.
 pub fn salvage_id(text: &[u8]) -> Option<Value> {
-    #[derive(Deserialize)]
-    struct IdOnly {
-        id: Option<Value>,
-    }
-    serde_json::from_slice::<IdOnly>(text).ok()?.id
+    crate::probe::probe(text).id
 }
 
 /// One output line. `I` is the id's form: `Value`, or `&RawValue` to echo the input's text.

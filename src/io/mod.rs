@@ -190,23 +190,38 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
         }
         let text = chunk.text(k);
         // The plain planar line, read and classified in one pass (the hot path); any other
-        // line classified by its shape, then read by its engine's reader alone.
+        // read once whole in the general form, and answered from it when it is a general
+        // case. A planar line in another form, or a line that form cannot read, is read by
+        // its engine's reader (its shape says which), which says what is wrong.
         if let Some((id, case)) = json::plain_case(text) {
             ids.push(id);
             batch.push(line.number, Ok(case));
             continue;
         }
-        let read = match json::line_kind(text) {
-            CaseKind::Planar => json::parse_serde(text).map(|(id, case)| {
-                ids.push(id);
-                batch.push(line.number, Ok(case));
-            }),
-            CaseKind::General => {
-                general::parse_general(text, &mut batch.batch.general).map(|(id, i)| {
+        let general = general::GeneralLine::read(text).ok();
+        let kind = match &general {
+            Some(form) => form.kind(),
+            None => json::line_kind(text),
+        };
+        let read = match (kind, general) {
+            (CaseKind::General, Some(form)) => {
+                form.push_into(&mut batch.batch.general).map(|(id, i)| {
                     ids.push(id);
                     batch.push_general(line.number, i);
                 })
             }
+            _ => match kind {
+                CaseKind::Planar => json::parse_serde(text).map(|(id, case)| {
+                    ids.push(id);
+                    batch.push(line.number, Ok(case));
+                }),
+                CaseKind::General => {
+                    general::parse_general(text, &mut batch.batch.general).map(|(id, i)| {
+                        ids.push(id);
+                        batch.push_general(line.number, i);
+                    })
+                }
+            },
         };
         if let Err(e) = read {
             let id = json::salvage_id(text).map(|v| v.to_string());
@@ -231,7 +246,8 @@ pub fn format_json(batch: &CaseBatch, answers: &Answers, out: &mut Vec<u8>) {
                 }
                 Some(Answer::General(o)) => {
                     let case = cases.general.get(id.index());
-                    general::write_general_answer(out, batch.id_json(r), &case, o);
+                    let proof = answers.proofs.get(id.index()).and_then(Option::as_ref);
+                    general::write_general_answer(out, batch.id_json(r), &case, o, proof);
                     continue;
                 }
                 None => "no answer: the case was not evaluated",

@@ -4,12 +4,12 @@
 //! scenes of five body pairs or more, spatial scenes) for the general engine, all in ONE
 //! [`Batch`] a round (`"coulomb"` scenes still undecided go round again with k doubled).
 //!
-//! The work is split in two halves around the engine, so that a caller who cannot block on
-//! one (the page awaits its GPU) runs the same gate: [`plan`] turns lines into a round's
-//! batch ([`Plan::batch`]), [`judge`] turns that batch's [`Answers`] into the reports, or
-//! into the next round's plan.
+//! Every answer comes from the engine: the cone tests of each round (grasps finished there
+//! too) and the support regions (with the engine's solvers). [`reports`] is the gate, async
+//! as the engine's core is (the page awaits it); [`hold_reports`] blocks on it natively. In
+//! between, `plan` turns lines into a round's batch and `judge` turns that batch's
+//! [`Answers`] into the reports, or into the next round's plan.
 
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -18,12 +18,13 @@ use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::SpatialScene;
-use super::spatial_parse::{has_dim, has_grasp, parse_grasp, parse_spatial};
+use super::spatial_parse::{parse_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, SpatialReport};
 use super::types::Scene;
-use crate::general::grasp::{finish, GraspOutcome};
-use crate::general::solver::Solver;
-use crate::general::{GeneralBatch, GeneralOutcome};
+use crate::device::block_on;
+use crate::general::grasp::GraspOutcome;
+use crate::general::GeneralOutcome;
+use crate::probe::{probe, Probe};
 use crate::{Answers, Batch, Engine, Error, Options};
 
 /// One gate input line: planar (no `dim`) or spatial (`"dim": 3`).
@@ -109,9 +110,17 @@ impl Report {
 }
 
 /// Parses and validates one JSON line of either kind. The caller adds the line number.
+/// A line that names `dim` (and `grasp`) before anything breaks is read by the spatial (or
+/// grasp) reader, which says what is wrong with it; the planar reader takes the rest.
 pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
-    if has_dim(text) {
-        if has_grasp(text) {
+    // Planar lines, the most, never name "dim": they skip the probe.
+    let probe = if text.contains("\"dim\"") {
+        probe(text.as_bytes())
+    } else {
+        Probe::default()
+    };
+    if probe.dim {
+        if probe.grasp {
             parse_grasp(text).map(SceneLine::Grasp)
         } else {
             parse_spatial(text).map(SceneLine::Spatial)
@@ -148,15 +157,31 @@ impl<'a> From<&'a Scene> for Line<'a> {
     }
 }
 
-/// The reports of many lines, in order (see the module's doc for how they are batched):
-/// [`plan`], then each round's batch through `engine` on all cores, then [`judge`].
-pub fn hold_reports(engine: &mut Engine, lines: &[SceneLine]) -> Result<Vec<Report>, Error> {
-    reports_of(engine, plan(lines)?)
+/// The reports of many lines, in order (see the module's doc for how they are batched),
+/// blocking until done: [`reports`] at the native edge.
+///
+/// # Errors
+///
+/// Those of [`reports`].
+pub fn hold_reports<'a, L: Into<Line<'a>>>(
+    engine: &Engine,
+    lines: impl IntoIterator<Item = L>,
+    options: Options,
+) -> Result<Vec<Report>, Error> {
+    block_on(reports(engine, lines, options))
 }
 
-/// The reports of planar scenes only (the planar page and tools), as [`hold_reports`].
-pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldReport>, Error> {
-    Ok(reports_of(engine, plan(scenes)?)?
+/// The reports of planar scenes only (the planar tools and tests), as [`hold_reports`].
+///
+/// # Errors
+///
+/// Those of [`reports`].
+pub fn planar_reports(
+    engine: &Engine,
+    scenes: &[Scene],
+    options: Options,
+) -> Result<Vec<HoldReport>, Error> {
+    Ok(hold_reports(engine, scenes, options)?
         .into_iter()
         .filter_map(|r| match r {
             Report::Planar(r) => Some(r),
@@ -165,10 +190,23 @@ pub fn planar_reports(engine: &mut Engine, scenes: &[Scene]) -> Result<Vec<HoldR
         .collect())
 }
 
-fn reports_of(engine: &mut Engine, mut plan: Plan<'_>) -> Result<Vec<Report>, Error> {
+/// The gate: every line's report, in order. Each round's cone tests (every need of every
+/// line, planar scenes of at most 16 generators for the enumeration, the others for the
+/// general engine) go to `engine` in one batch as `options` say; `"coulomb"` lines still
+/// undecided go round again with k doubled; then the spatial lines' support regions.
+///
+/// # Errors
+///
+/// A case the engines refuse (a non-finite number, too many generators); the engine's.
+pub async fn reports<'a, L: Into<Line<'a>>>(
+    engine: &Engine,
+    lines: impl IntoIterator<Item = L>,
+    options: Options,
+) -> Result<Vec<Report>, Error> {
+    let mut plan = plan(lines)?;
     loop {
-        let answers = engine.evaluate(plan.batch(), Options::default())?;
-        match judge(plan, &answers)? {
+        let answers = engine.evaluate_async(plan.batch(), options).await?;
+        match judge(engine, plan, &answers, options)? {
             Judged::Reports(reports) => return Ok(reports),
             Judged::Again(next) => plan = next,
         }
@@ -206,7 +244,7 @@ enum State {
 
 /// One round of the gate: the cone tests its lines need ([`Plan::batch`], for an engine to
 /// answer) and what [`judge`] needs to read the answers.
-pub struct Plan<'a> {
+struct Plan<'a> {
     lines: Vec<Line<'a>>,
     states: Vec<State>,
     batch: Batch,
@@ -214,23 +252,13 @@ pub struct Plan<'a> {
 
 impl Plan<'_> {
     /// The round's cone tests, of both engines: answer them all, in one call.
-    pub fn batch(&self) -> &Batch {
+    fn batch(&self) -> &Batch {
         &self.batch
-    }
-
-    /// The lines planned, in order.
-    pub fn len(&self) -> usize {
-        self.lines.len()
-    }
-
-    /// Whether no line is planned.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
     }
 }
 
 /// What [`judge`] made of a round's answers.
-pub enum Judged<'a> {
+enum Judged<'a> {
     /// Every line's report, in order.
     Reports(Vec<Report>),
     /// Some lines go round again (`"coulomb"` scenes undecided, with k doubled): answer
@@ -244,7 +272,7 @@ pub enum Judged<'a> {
 /// # Errors
 ///
 /// A case the engines refuse (a non-finite number, too many generators).
-pub fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Plan<'a>, Error> {
+fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Plan<'a>, Error> {
     let lines: Vec<Line<'a>> = lines.into_iter().map(Into::into).collect();
     let mut batch = Batch::new();
     let mut states = Vec::with_capacity(lines.len());
@@ -293,46 +321,21 @@ fn grasp_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Err
     Ok(Slot::Grasp { at, n, k })
 }
 
-/// The grasp cases of a round (the slots of its grasp lines) finished and checked
-/// ([`finish`]) on all cores, by position in the batch (default elsewhere).
-fn finish_grasps(
-    states: &[State],
-    batch: &GeneralBatch,
-    outcomes: &[GeneralOutcome],
-) -> Vec<GraspOutcome> {
-    let cases: Vec<usize> = states
-        .iter()
-        .flat_map(|state| match state {
-            State::Asked(Slot::Grasp { at, n, .. })
-            | State::GraspAgain {
-                slot: Slot::Grasp { at, n, .. },
-                ..
-            } => *at..*at + *n,
-            _ => 0..0,
-        })
-        .collect();
-    let done: Vec<GraspOutcome> = cases
-        .par_iter()
-        .map_init(Solver::new, |solver, &c| {
-            finish(&batch.get(c), &outcomes[c], solver)
-        })
-        .collect();
-    let mut out = vec![GraspOutcome::default(); if cases.is_empty() { 0 } else { batch.len() }];
-    for (&c, o) in cases.iter().zip(done) {
-        out[c] = o;
-    }
-    out
-}
-
 /// Reads a round's answers (to `plan.batch()`): each line judged, or (a `"coulomb"` scene
 /// still undecided) planned again with k doubled. When no line goes round again, the
-/// reports, with the spatial scenes' support regions (on all cores).
+/// reports, with the spatial scenes' support regions (with `engine`'s solvers, as `options`
+/// say).
 ///
 /// # Errors
 ///
 /// [`Error::Gpu`] when the answers do not fit the batch (one per case); the case errors of
 /// [`plan`] for the next round.
-pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error> {
+fn judge<'a>(
+    engine: &Engine,
+    plan: Plan<'a>,
+    answers: &Answers,
+    options: Options,
+) -> Result<Judged<'a>, Error> {
     let Plan {
         lines,
         mut states,
@@ -347,7 +350,7 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
             batch.general.len()
         )));
     }
-    let grasps = finish_grasps(&states, &batch.general, &answers.general);
+    let grasps = &answers.grasps;
     let mut next = Batch::new();
     for (line, state) in lines.iter().zip(&mut states) {
         let (slot, first) =
@@ -405,19 +408,20 @@ pub fn judge<'a>(plan: Plan<'a>, answers: &Answers) -> Result<Judged<'a>, Error>
     // The support regions: the facets of each spatial scene's main cone at its given k (for
     // "coulomb" the inner pyramids before refining: a region every point of which the
     // true cone holds, and the same whatever k the verdicts needed), on all cores.
-    let spatial: Vec<usize> = (0..lines.len())
-        .filter(|&i| matches!(lines[i], Line::Spatial(_)))
-        .collect();
-    let regions: Vec<SupportRegion> = spatial
-        .par_iter()
-        .map_init(Solver::new, |solver, &i| {
-            let Line::Spatial(s) = lines[i] else {
-                unreachable!("filtered to spatial lines")
-            };
-            let g = s.generators(s.pyramid, main_pyramid(s.friction));
-            support_region(solver, &g, s.body.half_size)
+    let spatial: Vec<&SpatialScene> = lines
+        .iter()
+        .filter_map(|line| match line {
+            Line::Spatial(s) => Some(*s),
+            _ => None,
         })
         .collect();
+    let mut regions = vec![SupportRegion::default(); spatial.len()];
+    engine.each_with_solver(&mut regions, options, 1, |solver, i, region| {
+        let s = spatial[i];
+        let g = s.generators(s.pyramid, main_pyramid(s.friction));
+        *region = support_region(solver, &g, s.body.half_size);
+        0
+    });
     let mut regions = regions.into_iter();
     let reports = lines
         .iter()

@@ -4,16 +4,17 @@
 //! contacts `before` and `after`, resolved into the kept contacts of docs/contract-planar.md §9) or, with
 //! `"dim": 3`, a [`SpatialScene`] (docs/contract-spatial.md and docs/contract-scenes.md: a 3-D body on point, edge and face
 //! contacts). A scene turns into one cone test per corner of its mass × centre-of-mass box;
-//! [`hold_reports`] runs the cone tests of many lines in one batch and judges each line
-//! ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also carries the
-//! support region ([`region`]). [`gate::plan`] and [`gate::judge`] are its two halves, for
-//! callers that answer the batch themselves.
+//! [`hold_reports`] runs the cone tests of many lines in one batch through the engine and
+//! judges each line ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also
+//! carries the support region ([`region`]). [`reports`] is the same gate awaited (the page).
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
 //!   `n + μt` then `n − μt`, with `μ` the lower end of its interval, at most [`MU_MAX`];
 //! - each contact gives 4 generators in the order (p0, +), (p0, −), (p1, +), (p1, −), also a
-//!   point contact (`p0 = p1`); contacts keep their input order (for an edit: the order of
+//!   point contact (`p0 = p1`); a sliding contact (`slip`, docs/contract-scenes.md §7) gives
+//!   2, its one ray `n − μ·sign(v·t)·t` at p0 then p1 ([`sliding_ray`], the one place of that
+//!   formula, planar and spatial); contacts keep their input order (for an edit: the order of
 //!   `before`);
 //! - the needs are the corners of mass × centre-of-mass offset, mass outer, offset inner, each
 //!   interval lower end first; an interval whose ends are equal (or that is absent) gives one value;
@@ -39,25 +40,28 @@ mod spatial_report;
 mod types;
 
 pub use edit::{overlap, resolve_edit};
-pub use gate::{hold_reports, parse_line, planar_reports, Line, Report, SceneLine};
+pub use gate::{hold_reports, parse_line, planar_reports, reports, Line, Report, SceneLine};
 pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
 pub use region::{support_region, SupportRegion};
 pub use report::{
-    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, WitnessReport,
+    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, SlidingReport,
+    WitnessReport,
 };
 pub use spatial::{
-    pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid, SpatialBody,
-    SpatialContact, SpatialScene, SpatialSource,
+    pyramid_edges, sliding_ray, slip_direction, tangent_basis, wrench, FrictionModel, Motion,
+    Pyramid, SpatialBody, SpatialContact, SpatialScene, SpatialSource,
 };
 pub use spatial_parse::{
     fingertip_grasp, grasp_from_fields, parse_grasp, parse_spatial, Fingertip, COPLANAR_TOLERANCE,
 };
 pub use spatial_report::{
-    judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
+    judge_spatial, main_pyramid, SpatialBinding, SpatialBindingNeed, SpatialNeedReport,
+    SpatialReport,
 };
 pub use types::{
-    edge_directions, edge_rays, Body, Contact, EditSummary, Friction, GeneratorSource, Scene,
+    edge_directions, edge_rays, planar_wrench, Body, Contact, EditSummary, Friction,
+    GeneratorSource, Scene,
 };
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or

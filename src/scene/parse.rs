@@ -4,9 +4,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::edit::resolve_edit;
+use super::spatial_parse::slip;
 use super::types::{Body, Contact, Friction, Scene};
 use super::LINE_TOLERANCE;
-use crate::error::one_line;
+use crate::error::line_error;
 use crate::general::MAX_GENERAL_GENERATORS;
 use crate::Error;
 
@@ -38,6 +39,7 @@ struct RawContact {
     p1: Option<[f64; 2]>,
     normal: Option<[f64; 2]>,
     mu: Option<Value>,
+    slip: Option<Value>,
 }
 
 fn input(msg: impl Into<String>) -> Error {
@@ -76,6 +78,10 @@ fn contact(list: &str, index: usize, raw: RawContact) -> Result<Contact, Error> 
     }
     let normal = [n[0] / len, n[1] / len];
     let mu = Friction::parse(&who, &raw.mu.ok_or_else(|| missing("mu"))?)?;
+    let slip = match raw.slip {
+        Some(v) => Some(slip(&who, &v, normal, &mu)?),
+        None => None,
+    };
     Ok(Contact {
         pair,
         source: index,
@@ -83,10 +89,17 @@ fn contact(list: &str, index: usize, raw: RawContact) -> Result<Contact, Error> 
         p1,
         normal,
         mu,
+        slip,
     })
 }
 
 fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error> {
+    if list != "contact" && raw.iter().any(|c| c.slip.is_some()) {
+        return Err(input(
+            "slip on an edit line (before/after): sliding contacts belong to scene lines only \
+             (an edit keeps the contacts that stick)",
+        ));
+    }
     let contacts = raw
         .into_iter()
         .enumerate()
@@ -106,13 +119,8 @@ fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error>
 /// Parses and validates one planar JSON line: a scene (`contacts`) or an edit (`before`, `after`,
 /// resolved into the kept contacts of docs/contract-planar.md §9). The caller adds the line number to errors.
 pub fn parse_planar(text: &str) -> Result<Scene, Error> {
-    let raw: RawLine = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => input(format!(
-            "invalid field in the JSON object: {}",
-            one_line(&e)
-        )),
-        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
-    })?;
+    let raw: RawLine =
+        serde_json::from_str(text).map_err(|e| line_error("the JSON object", text, &e))?;
     let id = match raw.id {
         Some(v @ (Value::String(_) | Value::Number(_))) => v,
         Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),
@@ -193,14 +201,6 @@ pub fn parse_planar(text: &str) -> Result<Scene, Error> {
         (None, Some(_), None) => return Err(input("edit: missing field `after`")),
         (None, None, Some(_)) => return Err(input("edit: missing field `before`")),
     };
-    let n = 4 * contacts.len();
-    if n > MAX_GENERAL_GENERATORS {
-        return Err(input(format!(
-            "more than {MAX_GENERAL_GENERATORS} generators ({n}): {} contacts give 4 generators \
-             each, at most 64 body pairs may touch",
-            contacts.len()
-        )));
-    }
     let scene = Scene {
         id,
         body,
@@ -210,6 +210,14 @@ pub fn parse_planar(text: &str) -> Result<Scene, Error> {
         before,
         after,
     };
+    let n = scene.generator_count();
+    if n > MAX_GENERAL_GENERATORS {
+        return Err(input(format!(
+            "more than {MAX_GENERAL_GENERATORS} generators ({n}): {} contacts give 4 generators \
+             each (2 when sliding), at most 64 sticking body pairs may touch",
+            scene.contacts.len()
+        )));
+    }
     // The cone test runs in float32: every number it gets must be finite there.
     let sources = scene.generator_sources();
     for (k, g) in scene.generators().iter().enumerate() {

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::spatial::SpatialScene;
 use super::types::{EditSummary, GeneratorSource, Scene};
 use crate::general::GeneralOutcome;
 use crate::planar::tables::Candidate;
@@ -72,6 +73,85 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
+/// A contact that slides (docs/contract-scenes.md, sliding contacts), in the plane
+/// (`V = [f64; 2]`) or in space (`[f64; 3]`): which, the slip as given, and the direction and
+/// ray the generators used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SlidingReport<V> {
+    /// Index into the scene's contacts.
+    pub contact: usize,
+    /// Its body pair.
+    pub pair: u64,
+    /// The slip as given (the body's velocity relative to the other body at the contact).
+    pub slip: V,
+    /// The unit direction of the slip's tangential part, `v_t/|v_t|`: where the body slides.
+    pub direction: V,
+    /// The one friction ray at each of its points, `n − μ·direction` (unit normal part):
+    /// the force's direction, on the cone's boundary, its tangential part against the slip.
+    pub ray: V,
+}
+
+impl SlidingReport<[f64; 2]> {
+    /// The sliding contacts of a planar scene, in contact order.
+    pub fn of_planar(scene: &Scene) -> Vec<Self> {
+        (scene.contacts.iter().enumerate())
+            .filter_map(|(k, c)| {
+                Some(SlidingReport {
+                    contact: k,
+                    pair: c.pair,
+                    slip: c.slip?,
+                    direction: c.slip_direction()?,
+                    ray: c.sliding_ray()?,
+                })
+            })
+            .collect()
+    }
+}
+
+impl SlidingReport<[f64; 3]> {
+    /// The sliding contacts of a spatial scene, in contact order.
+    pub fn of_spatial(scene: &SpatialScene) -> Vec<Self> {
+        (scene.contacts.iter().enumerate())
+            .filter_map(|(k, c)| {
+                Some(SlidingReport {
+                    contact: k,
+                    pair: c.pair,
+                    slip: c.slip?,
+                    direction: c.slip_direction()?,
+                    ray: c.sliding_ray()?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// "contact 0 (pair 0) slides along (1, 0), its one friction ray (−0.3, 1)" for each sliding
+/// contact among `contacts` (indices into `labels`), or `None` when none slides there: what a
+/// reason adds when a sliding contact's ray binds.
+pub(super) fn sliding_words<V: Copy>(
+    sliding: &[SlidingReport<V>],
+    contacts: impl IntoIterator<Item = usize>,
+    label: impl Fn(usize) -> String,
+    fmt: impl Fn(V) -> String,
+) -> Option<String> {
+    let mut seen: Vec<usize> = contacts.into_iter().collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let words: Vec<String> = seen
+        .iter()
+        .filter_map(|&k| sliding.iter().find(|s| s.contact == k))
+        .map(|s| {
+            format!(
+                "{} slides along {}, its one friction ray {} (no static friction)",
+                label(s.contact),
+                fmt(s.direction),
+                fmt(s.ray)
+            )
+        })
+        .collect();
+    (!words.is_empty()).then(|| format!("sliding on the binding plane: {}", words.join("; ")))
+}
+
 /// The need that attains the robust margin.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BindingNeed {
@@ -99,8 +179,12 @@ pub struct HoldReport {
     pub binding_need: BindingNeed,
     /// The scene's `margin_min`, echoed.
     pub margin_min: f64,
-    /// Generators of the cone test: 4 per contact (docs/contract-planar.md §2).
+    /// Generators of the cone test: 4 per contact (docs/contract-planar.md §2), 2 per sliding
+    /// contact.
     pub n_generators: usize,
+    /// The contacts that slide, with the direction and ray used; omitted when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sliding: Vec<SlidingReport<[f64; 2]>>,
     /// Why not held, in words (worst need, certificate, binding contacts); `None` when held.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -137,24 +221,44 @@ fn binding_of(scene: &Scene, sources: &[GeneratorSource], o: &Outcome) -> Option
     })
 }
 
-fn contacts_text(b: &Option<BindingReport>) -> String {
+fn contacts_text(
+    scene: &Scene,
+    sliding: &[SlidingReport<[f64; 2]>],
+    b: &Option<BindingReport>,
+) -> String {
     match b {
         None => "no plane bounds the contacts' wrenches".to_string(),
         Some(b) if b.generators.is_empty() => format!(
             "binding {}: no contact pushes along the need (against gravity)",
             b.kind
         ),
-        Some(b) => format!(
-            "binding {}, contacts that bind: {}",
-            b.kind,
-            b.sources.join(", ")
-        ),
+        Some(b) => {
+            let sources = scene.generator_sources();
+            let on = b.generators.iter().filter_map(|&g| sources.get(g as usize));
+            let slides = sliding_words(
+                sliding,
+                on.map(|s| s.contact),
+                |k| scene.contacts[k].label(),
+                fmt2,
+            );
+            format!(
+                "binding {}, contacts that bind: {}{}",
+                b.kind,
+                b.sources.join(", "),
+                slides.map(|w| format!("; {w}")).unwrap_or_default()
+            )
+        }
     }
 }
 
 fn fmt3(v: [f32; 3]) -> String {
     let v = v.map(|x| x + 0.0); // no "-0.00000"
     format!("({:.5}, {:.5}, {:.5})", v[0], v[1], v[2])
+}
+
+fn fmt2(v: [f64; 2]) -> String {
+    let v = v.map(|x| x + 0.0);
+    format!("({:.5}, {:.5})", v[0], v[1])
 }
 
 /// Judges one scene from the outcomes of its cases (in the order of [`Scene::cases`]).
@@ -281,6 +385,7 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
             r.mass, r.com_offset_x
         )
     };
+    let sliding = SlidingReport::of_planar(scene);
     let reason = (!held).then(|| {
         // The worst need of the worst kind: certified unsupported, else uncertain, else the
         // need whose margin falls short of margin_min.
@@ -298,7 +403,7 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
                  (every need supported); {}",
                 robust,
                 scene.margin_min,
-                contacts_text(&reports[bi].binding)
+                contacts_text(scene, &sliding, &reports[bi].binding)
             )
         } else if let Some(i) = worst(Verdict::Unsupported) {
             let r = &reports[i];
@@ -309,7 +414,7 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
                 count(Verdict::Unsupported),
                 fmt3(r.certificate.unwrap_or_default()),
                 r.margin,
-                contacts_text(&r.binding)
+                contacts_text(scene, &sliding, &r.binding)
             )
         } else if let Some(i) = worst(Verdict::Uncertain) {
             let r = &reports[i];
@@ -319,7 +424,7 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
                 need_name(i),
                 count(Verdict::Uncertain),
                 r.margin,
-                contacts_text(&r.binding)
+                contacts_text(scene, &sliding, &r.binding)
             )
         } else {
             let r = &reports[bi];
@@ -329,7 +434,7 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
                 robust,
                 scene.margin_min,
                 need_name(bi),
-                contacts_text(&r.binding)
+                contacts_text(scene, &sliding, &r.binding)
             )
         };
         if scene.contacts.is_empty() {
@@ -354,7 +459,8 @@ fn conclude(scene: &Scene, reports: Vec<NeedReport>) -> HoldReport {
             com_offset_x: reports[bi].com_offset_x,
         },
         margin_min: scene.margin_min,
-        n_generators: 4 * scene.contacts.len(),
+        n_generators: scene.generator_count(),
+        sliding,
         reason,
         edit: scene.edit.clone(),
         needs: reports,

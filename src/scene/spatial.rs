@@ -65,6 +65,10 @@ pub struct SpatialContact {
     pub normal: [f64; 3],
     /// Friction coefficient; the generators use its lower end.
     pub mu: Friction,
+    /// The body's velocity relative to the other body at the contact, as given, when the
+    /// contact slides (docs/contract-scenes.md): then one ray per point, [`sliding_ray`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slip: Option<[f64; 3]>,
 }
 
 impl SpatialContact {
@@ -80,6 +84,40 @@ impl SpatialContact {
     /// "contact 2 (pair 1)".
     pub fn label(&self) -> String {
         format!("contact {} (pair {})", self.source, self.pair)
+    }
+
+    /// The unit tangential direction of the slip ([`slip_direction`]), when the contact
+    /// slides (the parser refuses a slip without one).
+    pub fn slip_direction(&self) -> Option<[f64; 3]> {
+        slip_direction(self.normal, self.slip?)
+    }
+
+    /// The force directions at each point, in generator order: the pyramid's `k` edges
+    /// ([`SpatialContact::edges`]) of a contact that sticks, the one [`sliding_ray`] of one
+    /// that slides (the same for every pyramid and `friction`: it lies on the true cone).
+    pub fn rays(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
+        match self.sliding_ray() {
+            Some(r) => vec![r],
+            None => self.edges(k, pyramid),
+        }
+    }
+
+    /// The one [`sliding_ray`] of a contact that slides.
+    pub fn sliding_ray(&self) -> Option<[f64; 3]> {
+        Some(sliding_ray(
+            self.normal,
+            self.mu.lower(),
+            self.slip_direction()?,
+        ))
+    }
+
+    /// Rays a point: 1 when the contact slides, else `k`.
+    pub fn rays_per_point(&self, k: usize) -> usize {
+        if self.slip.is_some() {
+            1
+        } else {
+            k
+        }
     }
 
     /// The pyramid's edge directions at this contact for `k` edges (docs/contract-spatial.md §2).
@@ -136,6 +174,30 @@ fn circle(k: usize) -> Option<&'static [(f64, f64)]> {
             .collect()
     });
     circles.get(k).map(Vec::as_slice)
+}
+
+/// How small a slip's tangential part may be, relative to the slip, before it is taken as
+/// none (docs/contract-scenes.md, sliding contacts): a slip along the normal says nothing
+/// about which way friction acts.
+pub const SLIP_TANGENT_MIN: f64 = 1e-12;
+
+/// The unit direction `v_t/|v_t|` of a slip's tangential part `v_t = v − (v·n)n`, at a unit
+/// normal `n`, in the plane (`D = 2`) or in space (`D = 3`); `None` when `|v_t|` is at most
+/// [`SLIP_TANGENT_MIN`]`·|v|` (or `v` is zero): no direction to slide in.
+pub fn slip_direction<const D: usize>(n: [f64; D], v: [f64; D]) -> Option<[f64; D]> {
+    let vn: f64 = (0..D).map(|a| v[a] * n[a]).sum();
+    let vt: [f64; D] = std::array::from_fn(|a| v[a] - vn * n[a]);
+    let length = |u: &[f64; D]| u.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (lt, lv) = (length(&vt), length(&v));
+    (lt > SLIP_TANGENT_MIN * lv && lt > 0.0).then(|| vt.map(|x| x / lt))
+}
+
+/// The one friction ray of a contact that slides along the unit tangential direction `u`
+/// ([`slip_direction`]): `n − μu`, on the Coulomb cone's boundary, its tangential part
+/// opposite the slip (docs/contract-scenes.md: Coulomb's law while slipping). The planar
+/// and the spatial generators, and the pictures, all take it from here.
+pub fn sliding_ray<const D: usize>(n: [f64; D], mu: f64, u: [f64; D]) -> [f64; D] {
+    std::array::from_fn(|a| n[a] - mu * u[a])
 }
 
 /// The dimensionless wrench of force `f` at point `p` (docs/contract-spatial.md §1):
@@ -215,15 +277,18 @@ pub struct SpatialScene {
     pub margin_min: f64,
 }
 
-/// Where a spatial generator comes from: contact, application point, pyramid edge.
+/// Where a spatial generator comes from: contact, application point, pyramid edge (or the
+/// sliding ray).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SpatialSource {
     /// Index into `SpatialScene::contacts`.
     pub contact: usize,
     /// Index into that contact's points.
     pub point: usize,
-    /// Pyramid edge `j` (θ_j = 2πj/k).
+    /// Pyramid edge `j` (θ_j = 2πj/k); 0 for the sliding ray.
     pub edge: usize,
+    /// The generator is the contact's sliding ray ([`sliding_ray`]), not a pyramid edge.
+    pub sliding: bool,
 }
 
 impl SpatialScene {
@@ -232,19 +297,28 @@ impl SpatialScene {
         self.contacts.iter().map(|c| c.points.len()).sum()
     }
 
-    /// Generators with `k` edges a point: Σ points × k.
+    /// Generators with `k` edges a point: Σ points × k, a sliding contact's points one each.
     pub fn generator_count(&self, k: usize) -> usize {
-        self.point_count() * k
+        self.contacts
+            .iter()
+            .map(|c| c.points.len() * c.rays_per_point(k))
+            .sum()
     }
 
-    /// The generators in R⁶ for `k` edges a point, in docs/contract-spatial.md §2's order: contacts in
-    /// input order, then points, then edges j.
+    /// Whether some contact slides.
+    pub fn slides(&self) -> bool {
+        self.contacts.iter().any(|c| c.slip.is_some())
+    }
+
+    /// The generators in R⁶ for `k` edges a point, in docs/contract-spatial.md §2's order:
+    /// contacts in input order, then points, then edges j (a sliding contact's one ray
+    /// where its edges would stand).
     pub fn generators(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 6]> {
         let mut out = Vec::with_capacity(self.generator_count(k));
         for c in &self.contacts {
-            let edges = c.edges(k, pyramid);
+            let rays = c.rays(k, pyramid);
             for &p in &c.points {
-                out.extend(edges.iter().map(|&r| wrench(p, r, self.body.half_size)));
+                out.extend(rays.iter().map(|&r| wrench(p, r, self.body.half_size)));
             }
         }
         out
@@ -252,29 +326,37 @@ impl SpatialScene {
 
     /// Which contact, point and edge generator `index` comes from, for `k` edges a point.
     pub fn source(&self, index: usize, k: usize) -> Option<SpatialSource> {
-        let mut point = index / k;
+        let mut at = index;
         for (ci, c) in self.contacts.iter().enumerate() {
-            if point < c.points.len() {
+            let per = c.rays_per_point(k);
+            if at < c.points.len() * per {
                 return Some(SpatialSource {
                     contact: ci,
-                    point,
-                    edge: index % k,
+                    point: at / per,
+                    edge: at % per,
+                    sliding: c.slip.is_some(),
                 });
             }
-            point -= c.points.len();
+            at -= c.points.len() * per;
         }
         None
     }
 
-    /// "contact 1 (pair 3) point 2 edge 0" for generator `index`.
+    /// "contact 1 (pair 3) point 2 edge 0" ("… sliding ray" for a sliding contact's) for
+    /// generator `index`.
     pub fn describe(&self, index: usize, k: usize) -> String {
         match self.source(index, k) {
             Some(s) => {
                 let c = &self.contacts[s.contact];
-                if c.points.len() == 1 {
-                    format!("{} edge {}", c.label(), s.edge)
+                let ray = if s.sliding {
+                    "sliding ray".to_string()
                 } else {
-                    format!("{} point {} edge {}", c.label(), s.point, s.edge)
+                    format!("edge {}", s.edge)
+                };
+                if c.points.len() == 1 {
+                    format!("{} {ray}", c.label())
+                } else {
+                    format!("{} point {} {ray}", c.label(), s.point)
                 }
             }
             None => format!("generator {index} (not in this scene)"),
@@ -450,6 +532,7 @@ mod tests {
             points: vec![[0.0; 3]],
             normal: [0.0, 0.0, 1.0],
             mu: Friction::Value(0.5),
+            slip: None,
         };
         for k in [3, 4, 8] {
             let e = c.edges(k, Pyramid::Outer);

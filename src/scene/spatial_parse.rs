@@ -9,7 +9,7 @@ use super::spatial::{
     MIN_PYRAMID,
 };
 use super::types::Friction;
-use crate::error::one_line;
+use crate::error::line_error;
 use crate::general::MAX_GENERAL_GENERATORS;
 use crate::Error;
 
@@ -68,43 +68,19 @@ struct RawContact {
     points: Option<Vec<[f64; 3]>>,
     normal: Option<[f64; 3]>,
     mu: Option<Value>,
+    slip: Option<Value>,
 }
 
 fn input(msg: impl Into<String>) -> Error {
     Error::Input(msg.into())
 }
 
-/// Whether a line is spatial: it has a `dim` field (whose value [`parse_spatial`] checks),
-/// or names one and is not valid JSON (then the spatial parser says what is wrong).
-pub fn has_dim(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        dim: Option<serde::de::IgnoredAny>,
-    }
-    text.contains("\"dim\"") && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.dim.is_some())
-}
-
-/// Whether a `"dim": 3` line is a grasp: it has a `grasp` field (whose value
-/// [`parse_grasp`] checks).
-pub fn has_grasp(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        grasp: Option<serde::de::IgnoredAny>,
-    }
-    text.contains("\"grasp\"")
-        && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.grasp.is_some())
-}
-
 /// Parses and validates one grasp line (docs/contract-grasp.md) into the spatial scene
 /// of its contacts (the body nominal: no needs are asked of it). Contacts need no `pair`
 /// (each is its own), and several may share one. The caller adds the line number.
 pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
-    let raw: RawGrasp = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => {
-            input(format!("invalid field in the grasp line: {}", one_line(&e)))
-        }
-        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
-    })?;
+    let raw: RawGrasp =
+        serde_json::from_str(text).map_err(|e| line_error("the grasp line", text, &e))?;
     grasp_of(raw)
 }
 
@@ -197,13 +173,8 @@ fn grasp_of(raw: RawGrasp) -> Result<SpatialScene, Error> {
 
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
 pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
-    let raw: RawSpatial = serde_json::from_str(text).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => input(format!(
-            "invalid field in the spatial scene: {}",
-            one_line(&e)
-        )),
-        _ => input(format!("malformed JSON (parse error): {}", one_line(&e))),
-    })?;
+    let raw: RawSpatial =
+        serde_json::from_str(text).map_err(|e| line_error("the spatial scene", text, &e))?;
     scene_of(raw, false)
 }
 
@@ -315,11 +286,22 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
         contacts,
         margin_min,
     };
-    let points = scene.point_count();
     let k = scene.generator_count(pyramid);
     if k > MAX_GENERAL_GENERATORS {
+        let sliding: usize = scene
+            .contacts
+            .iter()
+            .filter(|c| c.slip.is_some())
+            .map(|c| c.points.len())
+            .sum();
+        let sticking = scene.point_count() - sliding;
+        let rays = if sliding > 0 {
+            format!(" + {sliding} sliding points x 1 ray")
+        } else {
+            String::new()
+        };
         return Err(input(format!(
-            "{points} points x {pyramid} pyramid edges = {k} generators, more than \
+            "{sticking} points x {pyramid} pyramid edges{rays} = {k} generators, more than \
              {MAX_GENERAL_GENERATORS} (too many)"
         )));
     }
@@ -454,13 +436,60 @@ fn contact(index: usize, raw: RawContact, grasp: bool) -> Result<SpatialContact,
     if points.len() >= 4 {
         coplanar(&who, &points)?;
     }
+    let slip = match raw.slip {
+        None => None,
+        Some(_) if grasp => {
+            return Err(input(
+                "slip on a grasp line (\"grasp\": true): a grasp's contacts stick; sliding \
+                 contacts belong to hold-gate scenes",
+            ))
+        }
+        Some(v) => Some(slip(&who, &v, normal, &mu)?),
+    };
     Ok(SpatialContact {
         pair,
         source: index,
         points,
         normal,
         mu,
+        slip,
     })
+}
+
+/// A contact's `slip` (docs/contract-scenes.md, sliding contacts), planar (`D = 2`,
+/// `[vx, vz]`) or spatial (`D = 3`): `D` finite numbers with a tangential part, on a
+/// contact of one μ. `who` names the contact as its scene does.
+pub(super) fn slip<const D: usize>(
+    who: impl std::fmt::Display,
+    v: &Value,
+    normal: [f64; D],
+    mu: &Friction,
+) -> Result<[f64; D], Error> {
+    let names = if D == 2 { "[vx, vz]" } else { "[vx, vy, vz]" };
+    let numbers: Option<Vec<f64>> = v.as_array().filter(|a| a.len() == D).and_then(|a| {
+        a.iter()
+            .map(|x| x.as_f64().filter(|f| f.is_finite()))
+            .collect()
+    });
+    let Some(numbers) = numbers else {
+        return Err(input(format!(
+            "{who}: slip must be {D} finite numbers {names} (the body's velocity relative to \
+             the other body at the contact), got {v}"
+        )));
+    };
+    let v: [f64; D] = std::array::from_fn(|a| numbers[a]);
+    if let Friction::Interval([lo, hi]) = mu {
+        return Err(input(format!(
+            "{who}: slip on a contact whose mu is an interval [{lo}, {hi}] (the sliding ray \
+             n − μ·v_t/|v_t| depends on μ, so no end is the worst: give one mu)"
+        )));
+    }
+    if super::spatial::slip_direction(normal, v).is_none() {
+        return Err(input(format!(
+            "{who}: slip {v:?} has no tangential part; omit slip for a contact that sticks"
+        )));
+    }
+    Ok(v)
 }
 
 /// A face's points lie on one plane within [`COPLANAR_TOLERANCE`] of the face's size: the

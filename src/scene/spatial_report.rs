@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::region::SupportRegion;
-use super::report::WitnessReport;
+use super::report::{sliding_words, SlidingReport, WitnessReport};
 use super::spatial::{FrictionModel, Motion, Pyramid, SpatialScene, MAX_PYRAMID};
 use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
 use crate::{Error, Verdict};
@@ -95,8 +95,12 @@ pub struct SpatialReport {
     pub pyramid: usize,
     /// The scene's `margin_min`, echoed.
     pub margin_min: f64,
-    /// Generators of the cone test at `pyramid` edges: Σ points × k.
+    /// Generators of the cone test at `pyramid` edges: Σ points × k, a sliding contact's
+    /// points one each.
     pub n_generators: usize,
+    /// The contacts that slide, with the direction and ray used; omitted when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sliding: Vec<SlidingReport<[f64; 3]>>,
     /// `"coulomb"` only: the least of the outer pyramids' margins.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub margin_upper: Option<f64>,
@@ -168,7 +172,10 @@ pub fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Op
         .zip(outer)
         .any(|(i, o)| i.verdict != Verdict::Supported && o.verdict != Verdict::Unsupported);
     let next = 2 * k;
+    // A sliding contact's ray is exact: only the contacts that stick refine.
+    let sticks = scene.contacts.iter().any(|c| c.slip.is_none());
     (undecided
+        && sticks
         && next <= MAX_PYRAMID
         && scene.generator_count(next) <= crate::general::MAX_GENERAL_GENERATORS)
         .then_some(next)
@@ -280,6 +287,11 @@ fn verdict_of(r: &SpatialNeedReport) -> Verdict {
     }
 }
 
+fn fmt3(v: [f64; 3]) -> String {
+    let v = v.map(|x| x + 0.0);
+    format!("({:.5}, {:.5}, {:.5})", v[0], v[1], v[2])
+}
+
 fn fmt6(v: &[f64; 6]) -> String {
     let v = v.map(|x| x + 0.0);
     format!(
@@ -379,6 +391,16 @@ fn conclude(
     };
     let count = |kind: Verdict| verdicts.iter().filter(|&&v| v == kind).count();
     let total = reports.len();
+    let sliding = SlidingReport::of_spatial(scene);
+    let slides = |i: usize| {
+        let on = reports[i]
+            .binding
+            .iter()
+            .flat_map(|b| b.contacts.iter().copied());
+        sliding_words(&sliding, on, |c| scene.contacts[c].label(), fmt3)
+            .map(|w| format!("; {w}"))
+            .unwrap_or_default()
+    };
     let reason = (!held).then(|| {
         let r = &reports[focus];
         let mut why = match verdicts[focus] {
@@ -438,6 +460,7 @@ fn conclude(
                 binds(focus)
             ),
         };
+        why.push_str(&slides(focus));
         if scene.contacts.is_empty() {
             why.push_str("; no contacts");
         }
@@ -455,6 +478,7 @@ fn conclude(
         pyramid: k,
         margin_min: scene.margin_min,
         n_generators: scene.generator_count(k),
+        sliding,
         margin_upper,
         coulomb_uncertain,
         binding_need: SpatialBindingNeed {

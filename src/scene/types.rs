@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::spatial::{sliding_ray, slip_direction};
 use super::LINE_TOLERANCE;
 use crate::{Case, CaseKind, Error};
 
@@ -74,6 +75,11 @@ pub struct Contact {
     pub normal: [f64; 2],
     /// Friction coefficient (the generators use [`Friction::lower`], at most [`MU_MAX`](super::MU_MAX)).
     pub mu: Friction,
+    /// The body's velocity `[vx, vz]` relative to the other body at the contact, as given,
+    /// when the contact slides (docs/contract-scenes.md): then one ray per endpoint,
+    /// [`sliding_ray`], in place of the two edge rays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slip: Option<[f64; 2]>,
 }
 
 impl Contact {
@@ -92,6 +98,49 @@ impl Contact {
     /// [`Contact::friction`]: the forces the generators and the pictures both use.
     pub fn edge_directions(&self) -> [[f64; 2]; 2] {
         edge_directions(self.normal, self.friction())
+    }
+
+    /// The unit tangential direction of the slip, `±t` ([`slip_direction`]), when the
+    /// contact slides (the parser refuses a slip without one).
+    pub fn slip_direction(&self) -> Option<[f64; 2]> {
+        slip_direction(self.normal, self.slip?)
+    }
+
+    /// The force directions at each endpoint, in generator order: the edge rays
+    /// ([`Contact::edge_directions`]) of a contact that sticks, the one [`sliding_ray`]
+    /// `n − μ·sign(v·t)·t` of one that slides.
+    pub fn rays(&self) -> Vec<[f64; 2]> {
+        match self.sliding_ray() {
+            Some(r) => vec![r],
+            None => self.edge_directions().to_vec(),
+        }
+    }
+
+    /// The one [`sliding_ray`] of a contact that slides.
+    pub fn sliding_ray(&self) -> Option<[f64; 2]> {
+        Some(sliding_ray(
+            self.normal,
+            self.friction(),
+            self.slip_direction()?,
+        ))
+    }
+
+    /// The direction of ray `ray` of [`GeneratorSource::ray`]: `+1` `n + μt`, `−1` `n − μt`,
+    /// `0` the sliding ray.
+    pub fn ray(&self, ray: i8) -> [f64; 2] {
+        match (ray, self.sliding_ray()) {
+            (0, Some(r)) => r,
+            _ => self.edge_directions()[usize::from(ray < 0)],
+        }
+    }
+
+    /// Generators of the contact: 2 endpoints × (1 ray sliding, else 2).
+    pub fn generator_count(&self) -> usize {
+        if self.slip.is_some() {
+            2
+        } else {
+            4
+        }
     }
 
     /// Whether the contact is a point (endpoints equal within `tol`).
@@ -184,13 +233,14 @@ pub struct GeneratorSource {
     pub pair: u64,
     /// 0: `p0`, 1: `p1`.
     pub endpoint: u8,
-    /// `+1`: ray `n + μt`, `−1`: ray `n − μt`.
+    /// `+1`: ray `n + μt`, `−1`: ray `n − μt`, `0`: the sliding ray `n − μ·sign(v·t)·t` of
+    /// a contact that slides.
     pub ray: i8,
 }
 
 impl GeneratorSource {
-    /// "contact 2 (pair 1) p0 ray n+μt" ("point" instead of `p0`/`p1` for a point contact),
-    /// for reports and pictures.
+    /// "contact 2 (pair 1) p0 ray n+μt" ("point" instead of `p0`/`p1` for a point contact;
+    /// "sliding ray" for a sliding contact's), for reports and pictures.
     pub fn describe(&self, scene: &Scene) -> String {
         let c = &scene.contacts[self.contact];
         let end = if c.is_point(LINE_TOLERANCE * scene.body.half_size) {
@@ -198,29 +248,46 @@ impl GeneratorSource {
         } else {
             format!("p{}", self.endpoint)
         };
-        format!(
-            "{} {end} ray n{}μt",
-            c.label(),
-            if self.ray > 0 { '+' } else { '−' }
-        )
+        match self.ray {
+            0 => format!("{} {end} sliding ray", c.label()),
+            r => format!(
+                "{} {end} ray n{}μt",
+                c.label(),
+                if r > 0 { '+' } else { '−' }
+            ),
+        }
     }
 }
 
 impl Scene {
-    /// The generators of docs/contract-planar.md §2 in f64, in order: contact, endpoint (p0, p1), ray (+, −).
+    /// The generators of docs/contract-planar.md §2 in f64, in order: contact, endpoint (p0,
+    /// p1), ray (+, −; a sliding contact's one ray instead: docs/contract-scenes.md).
     pub fn generators_f64(&self) -> Vec<[f64; 3]> {
         let ell = self.body.half_size;
-        self.contacts
-            .iter()
-            .flat_map(|c| [c.p0, c.p1].map(|p| edge_rays(p, c.normal, c.friction(), ell)))
-            .flatten()
-            .collect()
+        let mut out = Vec::with_capacity(self.generator_count());
+        for c in &self.contacts {
+            let rays = c.rays();
+            for p in [c.p0, c.p1] {
+                out.extend(rays.iter().map(|&r| planar_wrench(p, r, ell)));
+            }
+        }
+        out
     }
 
-    /// Whether the general engine decides the scene ([`CaseKind::of`] its 4 generators a
-    /// contact: five body pairs or more; docs/contract-scenes.md).
+    /// Generators of the cone test: 4 a contact, 2 a sliding one.
+    pub fn generator_count(&self) -> usize {
+        self.contacts.iter().map(Contact::generator_count).sum()
+    }
+
+    /// Whether some contact slides.
+    pub fn slides(&self) -> bool {
+        self.contacts.iter().any(|c| c.slip.is_some())
+    }
+
+    /// Whether the general engine decides the scene ([`CaseKind::of`] its generators: more
+    /// than 16, e.g. five sticking body pairs; docs/contract-scenes.md).
     pub fn is_general(&self) -> bool {
-        CaseKind::of(3, 4 * self.contacts.len()) == CaseKind::General
+        CaseKind::of(3, self.generator_count()) == CaseKind::General
     }
 
     /// The generators as the cone test takes them.
@@ -233,10 +300,11 @@ impl Scene {
 
     /// Which contact, endpoint and ray generator `index` comes from, for every generator.
     pub fn generator_sources(&self) -> Vec<GeneratorSource> {
-        let mut out = Vec::with_capacity(4 * self.contacts.len());
+        let mut out = Vec::with_capacity(self.generator_count());
         for (k, c) in self.contacts.iter().enumerate() {
+            let rays: &[i8] = if c.slip.is_some() { &[0] } else { &[1, -1] };
             for endpoint in 0..2u8 {
-                for ray in [1i8, -1] {
+                for &ray in rays {
                     out.push(GeneratorSource {
                         contact: k,
                         pair: c.pair,
@@ -273,7 +341,13 @@ impl Scene {
 /// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
 /// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
 pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
-    edge_directions(n, mu).map(|r| [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size])
+    edge_directions(n, mu).map(|r| planar_wrench(p, r, half_size))
+}
+
+/// The wrench `(r_x, r_z, (p × r)/ℓ)` of a force `r` at `p` (relative to the reference point),
+/// docs/contract-planar.md §2.
+pub fn planar_wrench(p: [f64; 2], r: [f64; 2], half_size: f64) -> [f64; 3] {
+    [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size]
 }
 
 /// The edge-ray directions `n + μt` then `n − μt`, `t = (n_z, −n_x)` (docs/contract-planar.md §2).

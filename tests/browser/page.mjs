@@ -1,7 +1,8 @@
 // The page of web/ (built by scripts/web into target/web/) in headless Chromium, served from
 // 127.0.0.1: it finds the WebGPU adapter; the public sample through window.planarHold.evaluate
 // gives what `planar-hold eval --backend cpu` gives (verdicts and witness subsets exactly,
-// margins within 1e-5 relative, refused lines alike); the example scenes through
+// margins within 1e-5 relative, refused lines alike); the general public cases through it on
+// WebGPU (search on the device, finish in wasm) as the CLI's CPU engine answers them; the example scenes through
 // window.planarHold.gate agree with `planar-hold gate --backend cpu`; dragging the centre of
 // mass past the support turns "held" into "not held"; screenshots go to target/browser/.
 // Last, the page's batch rate against the CPU engine, measured in this run.
@@ -105,6 +106,16 @@ try {
   ev.bad.slice(0, 20).forEach((b) => console.error(`  ${b}`));
   check(ev.bad.length === 0, `public sample: ${ev.n} answers of window.planarHold.evaluate match planar-hold eval --backend cpu (${ev.bad.length} differ; page ${pageMs.toFixed(0)} ms)`);
 
+  // General cases (R^6, and more than 16 generators): the engine's search on WebGPU, the
+  // float64 finish in wasm, against the CLI's CPU engine: verdicts exactly, margins to 1e-9.
+  const general = join(root, 'tests', 'data', 'general_public.jsonl');
+  const pageGeneral = (await page.evaluate((t) => window.planarHold.evaluate(t), readFileSync(general, 'utf8'))).trim().split('\n').map((l) => JSON.parse(l));
+  const cliGeneral = execFileSync(bin, ['eval', general, '--backend', 'cpu'], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+  const generalBad = cliGeneral.filter((c, k) => !pageGeneral[k] || pageGeneral[k].verdict !== c.verdict || pageGeneral[k].capped !== c.capped
+    || Math.abs(pageGeneral[k].margin - c.margin) > 1e-9 * Math.max(1, Math.abs(c.margin)));
+  generalBad.slice(0, 10).forEach((c) => console.error(`  general ${JSON.stringify(c.id)}: page ${JSON.stringify(pageGeneral[cliGeneral.indexOf(c)])}`));
+  check(pageGeneral.length === cliGeneral.length && generalBad.length === 0, `general_public: ${cliGeneral.length} general answers of window.planarHold.evaluate on WebGPU match planar-hold eval --backend cpu (${generalBad.length} differ)`);
+
   // The example scenes through the gate.
   const scenes = readFileSync(examples, 'utf8');
   const pageGate = (await page.evaluate((t) => window.planarHold.gate(t), scenes)).trim().split('\n').map((l) => JSON.parse(l));
@@ -163,6 +174,36 @@ try {
   const wall = (await page.textContent('#verdict')).trim();
   check(wall === 'held', `the box leaning on a wall at μ 0.5 is "${wall}"`);
   await page.screenshot({ path: join(shots, 'page-wall.png'), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+
+  // A sliding contact (docs/contract-scenes.md): the floor corner set sliding toward the wall
+  // keeps only its friction ray pulling away from it: not held; toward the other side, its ray
+  // is the one the sticking corner used: held with the same margin. The verdict, the margin,
+  // the picture and the sweep follow each change, as gate --backend cpu says.
+  const stickMargin = Number(await page.textContent('#margin'));
+  const stickSweep = await page.evaluate(() => window.planarHold.sweep().held);
+  const slide = async (sign) => {
+    await page.selectOption('#sliding select[data-contact="0"]', String(sign));
+    await page.evaluate(() => window.planarHold.idle());
+    await page.waitForTimeout(200);
+    await page.evaluate(() => window.planarHold.idle());
+    const line = JSON.stringify(await page.evaluate(() => window.planarHold.scene()));
+    const cli = JSON.parse(execFileSync(bin, ['gate', '-', '--backend', 'cpu'], { input: `${line}\n`, encoding: 'utf8' }));
+    return { verdict: (await page.textContent('#verdict')).trim(), margin: Number(await page.textContent('#margin')),
+      reason: (await page.textContent('#reason')).trim(), sweep: await page.evaluate(() => window.planarHold.sweep()),
+      line, cli, rays: await page.locator('#svg-host svg .friction-ray').count(), slips: await page.locator('#svg-host svg .slip').count() };
+  };
+  const toward = await slide(1);
+  check(JSON.parse(toward.line).contacts[0].slip?.[0] === 1, `the floor corner slides toward the wall: slip ${JSON.stringify(JSON.parse(toward.line).contacts[0].slip)}`);
+  check(toward.verdict.startsWith('not held') && !toward.cli.held, `sliding toward the wall it is "${toward.verdict}" (gate: held ${toward.cli.held})`);
+  check(/slides along/.test(toward.reason), `the reason names the sliding contact: "${toward.reason.slice(0, 120)}…"`);
+  check(closeMargin(toward.margin, toward.cli.robust_margin) && toward.margin < 0, `its margin ${toward.margin} is gate's ${toward.cli.robust_margin}`);
+  check(toward.sweep.line === toward.line && toward.sweep.held < stickSweep, `the sweep follows: ${toward.sweep.held} held cases, ${stickSweep} sticking`);
+  check(toward.rays === 1 && toward.slips === 1, `the picture draws its one friction ray and its slip (${toward.rays}, ${toward.slips})`);
+  await page.screenshot({ path: join(shots, 'page-sliding.png'), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+  const away = await slide(-1);
+  check(away.verdict === 'held' && away.cli.held && closeMargin(away.margin, stickMargin), `sliding away from the wall it is "${away.verdict}", margin ${away.margin} (sticking ${stickMargin})`);
+  const stuck = await slide(0);
+  check(!('slip' in JSON.parse(stuck.line).contacts[0]) && stuck.sweep.held === stickSweep, 'set sticking again, the scene and its sweep are as before');
 
   // Rates: the page's batch on the GPU and the CPU engine compiled to wasm, in this run.
   rates = await page.evaluate(() => window.planarHold.bench());

@@ -458,8 +458,187 @@ pub fn planar_scenes(
                 "held and uncertain at once".into(),
             );
         }
+        if slides(case) {
+            g.check("sliding evidence");
+            for why in planar_evidence(case, exp, ans).into_iter().take(3) {
+                g.fail(&id, "sliding evidence", why);
+            }
+        }
     }
     g
+}
+
+/// Whether a scene line has a sliding contact (`"slip"`, docs/contract-scenes.md).
+pub fn slides(case: &Value) -> bool {
+    case["contacts"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| !c["slip"].is_null()))
+}
+
+/// The unit direction of a slip's tangential part at unit normal `n` (`v − (v·n)n`,
+/// normalised), computed here from the line alone.
+fn tangential(v: &[f64], n: &[f64]) -> Vec<f64> {
+    let vn = dot(v, n);
+    let vt: Vec<f64> = v.iter().zip(n).map(|(a, b)| a - vn * b).collect();
+    let l = norm(&vt);
+    vt.iter().map(|x| x / l).collect()
+}
+
+/// A planar scene line's generators rebuilt from the line alone (docs/contract-planar.md
+/// §2 with docs/contract-scenes.md's sliding contacts): contacts in order, endpoints p0, p1;
+/// at each, `n + μt` and `n − μt`, or the one sliding ray `n − μ·sign(v·t)·t`.
+fn planar_generators(case: &Value) -> Vec<Vec<f64>> {
+    let ell = case["half_size"].as_f64().unwrap();
+    let mut out = Vec::new();
+    for c in case["contacts"].as_array().unwrap() {
+        let n = vector(&c["normal"]).unwrap();
+        let l = norm(&n);
+        let n = [n[0] / l, n[1] / l];
+        let t = [n[1], -n[0]];
+        let mu = num(&c["mu"]).or_else(|| num(&c["mu"][0])).unwrap();
+        let rays: Vec<[f64; 2]> = match vector(&c["slip"]) {
+            Some(v) => {
+                let u = tangential(&v, &n);
+                vec![[n[0] - mu * u[0], n[1] - mu * u[1]]]
+            }
+            None => vec![
+                [n[0] + mu * t[0], n[1] + mu * t[1]],
+                [n[0] - mu * t[0], n[1] - mu * t[1]],
+            ],
+        };
+        for end in ["p0", "p1"] {
+            let p = vector(&c[end]).unwrap();
+            for r in &rays {
+                out.push(vec![r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / ell]);
+            }
+        }
+    }
+    out
+}
+
+/// A planar line's needs at the corners of its mass × centre-of-mass box, in need order:
+/// `((mass, com_offset_x), need)`.
+fn planar_needs(case: &Value) -> Vec<((f64, f64), Vec<f64>)> {
+    let ell = case["half_size"].as_f64().unwrap();
+    let m0 = case["mass"]["nominal"].as_f64().unwrap_or(1.0);
+    let ends = |v: &Value, d: [f64; 2]| {
+        let iv = vector(v).map(|v| [v[0], v[1]]).unwrap_or(d);
+        if iv[0] == iv[1] {
+            vec![iv[0]]
+        } else {
+            iv.to_vec()
+        }
+    };
+    let mut out = Vec::new();
+    for m in ends(&case["mass"]["range"], [m0, m0]) {
+        for x in ends(&case["com_offset_x"], [0.0, 0.0]) {
+            let a = m / m0;
+            out.push(((m, x), vec![0.0, a, -a * x / ell]));
+        }
+    }
+    out
+}
+
+/// The planar evidence rule of a sliding line (checked against generators rebuilt with the
+/// slips, at the planar engine's float32 tolerances): one need per corner, matched by its
+/// `mass` and `com_offset_x`; a supported need has a witness of at most 3 independent
+/// generators, weights ≥ −1e-5|need|/|wᵢ|, residual ≤ 1e-4·max(|need|, Σλᵢ|wᵢ|); an
+/// unsupported one a certificate with y·wᵢ ≥ −1e-4|y||wᵢ| and y·need < 0; away from the
+/// boundary (|d| > 1e-3, not a near line) the verdict is the expected one.
+fn planar_evidence(case: &Value, exp: &Value, ans: &Value) -> Vec<String> {
+    let gens = planar_generators(case);
+    let corners = planar_needs(case);
+    let Some(needs) = ans["needs"].as_array() else {
+        return vec!["no needs".into()];
+    };
+    if needs.len() != corners.len() {
+        return vec![format!("{} needs, expected {}", needs.len(), corners.len())];
+    }
+    let d = exp["d_needs"].as_array().cloned().unwrap_or_default();
+    let near = exp["near"].as_bool().unwrap_or(false);
+    let mut out = Vec::new();
+    for (i, (((m, x), need), n)) in corners.iter().zip(needs).enumerate() {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        if !(n["mass"].as_f64().is_some_and(|v| close(v, *m))
+            && n["com_offset_x"].as_f64().is_some_and(|v| close(v, *x)))
+        {
+            out.push(format!("need {i} is not the corner ({m}, {x})"));
+            continue;
+        }
+        let verdict = n["verdict"].as_str().unwrap_or("");
+        if let Some(d) = d.get(i).and_then(num) {
+            if !near && d.abs() > 1e-3 * norm(need).max(1.0) {
+                let want = if d > 0.0 { "supported" } else { "unsupported" };
+                if verdict != want {
+                    out.push(format!("need {i}: {verdict}, expected {want} (d {d:.6})"));
+                }
+            }
+        }
+        let checked = match verdict {
+            "supported" => planar_witness(&gens, need, &n["witness"]),
+            "unsupported" => planar_certificate(&gens, need, &n["certificate"]),
+            "uncertain" => Ok(()),
+            other => Err(format!("verdict {other:?}")),
+        };
+        if let Err(why) = checked {
+            out.push(format!(
+                "need {i}: {why} (generators rebuilt with the slips)"
+            ));
+        }
+    }
+    out
+}
+
+fn planar_witness(gens: &[Vec<f64>], need: &[f64], wit: &Value) -> Result<(), String> {
+    let (idx, wts) = witness_parts(wit, gens.len())?;
+    if idx.len() > 3 {
+        return Err(format!("witness of {} generators (at most 3)", idx.len()));
+    }
+    let s = norm(need);
+    let (mut sum, mut total, mut used) = (vec![0.0; 3], 0.0, Vec::new());
+    for (&i, &w) in idx.iter().zip(&wts) {
+        let ng = norm(&gens[i]);
+        if w < -1e-5 * s / ng.max(1e-300) {
+            return Err(format!("weight {w:.3e} of generator {i} is negative"));
+        }
+        let w = w.max(0.0);
+        sum.iter_mut().zip(&gens[i]).for_each(|(a, x)| *a += w * x);
+        total += w * ng;
+        if w > 0.0 {
+            used.push(gens[i].as_slice());
+        }
+    }
+    let res = norm(&sum.iter().zip(need).map(|(a, b)| a - b).collect::<Vec<_>>());
+    if res > 1e-4 * s.max(total) {
+        return Err(format!(
+            "witness residual {res:.3e} > 1e-4 × {:.3e}",
+            s.max(total)
+        ));
+    }
+    if rank(&used) < used.len() {
+        return Err("witness generators not linearly independent".into());
+    }
+    Ok(())
+}
+
+fn planar_certificate(gens: &[Vec<f64>], need: &[f64], cert: &Value) -> Result<(), String> {
+    let y = vector(cert)
+        .filter(|y| y.len() == 3)
+        .ok_or_else(|| format!("certificate not 3 finite numbers: {cert}"))?;
+    let ny = norm(&y);
+    if ny == 0.0 || dot(&y, need) >= -1e-9 * ny * norm(need) {
+        return Err(format!(
+            "certificate: y·need = {:.3e} is not < 0",
+            dot(&y, need)
+        ));
+    }
+    match gens.iter().position(|w| dot(&y, w) < -1e-4 * ny * norm(w)) {
+        Some(i) => Err(format!(
+            "certificate: y·w_{i} = {:.3e} < 0, it does not support the cone",
+            dot(&y, &gens[i])
+        )),
+        None => Ok(()),
+    }
 }
 
 // ------------------------------------------------------------------ refused lines
@@ -560,6 +739,18 @@ pub fn refusals(
             );
             continue;
         };
+        // A refused line keeps its id, whatever broke after it (where the expected answer
+        // names one: a line broken before its id has none).
+        if let (Some(want @ Value::String(_)), Some(first)) = (exp.get("id"), errors.first()) {
+            g.check("keeps its id");
+            if first["id"] != *want {
+                g.fail(
+                    &id,
+                    "keeps its id",
+                    format!("id {} in {first}", first["id"]),
+                );
+            }
+        }
         g.check("names line 1");
         if !names_line_one(&message) && !errors.iter().any(|e| e["line"] == 1) {
             g.fail(
@@ -568,8 +759,20 @@ pub fn refusals(
                 message.trim().chars().take(160).collect(),
             );
         }
-        g.check("names the problem");
         let low = message.to_lowercase();
+        if let Some(words) = exp["forbid"].as_array() {
+            g.check("refused for its own problem");
+            if let Some(w) =
+                (words.iter().filter_map(Value::as_str)).find(|w| low.contains(&w.to_lowercase()))
+            {
+                g.fail(
+                    &id,
+                    "refused for its own problem",
+                    format!("the message says {w:?}: {:.160}", message.trim()),
+                );
+            }
+        }
+        g.check("names the problem");
         let keywords: Vec<&str> = exp["keywords"]
             .as_array()
             .unwrap()
@@ -850,8 +1053,12 @@ struct Scene3 {
     ell: f64,
     k: usize,
     friction: String,
-    contacts: Vec<(Vec<[f64; 3]>, [f64; 3], f64)>,
+    contacts: Vec<Contact3>,
 }
+
+/// Points, unit normal, μ (lower end), and for a sliding contact the unit direction of its
+/// slip's tangential part.
+type Contact3 = (Vec<[f64; 3]>, [f64; 3], f64, Option<Vec<f64>>);
 
 impl Scene3 {
     fn new(v: &Value) -> Scene3 {
@@ -867,7 +1074,9 @@ impl Scene3 {
                 let n = vector(&c["normal"]).unwrap();
                 let l = norm(&n);
                 let mu = num(&c["mu"]).or_else(|| num(&c["mu"][0])).unwrap();
-                (points, [n[0] / l, n[1] / l, n[2] / l], mu)
+                let n = [n[0] / l, n[1] / l, n[2] / l];
+                let slip = vector(&c["slip"]).map(|v| tangential(&v, &n));
+                (points, n, mu, slip)
             })
             .collect();
         Scene3 {
@@ -879,10 +1088,19 @@ impl Scene3 {
     }
 
     /// The wrenches of the pyramid edges, contacts in order, then points, then edges;
-    /// `outer` widens μ to μ/cos(π/k).
+    /// `outer` widens μ to μ/cos(π/k). A sliding contact gives its one ray `n − μu` a point
+    /// (docs/contract-scenes.md), whatever the pyramid.
     fn generators(&self, outer: bool, k: usize) -> Vec<Vec<f64>> {
         let mut out = Vec::new();
-        for (points, n, mu) in &self.contacts {
+        for (points, n, mu, slip) in &self.contacts {
+            if let Some(u) = slip {
+                let r: Vec<f64> = (0..3).map(|i| n[i] - mu * u[i]).collect();
+                for p in points {
+                    let tau = cross(p, &r);
+                    out.push([r.clone(), tau.iter().map(|t| t / self.ell).collect()].concat());
+                }
+                continue;
+            }
             let axis = (0..3).fold(
                 0,
                 |best, i| if n[i].abs() < n[best].abs() { i } else { best },
@@ -912,17 +1130,23 @@ impl Scene3 {
         out
     }
 
-    /// Does y support the true Coulomb cone at every contact point?
+    /// Does y support the true Coulomb cone at every contact point (a sliding contact's
+    /// one ray at its points)?
     fn supports_coulomb(&self, y: &[f64]) -> bool {
         let ny = norm(y);
-        self.contacts.iter().all(|(points, n, mu)| {
+        self.contacts.iter().all(|(points, n, mu, slip)| {
             points.iter().all(|p| {
                 let turn = cross(&y[3..], p);
                 let gv: Vec<f64> = (0..3).map(|i| y[i] + turn[i] / self.ell).collect();
                 let gn = dot(&gv, n);
-                let gt = norm(&(0..3).map(|i| gv[i] - gn * n[i]).collect::<Vec<_>>());
                 let scale = ny * (1.0 + mu * mu).sqrt() * (norm(p) / self.ell).max(1.0);
-                gn - mu * gt >= -1e-7 * scale
+                match slip {
+                    Some(u) => gn - mu * dot(&gv, u) >= -1e-7 * scale,
+                    None => {
+                        let gt = norm(&(0..3).map(|i| gv[i] - gn * n[i]).collect::<Vec<_>>());
+                        gn - mu * gt >= -1e-7 * scale
+                    }
+                }
             })
         })
     }

@@ -39,7 +39,7 @@ pub fn engines() -> Vec<(&'static str, Engine)> {
 }
 
 /// The planar cases' outcomes from `engine` (one [`Engine::evaluate`] call).
-pub fn planar_outcomes(engine: &mut Engine, cases: &[Case]) -> Vec<Outcome> {
+pub fn planar_outcomes(engine: &Engine, cases: &[Case]) -> Vec<Outcome> {
     let answers = engine.evaluate(&Batch::from(cases), Options::default());
     answers.expect("the engine answers").planar
 }
@@ -47,7 +47,7 @@ pub fn planar_outcomes(engine: &mut Engine, cases: &[Case]) -> Vec<Outcome> {
 /// The general cases' outcomes from `engine` with `options`, and how many the host
 /// re-solved (one [`Engine::evaluate`] call).
 pub fn general_outcomes(
-    engine: &mut Engine,
+    engine: &Engine,
     batch: &GeneralBatch,
     options: Options,
 ) -> (Vec<GeneralOutcome>, usize) {

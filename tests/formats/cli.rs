@@ -278,6 +278,15 @@ fn demo_runs() {
         stdout.contains("flat box, μ = 0.2") && stdout.contains("cases/s"),
         "{stdout}"
     );
+    // The README's grasp, as the README quotes it: in force closure, q1 0.2068 proven.
+    let grasp = stdout
+        .split("four fingertips on a 10 cm cube")
+        .nth(1)
+        .unwrap();
+    assert!(
+        grasp.contains("force closure true, q1 0.20677, proven"),
+        "{stdout}"
+    );
     // Witness weights re-solved in float64 as eval's, to 5 decimals: not the float32 search's
     // widened to 17 digits (0.5699999332427979 for 0.57).
     let flat = stdout.split("flat box, μ = 0.5").next().unwrap();
@@ -408,4 +417,40 @@ fn the_readme_examples_answer_as_the_readme_says() {
         readme.contains(&format!("`\"q1\":{}", &format!("{q1:.10}")[..7])),
         "{q1}"
     );
+}
+
+/// Every `--test NAME` the docs and the README name is a test binary that exists
+/// (`tests/NAME/main.rs` or `tests/NAME.rs`): a newcomer's first command must run.
+#[test]
+fn the_test_binaries_the_docs_name_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut named = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (_, rest) in text
+            .match_indices("--test ")
+            .map(|(i, _)| text.split_at(i + 7))
+        {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let exists = root.join("tests").join(&name).join("main.rs").is_file()
+                || root.join("tests").join(format!("{name}.rs")).is_file();
+            assert!(
+                exists,
+                "{}: --test {name}: no such test binary",
+                page.display()
+            );
+            named += 1;
+        }
+    }
+    assert!(named >= 2, "docs/tests.md names test binaries");
 }

@@ -59,7 +59,7 @@ fn case_line(id: usize, c: &Case) -> String {
 fn expected_answers(lines: &[String]) -> Vec<String> {
     let parsed: Vec<(Option<Value>, Case)> = lines.iter().map(|l| parse_case(l).unwrap()).collect();
     let cases: Vec<Case> = parsed.iter().map(|p| p.1).collect();
-    let outcomes = crate::common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
+    let outcomes = crate::common::planar_outcomes(&Engine::new(Backend::Cpu).unwrap(), &cases);
     parsed
         .into_iter()
         .zip(&outcomes)
@@ -345,7 +345,7 @@ fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
         .collect();
     assert_eq!(json.len(), n);
     // The JSON answers are the library's own on the same (float32) cases, ids as int64.
-    let outcomes = crate::common::planar_outcomes(&mut Engine::new(Backend::Cpu).unwrap(), &cases);
+    let outcomes = crate::common::planar_outcomes(&Engine::new(Backend::Cpu).unwrap(), &cases);
     for (i, (got, (case, o))) in json.iter().zip(cases.iter().zip(&outcomes)).enumerate() {
         if i == null_row || i == short_row {
             assert_eq!(got["line"], json!(i + 1));

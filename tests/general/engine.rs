@@ -693,9 +693,9 @@ fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
         grown.push(scene);
     }
     assert!(small.len() > 20, "{} scenes", small.len());
-    let mut engine = planar_hold::Engine::new(planar_hold::Backend::Cpu).unwrap();
-    let a = planar_reports(&mut engine, &small).unwrap();
-    let b = planar_reports(&mut engine, &grown).unwrap();
+    let engine = planar_hold::Engine::new(planar_hold::Backend::Cpu).unwrap();
+    let a = planar_reports(&engine, &small, planar_hold::Options::default()).unwrap();
+    let b = planar_reports(&engine, &grown, planar_hold::Options::default()).unwrap();
     let mut bad = Vec::new();
     for (x, y) in a.iter().zip(&b) {
         let tol = 2e-5 * 1f32.max(x.robust_margin.abs());

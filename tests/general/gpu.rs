@@ -9,10 +9,11 @@ use std::mem::{offset_of, size_of};
 
 use planar_hold::general::host::{GeneralMode, SEARCH_WGSL};
 use planar_hold::general::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
+use planar_hold::general::solver::Solver;
 use planar_hold::general::types::{GeneralHint, GeneralParams, GeneralRecord};
-use planar_hold::general::{check, solver, GeneralBatch, GeneralOutcome, GeneralStats};
+use planar_hold::general::{check, solver, GeneralBatch, GeneralOutcome};
 use planar_hold::gpu::GpuEngine;
-use planar_hold::{Batch, Options, Threads, Verdict};
+use planar_hold::{Batch, Engine, Options, Threads, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -23,6 +24,25 @@ fn nrm(v: &[f64]) -> f64 {
 
 fn gpu() -> Option<GpuEngine> {
     crate::common::gpu_or_skip(GpuEngine::from_env())
+}
+
+/// General cases a GPU call answered, and how many of them the host searched on.
+#[derive(Clone, Copy, Debug)]
+struct Stats {
+    cases: usize,
+    resolved: usize,
+}
+
+/// The general cases of `batch` through `engine`: their outcomes, and the call's counts.
+fn general_on(engine: &Engine, batch: &GeneralBatch) -> (Vec<GeneralOutcome>, Stats) {
+    let answers = engine
+        .evaluate(&Batch::from(batch.clone()), Options::default())
+        .expect("gpu");
+    let stats = Stats {
+        cases: answers.searched,
+        resolved: answers.resolved,
+    };
+    (answers.general, stats)
 }
 
 /// The public cases (`tests/data/general_public.jsonl`) in one batch.
@@ -176,15 +196,13 @@ fn compare(name: &str, batch: &GeneralBatch, gpu: &[GeneralOutcome], cpu: &[Gene
     );
 }
 
-fn run_both(name: &str, batch: &GeneralBatch) -> Option<GeneralStats> {
-    let mut gpu = gpu()?;
-    let mut on_gpu = vec![GeneralOutcome::default(); batch.len()];
+fn run_both(name: &str, batch: &GeneralBatch) -> Option<Stats> {
+    let gpu = Engine::from(gpu()?);
     let t = std::time::Instant::now();
-    let stats = gpu.evaluate_general_into(batch, &mut on_gpu).expect("gpu");
+    let (on_gpu, stats) = general_on(&gpu, batch);
     let gpu_time = t.elapsed();
-    let mut on_cpu = vec![GeneralOutcome::default(); batch.len()];
     let t = std::time::Instant::now();
-    solver::solve_batch_into(batch, &mut on_cpu);
+    let (on_cpu, _) = general_on(&Engine::cpu(), batch);
     let cpu_time = t.elapsed();
     eprintln!(
         "{name} on {}: {} cases, {} re-solved on the host; GPU+host {:.0} cases/s, CPU {:.0} cases/s",
@@ -247,7 +265,7 @@ fn the_shader_search_equals_its_twin() {
             }
         }
         for mode in [GeneralMode::PerInvocation, GeneralMode::PerWorkgroup] {
-            gpu.general_kernel().unwrap().mode = mode;
+            gpu.general_kernel_mut().unwrap().mode = mode;
             let mut hints = Vec::new();
             gpu.general_hints_into(&batch, &mut hints).expect("gpu");
             let (mut values, mut records) = (Vec::new(), Vec::new());
@@ -297,13 +315,13 @@ fn one_workgroup_per_case_gives_the_same_hints() {
     let Some(mut gpu) = gpu() else { return };
     for d in [3, 6] {
         let batch = random_batch(90 + d as u64, 1500, d);
-        gpu.general_kernel().unwrap().mode = GeneralMode::PerInvocation;
+        gpu.general_kernel_mut().unwrap().mode = GeneralMode::PerInvocation;
         let mut by_invocation = Vec::new();
         let t = std::time::Instant::now();
         gpu.general_hints_into(&batch, &mut by_invocation)
             .expect("gpu");
         let per_invocation = t.elapsed();
-        gpu.general_kernel().unwrap().mode = GeneralMode::PerWorkgroup;
+        gpu.general_kernel_mut().unwrap().mode = GeneralMode::PerWorkgroup;
         let mut by_workgroup = Vec::new();
         let t = std::time::Instant::now();
         gpu.general_hints_into(&batch, &mut by_workgroup)
@@ -315,7 +333,7 @@ fn one_workgroup_per_case_gives_the_same_hints() {
             batch.len() as f64 / per_invocation.as_secs_f64(),
             batch.len() as f64 / per_workgroup.as_secs_f64()
         );
-        gpu.general_kernel().unwrap().mode = GeneralMode::PerInvocation;
+        gpu.general_kernel_mut().unwrap().mode = GeneralMode::PerInvocation;
         let differ: Vec<usize> = (0..batch.len())
             .filter(|&i| by_invocation[i] != by_workgroup[i])
             .collect();
@@ -342,21 +360,19 @@ fn chunked_uploads_match_one_dispatch() {
     let mut whole = Vec::new();
     gpu.general_hints_into(&batch, &mut whole).expect("gpu");
     // Chunks of at most 37 cases and of the fewest numbers allowed (one largest case).
-    gpu.general_kernel().unwrap().limit_chunks(37, 0);
-    let (cases, values) = gpu.general_kernel().unwrap().chunk_limits();
+    gpu.general_kernel_mut().unwrap().limit_chunks(37, 0);
+    let (cases, values) = gpu.general_kernel_mut().unwrap().chunk_limits();
     assert_eq!((cases, values), (37, planar_hold::general::MAX_DIM * 257));
     let mut chunked = Vec::new();
     gpu.general_hints_into(&batch, &mut chunked).expect("gpu");
     assert_eq!(whole.len(), batch.len());
     assert!(whole == chunked, "chunked hints differ from one dispatch");
     // An empty batch, then a small one, on the same buffers.
-    let mut out = Vec::new();
-    gpu.evaluate_general_into(&GeneralBatch::new(), &mut out)
-        .expect("empty");
-    let small = random_batch(8, 3, 3);
-    let mut out = vec![GeneralOutcome::default(); 3];
-    let stats = gpu.evaluate_general_into(&small, &mut out).expect("small");
-    assert_eq!(stats.cases, 3);
+    let gpu = Engine::from(gpu);
+    let (out, _) = general_on(&gpu, &GeneralBatch::new());
+    assert!(out.is_empty());
+    let (out, stats) = general_on(&gpu, &random_batch(8, 3, 3));
+    assert_eq!((out.len(), stats.cases), (3, 3));
 }
 
 #[test]
@@ -367,9 +383,8 @@ fn the_engine_answers_general_batches_on_every_backend() {
         threads: Threads::Current,
         ..Options::default()
     };
-    for (name, mut engine) in crate::common::engines() {
-        let (out, resolved) =
-            crate::common::general_outcomes(&mut engine, &batch, Options::default());
+    for (name, engine) in crate::common::engines() {
+        let (out, resolved) = crate::common::general_outcomes(&engine, &batch, Options::default());
         assert_eq!(out.len(), batch.len(), "{name}");
         if name == "cpu" {
             assert_eq!(resolved, 0);
@@ -381,7 +396,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
             compare(name, &batch, &out, &expected);
         }
         // On this thread alone: the same answers, bit for bit.
-        let (alone, _) = crate::common::general_outcomes(&mut engine, &batch, this_thread);
+        let (alone, _) = crate::common::general_outcomes(&engine, &batch, this_thread);
         assert!(alone == out, "{name}: one thread and all cores differ");
         // Answers reused for a shorter batch, and for an empty one, hold exactly its own.
         let mut shorter = GeneralBatch::new();
@@ -411,10 +426,23 @@ fn twin_hints_finish_to_the_cpu_answers() {
         let (mut values, mut records) = (Vec::new(), Vec::new());
         pack_range(&batch, 0..batch.len(), &mut values, &mut records);
         let hints: Vec<GeneralHint> = records.iter().map(|r| search::search(&values, r)).collect();
-        let mut out = vec![GeneralOutcome::default(); batch.len()];
-        let stats = planar_hold::general::host::finish_into(&batch, &hints, &mut out, true);
-        let mut expected = vec![GeneralOutcome::default(); batch.len()];
-        solver::solve_batch_into(&batch, &mut expected);
+        // Each case finished from its hint as the engine finishes the GPU's, one solver.
+        let mut solver = Solver::new();
+        let mut resolved = 0;
+        let out: Vec<GeneralOutcome> = hints
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let (o, confirmed) = solver.solve_hinted(&batch.get(i), &h.index[..h.len as usize]);
+                resolved += usize::from(!confirmed);
+                o
+            })
+            .collect();
+        let stats = Stats {
+            cases: batch.len(),
+            resolved,
+        };
+        let (expected, _) = general_on(&Engine::cpu(), &batch);
         eprintln!(
             "twin d = {d}: {} re-solved of {}",
             stats.resolved, stats.cases
@@ -537,13 +565,12 @@ fn packing_on_all_cores_equals_case_by_case() {
 /// change nothing; every proof re-checked.
 #[test]
 fn invariants_hold_on_the_gpu() {
-    let Some(mut gpu) = gpu() else { return };
+    let Some(gpu) = gpu() else { return };
+    let gpu = Engine::from(gpu);
     let mut rng = StdRng::seed_from_u64(77);
     for d in [3usize, 6] {
         let base = random_batch(900 + d as u64, 300, d);
-        let mut base_out = vec![GeneralOutcome::default(); base.len()];
-        gpu.evaluate_general_into(&base, &mut base_out)
-            .expect("gpu");
+        let (base_out, _) = general_on(&gpu, &base);
         let variants: [(&str, f64); 4] = [
             ("×1e-30", 1e-30),
             ("×1e30", 1e30),
@@ -575,8 +602,7 @@ fn invariants_hold_on_the_gpu() {
                 let need: Vec<f64> = c.need.iter().map(|x| x * s).collect();
                 batch.push(d, &gens, &need).unwrap();
             }
-            let mut out = vec![GeneralOutcome::default(); batch.len()];
-            gpu.evaluate_general_into(&batch, &mut out).expect("gpu");
+            let (out, _) = general_on(&gpu, &batch);
             let mut bad = Vec::new();
             for i in 0..batch.len() {
                 if let Err(e) = proofs_valid(&batch, i, &out[i]) {

@@ -7,4 +7,5 @@ mod common;
 mod cli;
 mod engine;
 mod gpu;
+mod local;
 mod margin;

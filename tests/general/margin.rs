@@ -168,17 +168,17 @@ fn near_duplicates_keep_the_margin(mut solve: impl FnMut(&GeneralBatch) -> Vec<G
 #[test]
 fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_cpu() {
     near_duplicates_keep_the_margin(|batch| {
-        crate::common::general_outcomes(&mut Engine::Cpu, batch, Options::default()).0
+        crate::common::general_outcomes(&Engine::cpu(), batch, Options::default()).0
     });
 }
 
 #[test]
 fn near_duplicate_generators_move_the_margin_only_as_far_as_the_cone_on_the_gpu() {
-    let Some(mut engine) = crate::common::gpu_engine() else {
+    let Some(engine) = crate::common::gpu_engine() else {
         return;
     };
     near_duplicates_keep_the_margin(|batch| {
-        crate::common::general_outcomes(&mut engine, batch, Options::default()).0
+        crate::common::general_outcomes(&engine, batch, Options::default()).0
     });
 }
 
@@ -277,12 +277,12 @@ fn the_facets_are_those_a_brute_force_over_every_subset_finds() {
     assert!(compared > 200, "{compared} cones compared");
 }
 
-fn reports(engine: &mut Engine, lines: &[Value]) -> Vec<SpatialReport> {
+fn reports(engine: &Engine, lines: &[Value]) -> Vec<SpatialReport> {
     let scenes: Vec<SceneLine> = lines
         .iter()
         .map(|l| parse_line(&l.to_string()).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect();
-    hold_reports(engine, &scenes)
+    hold_reports(engine, &scenes, planar_hold::Options::default())
         .unwrap()
         .into_iter()
         .map(|r| match r {
@@ -340,10 +340,10 @@ fn at(scene: &Value, p: [f64; 2]) -> Value {
 
 #[test]
 fn the_support_region_and_the_point_test_agree_just_inside_and_outside_every_edge() {
-    let mut engine = Engine::new(Backend::Cpu).unwrap();
+    let engine = Engine::new(Backend::Cpu).unwrap();
     let mut rng = Rng::new(515);
     let stances: Vec<Value> = (0..60).map(|i| random_stance(&mut rng, i)).collect();
-    let regions = reports(&mut engine, &stances);
+    let regions = reports(&engine, &stances);
     let mut probes = Vec::new();
     let mut expect = Vec::new();
     for (scene, r) in stances.iter().zip(&regions) {
@@ -374,7 +374,7 @@ fn the_support_region_and_the_point_test_agree_just_inside_and_outside_every_edg
         }
     }
     assert!(probes.len() > 500, "{} probes", probes.len());
-    let answers = reports(&mut engine, &probes);
+    let answers = reports(&engine, &probes);
     let bad: Vec<String> = answers
         .iter()
         .zip(&expect)

@@ -6,7 +6,7 @@ use planar_hold::gpu::GpuEngine;
 use planar_hold::planar::host::GpuOptions;
 use planar_hold::rng::Rng;
 use planar_hold::scene::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
-use planar_hold::{planar, Case, Outcome, Verdict};
+use planar_hold::{planar, Case, Engine, Outcome, Verdict};
 
 /// Checks an outcome's evidence in float64, as an outsider would: a witness reproduces the
 /// need with non-negative weights; a certificate is a unit normal with every generator on
@@ -123,12 +123,12 @@ fn cpu_answers_carry_valid_evidence() {
 
 #[test]
 fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
-    let Some(mut gpu) = crate::common::gpu_engine() else {
+    let Some(gpu) = crate::common::gpu_engine() else {
         return;
     };
     let cases = workload();
     let on_cpu = planar::cone_test_batch(&cases);
-    let on_gpu = crate::common::planar_outcomes(&mut gpu, &cases);
+    let on_gpu = crate::common::planar_outcomes(&gpu, &cases);
     let mut disagreements = Vec::new();
     let mut same_witness = 0usize;
     for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
@@ -169,21 +169,19 @@ fn chunked_streaming_matches_one_dispatch() {
         max_chunk_cases: 1000,
         max_workgroups: 7,
     };
-    let mut small = GpuEngine::new(ctx, options).unwrap();
-    assert_eq!(small.chunk_cases(), 448);
+    let small = Engine::from(GpuEngine::new(ctx, options).unwrap());
+    assert_eq!(small.gpu().unwrap().chunk_cases(), 448);
     let cases = mixed_cases(3, 5000);
-    let mut chunked = vec![Outcome::default(); cases.len()];
-    small.evaluate_into(&cases, &mut chunked).unwrap();
-    let Some(mut whole) = crate::common::gpu_engine() else {
+    let chunked = crate::common::planar_outcomes(&small, &cases);
+    let Some(whole) = crate::common::gpu_engine() else {
         return;
     };
-    let at_once = crate::common::planar_outcomes(&mut whole, &cases);
+    let at_once = crate::common::planar_outcomes(&whole, &cases);
     assert_eq!(chunked, at_once);
     // Reused buffers: a second, shorter batch on the same engine, and an empty one.
-    let mut again = vec![Outcome::default(); 999];
-    small.evaluate_into(&cases[..999], &mut again).unwrap();
+    let again = crate::common::planar_outcomes(&small, &cases[..999]);
     assert_eq!(&again[..], &at_once[..999]);
-    small.evaluate_into(&[], &mut []).unwrap();
+    assert!(crate::common::planar_outcomes(&small, &[]).is_empty());
     // And the CPU agrees case by case.
     let on_cpu = planar::cone_test_batch(&cases);
     assert!(chunked
@@ -210,11 +208,10 @@ fn chunks_smaller_than_the_smallest_slot_work() {
         max_chunk_cases: 1 << 17,
         max_workgroups: 1,
     };
-    let mut tiny = GpuEngine::new(ctx, options).unwrap();
-    assert_eq!(tiny.chunk_cases(), 64);
+    let tiny = Engine::from(GpuEngine::new(ctx, options).unwrap());
+    assert_eq!(tiny.gpu().unwrap().chunk_cases(), 64);
     let cases = mixed_cases(4, 300);
-    let mut out = vec![Outcome::default(); cases.len()];
-    tiny.evaluate_into(&cases, &mut out).unwrap();
+    let out = crate::common::planar_outcomes(&tiny, &cases);
     assert!(out
         .iter()
         .zip(&planar::cone_test_batch(&cases))
@@ -257,11 +254,11 @@ fn scattered_slots_fast_path_matches_the_reference_exactly() {
 
 #[test]
 fn gpu_agrees_with_cpu_on_scattered_slots() {
-    let Some(mut gpu) = crate::common::gpu_engine() else {
+    let Some(gpu) = crate::common::gpu_engine() else {
         return;
     };
     let cases = scattered_cases(17, 3000);
-    let on_gpu = crate::common::planar_outcomes(&mut gpu, &cases);
+    let on_gpu = crate::common::planar_outcomes(&gpu, &cases);
     let on_cpu = planar::cone_test_batch(&cases);
     let bad: Vec<String> = on_gpu
         .iter()

@@ -99,8 +99,8 @@ fn workload() -> Vec<Case> {
 fn margins_and_verdicts_match_the_float64_oracle() {
     let cases = workload();
     let mut engines = vec![("cpu", planar::cone_test_batch(&cases))];
-    if let Some(mut gpu) = crate::common::gpu_engine() {
-        engines.push(("gpu", crate::common::planar_outcomes(&mut gpu, &cases)));
+    if let Some(gpu) = crate::common::gpu_engine() {
+        engines.push(("gpu", crate::common::planar_outcomes(&gpu, &cases)));
     }
     for (name, outcomes) in engines {
         let mut failures = Vec::new();

@@ -153,7 +153,7 @@ fn is_exact(case: &Case, scaled: &Case, need_factor: f64, factor: impl Fn(usize)
             .all(|(i, g)| same(g, scaled.generators[i], factor(i)))
 }
 
-fn evaluate(engine: &mut Engine, cases: &[Case]) -> Vec<Outcome> {
+fn evaluate(engine: &Engine, cases: &[Case]) -> Vec<Outcome> {
     crate::common::planar_outcomes(engine, cases)
 }
 
@@ -183,9 +183,9 @@ fn powers_of_two_change_nothing_but_the_units() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in crate::common::engines() {
-        let before = evaluate(&mut engine, &base);
-        let after = evaluate(&mut engine, &scaled);
+    for (name, engine) in crate::common::engines() {
+        let before = evaluate(&engine, &base);
+        let after = evaluate(&engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
         for (o, &(n, k)) in after.iter().zip(&origin) {
             let b = &before[n];
@@ -377,9 +377,9 @@ fn powers_of_ten_keep_the_answer_away_from_the_boundary() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in crate::common::engines() {
-        let before = evaluate(&mut engine, &base);
-        let after = evaluate(&mut engine, &scaled);
+    for (name, engine) in crate::common::engines() {
+        let before = evaluate(&engine, &base);
+        let after = evaluate(&engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
         let mut tally = Tally::default();
         for (t, (o, &(n, k))) in after.iter().zip(&origin).enumerate() {
@@ -420,9 +420,9 @@ fn scaling_each_generator_by_a_power_of_two_changes_only_its_weight() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in crate::common::engines() {
-        let before = evaluate(&mut engine, &base);
-        let after = evaluate(&mut engine, &scaled);
+    for (name, engine) in crate::common::engines() {
+        let before = evaluate(&engine, &base);
+        let after = evaluate(&engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
         for (o, (n, f)) in after.iter().zip(&origin) {
             let b = &before[*n];
@@ -465,9 +465,9 @@ fn scaling_each_generator_keeps_the_answer_away_from_the_boundary() {
         "only {} scaled cases",
         scaled.len()
     );
-    for (name, mut engine) in crate::common::engines() {
-        let before = evaluate(&mut engine, &base);
-        let after = evaluate(&mut engine, &scaled);
+    for (name, engine) in crate::common::engines() {
+        let before = evaluate(&engine, &base);
+        let after = evaluate(&engine, &scaled);
         let mut failures = evidence_failures(name, &scaled, &after);
         let mut tally = Tally::default();
         for (t, (o, &n)) in after.iter().zip(&origin).enumerate() {
@@ -497,9 +497,9 @@ fn permuting_the_generators_keeps_verdict_and_margin() {
             Case::new(&gens, case.need).unwrap()
         })
         .collect();
-    for (name, mut engine) in crate::common::engines() {
-        let before = evaluate(&mut engine, &base);
-        let after = evaluate(&mut engine, &permuted);
+    for (name, engine) in crate::common::engines() {
+        let before = evaluate(&engine, &base);
+        let after = evaluate(&engine, &permuted);
         let mut failures = evidence_failures(name, &permuted, &after);
         for (n, (b, o)) in before.iter().zip(&after).enumerate() {
             if let Some(why) = same_answer(&base[n], b, o, 1.0, 1e-4) {
@@ -525,9 +525,9 @@ fn adding_a_generator_never_loses_support() {
             Case::new(&gens, case.need).unwrap()
         })
         .collect();
-    for (name, mut engine) in crate::common::engines() {
-        let before = evaluate(&mut engine, &base);
-        let after = evaluate(&mut engine, &grown);
+    for (name, engine) in crate::common::engines() {
+        let before = evaluate(&engine, &base);
+        let after = evaluate(&engine, &grown);
         let mut failures = evidence_failures(name, &grown, &after);
         for (n, (b, o)) in before.iter().zip(&after).enumerate() {
             if b.verdict() == Verdict::Supported && o.verdict() == Verdict::Unsupported {
@@ -586,8 +586,8 @@ fn thin_cones(seed: u64, n: usize) -> Vec<(Case, bool)> {
 fn thin_cones_give_only_proofs_that_check_out() {
     let family = thin_cones(77, 3000);
     let cases: Vec<Case> = family.iter().map(|(c, _)| *c).collect();
-    for (name, mut engine) in crate::common::engines() {
-        let outcomes = evaluate(&mut engine, &cases);
+    for (name, engine) in crate::common::engines() {
+        let outcomes = evaluate(&engine, &cases);
         let mut failures = evidence_failures(name, &cases, &outcomes);
         let mut answered = 0;
         for (k, ((_, inside), o)) in family.iter().zip(&outcomes).enumerate() {
@@ -630,9 +630,9 @@ fn issue_reproductions_through_the_api() {
         g
     };
     let sliding = 0.2 / 1.04f64.sqrt();
-    for (name, mut engine) in crate::common::engines() {
-        let mut run = |c: Case| {
-            let o = evaluate(&mut engine, &[c])[0];
+    for (name, engine) in crate::common::engines() {
+        let run = |c: Case| {
+            let o = evaluate(&engine, &[c])[0];
             check_evidence(&c, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
             o
         };
@@ -756,12 +756,12 @@ fn scene_line(half: f64, mass: [f64; 2], com: [f64; 2], contacts: &[(Placement, 
            "com_offset_x": com, "contacts": contacts})
 }
 
-fn gate(engine: &mut Engine, lines: &[Value]) -> Vec<HoldReport> {
+fn gate(engine: &Engine, lines: &[Value]) -> Vec<HoldReport> {
     let scenes: Vec<_> = lines
         .iter()
         .map(|l| parse_planar(&l.to_string()).expect("valid scene"))
         .collect();
-    planar_reports(engine, &scenes).expect("hold reports")
+    planar_reports(engine, &scenes, planar_hold::Options::default()).expect("hold reports")
 }
 
 /// Random scenes of 1–4 contacts (points or segments) on the box's faces, with a random
@@ -837,7 +837,7 @@ fn more_friction_never_unholds() {
         ]
     };
     let scenes = random_scenes(78, 400);
-    for (name, mut engine) in crate::common::engines() {
+    for (name, engine) in crate::common::engines() {
         // docs/contract-planar.md §6's flat box, as a segment and as two corners: held for every μ ≥ 0.2.
         for mu in MUS
             .iter()
@@ -845,7 +845,7 @@ fn more_friction_never_unholds() {
             .map(|&m| json!(m))
             .chain([json!([1e6, 1e9])])
         {
-            for r in gate(&mut engine, &floor(mu.clone())) {
+            for r in gate(&engine, &floor(mu.clone())) {
                 assert!(
                     r.held,
                     "{name}: flat box at mu {mu} not held: {:?}",
@@ -862,7 +862,7 @@ fn more_friction_never_unholds() {
             .iter()
             .flat_map(|s| MUS.map(|mu| s(json!(mu), 1.0)))
             .collect();
-        let reports = gate(&mut engine, &lines);
+        let reports = gate(&engine, &lines);
         let mut failures = Vec::new();
         let mut held = 0;
         for (n, ladder) in reports.chunks(MUS.len()).enumerate() {
@@ -898,12 +898,12 @@ fn more_friction_never_unholds() {
 fn units_of_length_and_mass_change_no_answer() {
     let scenes = random_scenes(79, 300);
     let scales = [1.0, 1e-12, 1e-6, 2f64.powi(-40), 1e6, 1e12];
-    for (name, mut engine) in crate::common::engines() {
+    for (name, engine) in crate::common::engines() {
         let lines: Vec<Value> = scenes
             .iter()
             .flat_map(|s| scales.map(|k| s(json!(0.6), k)))
             .collect();
-        let reports = gate(&mut engine, &lines);
+        let reports = gate(&engine, &lines);
         let mut failures = Vec::new();
         for (n, group) in reports.chunks(scales.len()).enumerate() {
             let base = &group[0];
@@ -968,11 +968,11 @@ fn extreme_masses_and_offsets_follow_spec() {
         .unwrap_err()
         .to_string();
     assert!(refused.contains("not finite in float32"), "{refused}");
-    for (name, mut engine) in crate::common::engines() {
+    for (name, engine) in crate::common::engines() {
         for mass in [[1e-20, 1e-20], [1e-30, 1e18], [1e18, 1e18]] {
             for com in [[0.0, 0.0], [2e19, 2e19], [-2e19, 3e-19]] {
                 let lines = [corner(mass, com), flat(mass, com), pinched(mass, com)];
-                let r = gate(&mut engine, &lines);
+                let r = gate(&engine, &lines);
                 let what = format!("{name} mass {mass:?} com {com:?}");
                 assert!(!r[0].held, "{what}: a lone corner holds");
                 assert!(

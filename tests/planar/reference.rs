@@ -14,14 +14,14 @@ fn flat_box(mu: f32, need: [f32; 3]) -> Case {
     Case::new(&contact_generators(&[(A, FLOOR, mu), (B, FLOOR, mu)]), need).unwrap()
 }
 
-fn run(engine: &mut Engine, case: Case) -> Outcome {
+fn run(engine: &Engine, case: Case) -> Outcome {
     crate::common::planar_outcomes(engine, &[case])[0]
 }
 
 #[test]
 fn flat_box_sliding_binds_at_low_friction() {
-    for (name, mut engine) in crate::common::engines() {
-        let o = run(&mut engine, flat_box(0.2, GRAVITY));
+    for (name, engine) in crate::common::engines() {
+        let o = run(&engine, flat_box(0.2, GRAVITY));
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         // ½·A₊ + ½·B₋ (generators 0 = A₊, 3 = B₋).
         let w = o.witness().unwrap();
@@ -42,14 +42,14 @@ fn flat_box_sliding_binds_at_low_friction() {
 
 #[test]
 fn flat_box_margins_follow_friction_then_tipping() {
-    for (name, mut engine) in crate::common::engines() {
+    for (name, engine) in crate::common::engines() {
         assert_abs_diff_eq!(
-            run(&mut engine, flat_box(0.5, GRAVITY)).margin,
+            run(&engine, flat_box(0.5, GRAVITY)).margin,
             0.44721,
             epsilon = 1e-5
         );
         for mu in [0.72f32, 0.9, 1.5, 3.0] {
-            let o = run(&mut engine, flat_box(mu, GRAVITY));
+            let o = run(&engine, flat_box(mu, GRAVITY));
             assert_eq!(o.verdict(), Verdict::Supported, "{name} mu {mu}");
             assert_abs_diff_eq!(o.margin, 1.0 / 3f32.sqrt(), epsilon = 1e-5);
         }
@@ -58,9 +58,9 @@ fn flat_box_margins_follow_friction_then_tipping() {
 
 #[test]
 fn corner_alone_is_certified_unsupported() {
-    for (name, mut engine) in crate::common::engines() {
+    for (name, engine) in crate::common::engines() {
         let g = contact_generators(&[(A, FLOOR, 0.2)]);
-        let o = run(&mut engine, Case::new(&g, GRAVITY).unwrap());
+        let o = run(&engine, Case::new(&g, GRAVITY).unwrap());
         assert_eq!(o.verdict(), Verdict::Unsupported, "{name}");
         assert!(o.witness().is_none());
         assert_abs_diff_eq!(o.margin, -0.636, epsilon = 1e-3);
@@ -82,14 +82,14 @@ fn corner_alone_is_certified_unsupported() {
 
 #[test]
 fn sideways_push_holds_to_the_friction_limit() {
-    for (name, mut engine) in crate::common::engines() {
+    for (name, engine) in crate::common::engines() {
         for push in [0.19f32, -0.19] {
-            let o = run(&mut engine, flat_box(0.2, [push, 1.0, 0.0]));
+            let o = run(&engine, flat_box(0.2, [push, 1.0, 0.0]));
             assert_eq!(o.verdict(), Verdict::Supported, "{name} push {push}");
             assert!(o.margin > 0.0);
         }
         for push in [0.21f32, -0.21] {
-            let o = run(&mut engine, flat_box(0.2, [push, 1.0, 0.0]));
+            let o = run(&engine, flat_box(0.2, [push, 1.0, 0.0]));
             assert_eq!(o.verdict(), Verdict::Unsupported, "{name} push {push}");
             assert!(o.margin < 0.0);
         }
@@ -98,12 +98,12 @@ fn sideways_push_holds_to_the_friction_limit() {
 
 #[test]
 fn need_zero_is_held_by_the_empty_witness() {
-    for (name, mut engine) in crate::common::engines() {
-        let o = run(&mut engine, flat_box(0.2, [0.0; 3]));
+    for (name, engine) in crate::common::engines() {
+        let o = run(&engine, flat_box(0.2, [0.0; 3]));
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         assert_eq!(o.witness().unwrap().indices, Vec::<u32>::new());
         assert_eq!(o.margin, 0.0);
-        let empty = run(&mut engine, Case::new(&[], [0.0; 3]).unwrap());
+        let empty = run(&engine, Case::new(&[], [0.0; 3]).unwrap());
         assert_eq!(
             (empty.verdict(), empty.margin, empty.is_capped()),
             (Verdict::Supported, 0.0, false),
@@ -114,8 +114,8 @@ fn need_zero_is_held_by_the_empty_witness() {
 
 #[test]
 fn empty_set_is_certified_at_minus_the_need_length() {
-    for (name, mut engine) in crate::common::engines() {
-        let o = run(&mut engine, Case::new(&[], [0.0, 2.0, 0.0]).unwrap());
+    for (name, engine) in crate::common::engines() {
+        let o = run(&engine, Case::new(&[], [0.0, 2.0, 0.0]).unwrap());
         assert_eq!(o.verdict(), Verdict::Unsupported, "{name}");
         assert_abs_diff_eq!(o.margin, -2.0, epsilon = 1e-6);
         assert_eq!(o.certificate().unwrap(), [0.0, -1.0, 0.0]);
@@ -133,8 +133,8 @@ fn cone_filling_space_is_capped() {
         [0.0, 0.0, 1.0],
         [0.0, 0.0, -1.0],
     ];
-    for (name, mut engine) in crate::common::engines() {
-        let o = run(&mut engine, Case::new(&g, [0.3, -2.0, 5.0]).unwrap());
+    for (name, engine) in crate::common::engines() {
+        let o = run(&engine, Case::new(&g, [0.3, -2.0, 5.0]).unwrap());
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         assert_eq!(
             (o.margin, o.is_capped(), o.binding()),
@@ -148,11 +148,11 @@ fn cone_filling_space_is_capped() {
 fn flat_cone_margin_is_zero_inside_and_distance_outside() {
     // Both generators in the plane y = 0... need in their wedge: on a flat cone, margin 0.
     let g = [[1.0, 0.0, 1.0], [1.0, 0.0, -1.0]];
-    for (name, mut engine) in crate::common::engines() {
-        let inside = run(&mut engine, Case::new(&g, [2.0, 0.0, 0.5]).unwrap());
+    for (name, engine) in crate::common::engines() {
+        let inside = run(&engine, Case::new(&g, [2.0, 0.0, 0.5]).unwrap());
         assert_eq!(inside.verdict(), Verdict::Supported, "{name}");
         assert_abs_diff_eq!(inside.margin, 0.0, epsilon = 1e-6);
-        let above = run(&mut engine, Case::new(&g, [2.0, 0.5, 0.5]).unwrap());
+        let above = run(&engine, Case::new(&g, [2.0, 0.5, 0.5]).unwrap());
         assert_eq!(above.verdict(), Verdict::Unsupported, "{name}");
         assert_abs_diff_eq!(above.margin, -0.5, epsilon = 1e-6);
     }
@@ -186,11 +186,11 @@ fn hard_witnesses_are_found() {
         [0.68421042, 0.55901134, -0.16807079],
     )
     .unwrap();
-    for (name, mut engine) in crate::common::engines() {
-        let o = run(&mut engine, inside);
+    for (name, engine) in crate::common::engines() {
+        let o = run(&engine, inside);
         assert_eq!(o.verdict(), Verdict::Supported, "{name}");
         assert_abs_diff_eq!(o.margin, 0.0091245, epsilon = 1e-5);
-        let o = run(&mut engine, full);
+        let o = run(&engine, full);
         assert_eq!(
             (o.verdict(), o.margin, o.is_capped()),
             (Verdict::Supported, 1000.0, true),

@@ -15,8 +15,9 @@ const TOL: f64 = 0.02; // world units: a pixel or two at the pictures' scales
 fn scene_and_report(line: &Value) -> (Scene, HoldReport) {
     let scene = parse_planar(&line.to_string()).expect("valid line");
     let report = planar_reports(
-        &mut Engine::new(Backend::Cpu).unwrap(),
+        &Engine::new(Backend::Cpu).unwrap(),
         std::slice::from_ref(&scene),
+        planar_hold::Options::default(),
     )
     .unwrap()
     .remove(0);
@@ -355,8 +356,9 @@ fn check_public_pictures(dir: &Path) {
         let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
         let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{id}: {e}"));
         let report = planar_reports(
-            &mut Engine::new(Backend::Cpu).unwrap(),
+            &Engine::new(Backend::Cpu).unwrap(),
             std::slice::from_ref(&scene),
+            planar_hold::Options::default(),
         )
         .unwrap()
         .remove(0);
@@ -551,4 +553,149 @@ fn readme_pictures_are_what_the_command_makes() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether two world points are within 0.01 half-sizes (pixels at any scale).
+fn near(a: [f64; 2], b: [f64; 2], ell: f64) -> bool {
+    (a[0] - b[0]).hypot(a[1] - b[1]) <= 0.01 * ell
+}
+
+/// Whether the world segment `a → b` points along `d` (unit), within the drawing's rounding
+/// (0.02 of its length, which must be at least 0.1 half-sizes `ell`).
+fn along(a: [f64; 2], b: [f64; 2], d: [f64; 2], ell: f64) -> bool {
+    let v = [b[0] - a[0], b[1] - a[1]];
+    let len = v[0].hypot(v[1]);
+    len > 0.1 * ell
+        && (v[0] * d[1] - v[1] * d[0]).abs() <= 0.02 * len
+        && v[0] * d[0] + v[1] * d[1] > 0.0
+}
+
+/// Every planar line of the public sliding set: each sliding contact drawn with its one
+/// friction ray at each end (solid, along n − μ·sign(v·t)·t, computed here from the line) and
+/// its slip arrow (along ±t, the slip's sign), no cone edges; the contacts that stick keep
+/// their two dashed edges an end; a held scene's witness forces carry the weight.
+#[test]
+fn sliding_contacts_are_drawn_with_their_slip_and_one_friction_ray() {
+    let text = std::fs::read_to_string(cases().join("sliding_public.jsonl")).unwrap();
+    let mut drawn = 0;
+    for line in text.lines().filter(|l| !l.contains("\"dim\"")) {
+        let value: Value = serde_json::from_str(line).unwrap();
+        let (scene, report) = scene_and_report(&value);
+        let id = value["id"].to_string();
+        let ell = scene.body.half_size;
+        let svg = draw::svg_text(&scene, &report);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let panel = Panel::of(&doc, "scene-panel");
+        let rays: Vec<_> = all_with(&doc, "friction-ray")
+            .iter()
+            .map(|l| panel.ends(l))
+            .collect();
+        let slips: Vec<_> = all_with(&doc, "slip")
+            .iter()
+            .map(|l| panel.ends(l))
+            .collect();
+        let (mut want_rays, mut want_edges, mut want_slips) = (0, 0, 0);
+        for c in &value["contacts"].as_array().unwrap()[..] {
+            let v = |k: &str| -> [f64; 2] {
+                let a = c[k].as_array().unwrap();
+                [a[0].as_f64().unwrap(), a[1].as_f64().unwrap()]
+            };
+            let (p0, p1, n) = (v("p0"), v("p1"), v("normal"));
+            let l = n[0].hypot(n[1]);
+            let n = [n[0] / l, n[1] / l];
+            let point = (p0[0] - p1[0]).hypot(p0[1] - p1[1]) <= 1e-6 * ell;
+            let ends = if point { vec![p0] } else { vec![p0, p1] };
+            if c["slip"].is_null() {
+                want_edges += 2 * ends.len();
+                continue;
+            }
+            let (mu, s) = (c["mu"].as_f64().unwrap(), v("slip"));
+            let t = [n[1], -n[0]];
+            let sign = (s[0] * t[0] + s[1] * t[1]).signum();
+            let ray = [n[0] - mu * sign * t[0], n[1] - mu * sign * t[1]];
+            let lr = ray[0].hypot(ray[1]);
+            for p in &ends {
+                assert!(
+                    rays.iter()
+                        .any(|&(a, b)| near(a, *p, ell)
+                            && along(a, b, [ray[0] / lr, ray[1] / lr], ell)),
+                    "{id}: no friction ray {ray:?} from {p:?}: {rays:?}"
+                );
+            }
+            assert!(
+                slips
+                    .iter()
+                    .any(|&(a, b)| along(a, b, [sign * t[0], sign * t[1]], ell)),
+                "{id}: no slip arrow along {:?}",
+                [sign * t[0], sign * t[1]]
+            );
+            want_rays += ends.len();
+            want_slips += 1;
+        }
+        assert_eq!(
+            rays.len(),
+            want_rays,
+            "{id}: one friction ray an end of a sliding contact"
+        );
+        assert_eq!(
+            slips.len(),
+            want_slips,
+            "{id}: one slip arrow a sliding contact"
+        );
+        assert_eq!(all_with(&doc, "friction-edge").len(), want_edges, "{id}");
+        if report.held {
+            let (top, bottom) = panel.ends(&all_with(&doc, "gravity")[0]);
+            let weight = top[1] - bottom[1];
+            let sum = all_with(&doc, "force").iter().fold([0.0, 0.0], |s, f| {
+                let (a, b) = panel.ends(f);
+                [s[0] + b[0] - a[0], s[1] + b[1] - a[1]]
+            });
+            assert!(
+                sum[0].abs() <= 0.03 * ell && (sum[1] - weight).abs() <= 1e-3 * weight + 0.03 * ell,
+                "{id}: forces {sum:?} against the weight {weight}"
+            );
+        }
+        rasterise(&svg, &id);
+        drawn += 1;
+    }
+    assert_eq!(drawn, 67);
+}
+
+/// The pushed box of docs/contract-scenes.md tips when pushed above h = 17/6: the picture
+/// turns it about the point where the binding forces' lines meet (the sliding floor's ray at
+/// its right corner B and the finger's lower ray), both drawn dashed to that pivot.
+#[test]
+fn a_pushed_box_pushed_too_high_turns_about_where_the_binding_rays_meet() {
+    let h = 3.0;
+    let line = json!({"id": "push", "half_size": 1.0, "contacts": [
+        {"pair": 0, "p0": [-1.0, -1.0], "p1": [1.0, -1.0], "normal": [0.0, 1.0], "mu": 0.3,
+         "slip": [1.0, 0.0]},
+        {"pair": 1, "p0": [-1.0, h], "p1": [-1.0, h], "normal": [1.0, 0.0], "mu": 0.5}]});
+    let (scene, report) = scene_and_report(&line);
+    assert!(!report.held);
+    let svg = draw::svg_text(&scene, &report);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let panel = Panel::of(&doc, "scene-panel");
+    // B + s(−0.3, 1) = F + u(1, −0.5), F = (−1, h).
+    let s = (h + 1.0 - 1.0) / 0.85;
+    let meet = [1.0 - 0.3 * s, -1.0 + s];
+    let pivot = all_with(&doc, "pivot");
+    assert_eq!(pivot.len(), 1, "{svg}");
+    let at = panel.world([num(&pivot[0], "cx"), num(&pivot[0], "cy")]);
+    assert!(close(at, meet), "pivot {at:?}, the rays meet at {meet:?}");
+    let lines: Vec<_> = all_with(&doc, "line-of-action")
+        .iter()
+        .map(|l| panel.ends(l))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let r = 1.09f64.sqrt();
+    assert!(lines
+        .iter()
+        .any(|&(a, b)| close(a, [1.0, -1.0]) && along(a, b, [-0.3 / r, 1.0 / r], 1.0)));
+    let f = 1.25f64.sqrt();
+    assert!(lines
+        .iter()
+        .any(|&(a, b)| close(a, [-1.0, h]) && along(a, b, [1.0 / f, -0.5 / f], 1.0)));
+    assert!(all_with(&doc, "turn").len() == 1);
+    rasterise(&svg, "pushed too high");
 }

@@ -20,7 +20,12 @@ fn judge_all(lines: &[String]) -> Vec<(SpatialScene, SpatialReport)> {
         .iter()
         .map(|l| parse_line(l).expect("valid line"))
         .collect();
-    let reports = hold_reports(&mut Engine::new(Backend::Cpu).unwrap(), &scenes).unwrap();
+    let reports = hold_reports(
+        &Engine::new(Backend::Cpu).unwrap(),
+        &scenes,
+        planar_hold::Options::default(),
+    )
+    .unwrap();
     scenes
         .into_iter()
         .zip(reports)
@@ -417,7 +422,10 @@ fn check_public(svg: &str, scene: &SpatialScene, report: &SpatialReport) {
     let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{id}: {e}"));
     let mut want = vec!["axo-panel", "top-panel", "body", "gravity", "com-box"];
     if !scene.contacts.is_empty() {
-        want.extend(["contact", "pyramid-edge"]);
+        want.push("contact");
+    }
+    if scene.contacts.iter().any(|c| c.slip.is_none()) {
+        want.push("pyramid-edge");
     }
     let story = spatial::story(scene, report);
     let need = &report.needs[story.need_index];
@@ -522,4 +530,108 @@ fn draw_command_writes_one_spatial_picture_per_line() {
     assert!(!all_with(&doc, "axo-panel").is_empty());
     assert!(!all_with(&doc, "support-region").is_empty());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every spatial line of the public sliding set draws well formed and consistent, and each
+/// sliding contact with its one friction ray at its points (no pyramid) and its slip arrow
+/// along the slip's tangential part (computed here from the line); seen from above, the
+/// slip's horizontal part from the contact's middle.
+#[test]
+fn sliding_spatial_contacts_are_drawn_with_their_slip_and_one_friction_ray() {
+    let lines: Vec<String> = std::fs::read_to_string(cases().join("sliding_public.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"dim\""))
+        .map(String::from)
+        .collect();
+    let judged = judge_all(&lines);
+    assert_eq!(judged.len(), 93);
+    let mut slips = 0;
+    for (line, (scene, report)) in lines.iter().zip(&judged) {
+        let id = report.id.to_string();
+        let svg = spatial::svg_text(scene, report);
+        check_public(&svg, scene, report);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let axo = Axo::of(&doc);
+        let value: Value = serde_json::from_str(line).unwrap();
+        for (c, given) in scene
+            .contacts
+            .iter()
+            .zip(value["contacts"].as_array().unwrap())
+        {
+            let group = doc
+                .descendants()
+                .find(|n| {
+                    has_class(n, "contact")
+                        && n.attribute("data-contact") == Some(&c.source.to_string())
+                })
+                .unwrap_or_else(|| panic!("{id}: no group of contact {}", c.source));
+            let inside = |class: &str| group.descendants().filter(|n| has_class(n, class)).count();
+            if given["slip"].is_null() {
+                assert!(
+                    inside("pyramid-edge") > 0 && inside("sliding-ray") == 0,
+                    "{id}"
+                );
+                continue;
+            }
+            assert_eq!(
+                inside("pyramid-edge") + inside("pyramid"),
+                0,
+                "{id}: no pyramid"
+            );
+            let rays = inside("sliding-ray");
+            assert!(rays >= 1 && rays <= c.points.len(), "{id}: {rays} rays");
+            let n = v3(&nums_of(&given["normal"]));
+            let l = n.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let n = n.map(|x| x / l);
+            let v = v3(&nums_of(&given["slip"]));
+            let vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+            let vt = [v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]];
+            let lt = vt.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let u = vt.map(|x| x / lt);
+            let arrows: Vec<_> = group
+                .descendants()
+                .filter(|n| has_class(n, "slip"))
+                .collect();
+            assert_eq!(arrows.len(), 1, "{id}");
+            let (a, b) = axo.arrow(&arrows[0]);
+            let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let ld = d.iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!(
+                (0..3).all(|k| (d[k] / ld - u[k]).abs() < 1e-4),
+                "{id}: slip arrow {d:?}, slip direction {u:?}"
+            );
+            // Seen from above.
+            let top = doc
+                .descendants()
+                .find(|n| {
+                    has_class(n, "sliding")
+                        && n.attribute("data-contact") == Some(&c.source.to_string())
+                })
+                .unwrap_or_else(|| panic!("{id}: no top view of sliding contact {}", c.source));
+            let flat: Vec<_> = top.descendants().filter(|n| has_class(n, "slip")).collect();
+            if u[0].hypot(u[1]) > 1e-3 {
+                assert_eq!(flat.len(), 1, "{id}");
+                let (dx, dy) = (
+                    num(&flat[0], "x2") - num(&flat[0], "x1"),
+                    num(&flat[0], "y1") - num(&flat[0], "y2"),
+                );
+                let cross = dx * u[1] - dy * u[0];
+                assert!(
+                    cross.abs() <= 0.05 * dx.hypot(dy) && dx * u[0] + dy * u[1] > 0.0,
+                    "{id}: the slip from above ({dx}, {dy}), its direction {u:?}"
+                );
+            }
+            slips += 1;
+        }
+    }
+    assert!(slips >= 93, "{slips}");
+}
+
+fn nums_of(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }

@@ -18,12 +18,12 @@ fn read(name: &str) -> Vec<Value> {
         .collect()
 }
 
-fn reports_on(engine: &mut Engine, lines: &[Value]) -> Vec<GraspReport> {
+fn reports_on(engine: &Engine, lines: &[Value]) -> Vec<GraspReport> {
     let scenes: Vec<SceneLine> = lines
         .iter()
         .map(|l| parse_line(&l.to_string()).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect();
-    hold_reports(engine, &scenes)
+    hold_reports(engine, &scenes, planar_hold::Options::default())
         .unwrap()
         .into_iter()
         .map(|r| match r {
@@ -41,8 +41,8 @@ fn cpu() -> Engine {
 fn public_grasps_grade_on_every_engine() {
     let cases = read("grasp_public.jsonl");
     let expected = read("grasp_public.expected.jsonl");
-    for (name, mut engine) in crate::common::engines() {
-        let answers: Vec<Value> = reports_on(&mut engine, &cases)
+    for (name, engine) in crate::common::engines() {
+        let answers: Vec<Value> = reports_on(&engine, &cases)
             .iter()
             .map(|r| serde_json::to_value(r).unwrap())
             .collect();
@@ -249,7 +249,7 @@ fn assert_direction(line: &Value, r: &GraspReport) {
 #[test]
 fn invariants_over_random_grasps() {
     let mut rng = Rng(2026);
-    let mut engine = cpu();
+    let engine = cpu();
     let bases = 1500;
     let mut lines = Vec::new();
     // Per base: the base, scaled, contacts permuted, a duplicated contact, μ raised, a
@@ -291,7 +291,7 @@ fn invariants_over_random_grasps() {
         more.push(fingertip(&mut rng, r));
         lines.push(grasp(&more, r, k, "inner"));
     }
-    let reports = reports_on(&mut engine, &lines);
+    let reports = reports_on(&engine, &lines);
     let mut closed = 0;
     for (b, perm) in perms.iter().enumerate() {
         let at = 6 * b;
@@ -367,7 +367,7 @@ fn two_point_contacts_are_never_force_closure() {
         }
         lines.push(grasp(&cs, r, [4, 8, 16][b % 3], "inner"));
     }
-    for (line, r) in lines.iter().zip(reports_on(&mut cpu(), &lines)) {
+    for (line, r) in lines.iter().zip(reports_on(&cpu(), &lines)) {
         assert_direction(line, &r);
         assert_ne!(
             fc(&r),
@@ -388,7 +388,7 @@ fn coulomb_lies_between_the_inner_and_the_outer_pyramids() {
             lines.push(grasp(&cs, r, 4, f));
         }
     }
-    let reports = reports_on(&mut cpu(), &lines);
+    let reports = reports_on(&cpu(), &lines);
     for t in 0..120 {
         let (inner, outer, coulomb) = (&reports[3 * t], &reports[3 * t + 1], &reports[3 * t + 2]);
         let upper = coulomb.q1_upper.expect("coulomb has q1_upper");
@@ -513,7 +513,7 @@ fn small_grasps_match_a_brute_force_facet_enumeration() {
             lines.push(grasp(&cs, r, 4, "inner")); // K = 12: 924 six-subsets
         }
     }
-    let reports = reports_on(&mut cpu(), &lines);
+    let reports = reports_on(&cpu(), &lines);
     let mut checked = 0;
     for (line, r) in lines.iter().zip(&reports) {
         let w = case_wrenches(line, "inner");
@@ -541,7 +541,7 @@ fn small_grasps_match_a_brute_force_facet_enumeration() {
 
 #[test]
 fn gpu_answers_random_grasps_as_the_cpu_does() {
-    let Some(mut gpu) = crate::common::gpu_engine() else {
+    let Some(gpu) = crate::common::gpu_engine() else {
         return;
     };
     let mut rng = Rng(3);
@@ -551,8 +551,8 @@ fn gpu_answers_random_grasps_as_the_cpu_does() {
             grasp(&cs, r, [4, 8][b % 2], ["inner", "outer", "coulomb"][b % 3])
         })
         .collect();
-    let on_cpu = reports_on(&mut cpu(), &lines);
-    let on_gpu = reports_on(&mut gpu, &lines);
+    let on_cpu = reports_on(&cpu(), &lines);
+    let on_gpu = reports_on(&gpu, &lines);
     for ((a, b), line) in on_cpu.iter().zip(&on_gpu).zip(&lines) {
         assert!(
             (a.q1 - b.q1).abs() <= 1e-9 * a.q1.abs().max(1.0),
@@ -630,4 +630,63 @@ fn bad_grasp_lines_are_refused_with_the_problem() {
             json!([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 1.5, 0]]);
     });
     assert!(error.contains("too many"), "{error}");
+}
+
+/// A truncated or NaN-bearing grasp or spatial line is read by its own reader, which says
+/// what is wrong (not the planar reader's "unknown field `dim`"), and the gate's error line
+/// keeps its id.
+#[test]
+fn truncated_and_nan_3d_lines_say_what_is_wrong_and_keep_their_id() {
+    // Written as a writer would, `id` first (json! would sort the keys).
+    let grasp = r#"{"id": "g7", "dim": 3, "grasp": true, "half_size": 0.05, "contacts": [{"points": [[0.05, 0, 0]], "normal": [-1, 0, 0], "mu": 0.5}]}"#;
+    let scene = r#"{"id": "s7", "dim": 3, "half_size": 0.5, "contacts": [{"pair": 0, "points": [[0, 0, -0.5]], "normal": [0, 0, 1], "mu": 0.5}]}"#;
+    let lines = [
+        (
+            grasp[..grasp.len() - 20].to_string(),
+            "g7",
+            "EOF while parsing",
+        ),
+        (
+            grasp.replace("0.05, 0, 0", "0.05, NaN, 0"),
+            "g7",
+            "NaN at column",
+        ),
+        (
+            scene[..scene.len() / 2].to_string(),
+            "s7",
+            "EOF while parsing",
+        ),
+        (
+            scene.replace("0.5,", "Infinity,"),
+            "s7",
+            "Infinity at column",
+        ),
+    ];
+    for (line, _, words) in &lines {
+        let error = parse_line(line).err().map(|e| e.to_string()).expect(line);
+        assert!(
+            error.contains("malformed JSON") && error.contains(words) && !error.contains("`dim`"),
+            "{line}: {error}"
+        );
+    }
+    let text: String = lines.iter().map(|(l, ..)| format!("{l}\n")).collect();
+    let path =
+        std::env::temp_dir().join(format!("planar-hold-broken-{}.jsonl", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let out = crate::common::cli()
+        .args(["gate", "--backend", "cpu"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(5));
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), lines.len());
+    for (k, (answer, (_, id, _))) in answers.iter().zip(&lines).enumerate() {
+        assert_eq!(answer["id"], *id, "{answer}");
+        assert_eq!(answer["line"], k + 1, "{answer}");
+    }
 }

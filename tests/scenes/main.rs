@@ -9,4 +9,5 @@ mod draw_spatial;
 mod grasp;
 mod planar;
 mod planar_gpu;
+mod sliding;
 mod spatial;

@@ -18,7 +18,9 @@ fn evaluate(cases: &[Case]) -> Vec<Outcome> {
 
 fn report(line: &Value) -> HoldReport {
     let scene = parse_planar(&line.to_string()).expect("valid line");
-    planar_reports(&mut engine(), &[scene]).unwrap().remove(0)
+    planar_reports(&engine(), &[scene], planar_hold::Options::default())
+        .unwrap()
+        .remove(0)
 }
 
 fn contact(pair: u32, p0: [f64; 2], p1: [f64; 2], normal: [f64; 2], mu: Value) -> Value {
@@ -132,9 +134,13 @@ fn certificate_separates_the_scene_generators() {
         .to_string(),
     )
     .unwrap();
-    let r = planar_reports(&mut engine(), std::slice::from_ref(&s))
-        .unwrap()
-        .remove(0);
+    let r = planar_reports(
+        &engine(),
+        std::slice::from_ref(&s),
+        planar_hold::Options::default(),
+    )
+    .unwrap()
+    .remove(0);
     let y = r.needs[0].certificate.unwrap();
     let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     for g in s.generators() {
@@ -522,7 +528,7 @@ fn public_scenes_match_expected() {
         .collect();
     assert_eq!(lines.len(), expected.len());
     let scenes: Vec<Scene> = lines.iter().map(|l| parse_planar(l).unwrap()).collect();
-    let reports = planar_reports(&mut engine(), &scenes).unwrap();
+    let reports = planar_reports(&engine(), &scenes, planar_hold::Options::default()).unwrap();
     let mut failures = Vec::new();
     for ((s, r), e) in scenes.iter().zip(&reports).zip(&expected) {
         let id = e["id"].as_str().unwrap();
@@ -828,7 +834,7 @@ fn never_panics_on_garbage() {
         let out = evaluate(&cases);
         let _ = planar_hold::scene::judge(s, &out);
     }
-    let r = planar_reports(&mut engine(), &scenes).unwrap();
+    let r = planar_reports(&engine(), &scenes, planar_hold::Options::default()).unwrap();
     assert_eq!(r.len(), scenes.len());
 }
 
@@ -838,9 +844,13 @@ fn one_engine_call_for_many_scenes() {
         .iter()
         .map(|l| parse_planar(&l.to_string()).unwrap())
         .collect();
-    let r = planar_reports(&mut engine(), &scenes).unwrap();
+    let r = planar_reports(&engine(), &scenes, planar_hold::Options::default()).unwrap();
     assert_abs_diff_eq!(r[0].robust_margin, 0.19612, epsilon = 1e-5);
     assert_abs_diff_eq!(r[1].robust_margin, 0.447_213_6, epsilon = 1e-5);
     assert_abs_diff_eq!(r[2].robust_margin, 0.577_350_3, epsilon = 1e-5);
-    assert!(planar_reports(&mut engine(), &[]).unwrap().is_empty());
+    assert!(
+        planar_reports(&engine(), &[], planar_hold::Options::default())
+            .unwrap()
+            .is_empty()
+    );
 }

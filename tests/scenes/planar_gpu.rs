@@ -71,7 +71,7 @@ fn random_line(rng: &mut Rng, n: usize) -> String {
 
 #[test]
 fn gpu_and_cpu_agree_on_random_scenes_and_edits() {
-    let Some(mut gpu) = crate::common::gpu_engine() else {
+    let Some(gpu) = crate::common::gpu_engine() else {
         return;
     };
     let mut rng = Rng::new(42);
@@ -81,8 +81,13 @@ fn gpu_and_cpu_agree_on_random_scenes_and_edits() {
             parse_planar(&line).unwrap_or_else(|e| panic!("{line}: {e}"))
         })
         .collect();
-    let on_gpu = planar_reports(&mut gpu, &scenes).unwrap();
-    let on_cpu = planar_reports(&mut Engine::new(Backend::Cpu).unwrap(), &scenes).unwrap();
+    let on_gpu = planar_reports(&gpu, &scenes, planar_hold::Options::default()).unwrap();
+    let on_cpu = planar_reports(
+        &Engine::new(Backend::Cpu).unwrap(),
+        &scenes,
+        planar_hold::Options::default(),
+    )
+    .unwrap();
     let mut held = 0;
     for (g, c) in on_gpu.iter().zip(&on_cpu) {
         assert_eq!(g.id, c.id);

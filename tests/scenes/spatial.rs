@@ -130,15 +130,15 @@ fn planar_and_spatial_lines_mix_in_one_gate_file_and_bad_ones_are_answered_in_pl
 // ---------------------------------------------------------------- invariants
 
 fn reports(lines: &[Value]) -> Vec<SpatialReport> {
-    reports_on(&mut Engine::new(Backend::Cpu).unwrap(), lines)
+    reports_on(&Engine::new(Backend::Cpu).unwrap(), lines)
 }
 
-fn reports_on(engine: &mut Engine, lines: &[Value]) -> Vec<SpatialReport> {
+fn reports_on(engine: &Engine, lines: &[Value]) -> Vec<SpatialReport> {
     let scenes: Vec<SceneLine> = lines
         .iter()
         .map(|l| parse_line(&l.to_string()).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect();
-    hold_reports(engine, &scenes)
+    hold_reports(engine, &scenes, planar_hold::Options::default())
         .unwrap()
         .into_iter()
         .map(|r| match r {
@@ -496,12 +496,12 @@ fn a_planar_scene_written_as_a_spatial_one_gives_the_planar_verdict() {
         spatial.push(json!({"id": i, "dim": 3, "half_size": l, "pyramid": 4,
                             "com_offset": [[x, x], [0.0, 0.0]], "contacts": sc}));
     }
-    let mut engine = Engine::new(Backend::Cpu).unwrap();
+    let engine = Engine::new(Backend::Cpu).unwrap();
     let lines: Vec<SceneLine> = planar
         .iter()
         .map(|l| parse_line(&l.to_string()).unwrap())
         .collect();
-    let p = hold_reports(&mut engine, &lines).unwrap();
+    let p = hold_reports(&engine, &lines, planar_hold::Options::default()).unwrap();
     let s = reports(&spatial);
     let mut compared = 0;
     for (i, (a, b)) in p.iter().zip(&s).enumerate() {
@@ -614,7 +614,7 @@ fn coulomb_brackets_the_true_cone_between_the_inner_and_outer_pyramids() {
 /// from the boundary, margins within 1e-6).
 #[test]
 fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
-    let Some(mut gpu) = crate::common::gpu_engine() else {
+    let Some(gpu) = crate::common::gpu_engine() else {
         return;
     };
     let text = std::fs::read_to_string(crate::common::data("scenes3d_public.jsonl")).unwrap();
@@ -622,7 +622,7 @@ fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let on_gpu = reports_on(&mut gpu, &lines);
+    let on_gpu = reports_on(&gpu, &lines);
     let on_cpu = reports(&lines);
     for (a, b) in on_gpu.iter().zip(&on_cpu) {
         assert_eq!(a.disagreement(b), None, "{}", a.id);

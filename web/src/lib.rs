@@ -1,51 +1,81 @@
-//! planar-hold in a browser: the core crate's scene parsing, cone-test formats, reports and
-//! pictures, with the WGSL kernel run by the browser's WebGPU (`gpu`). The page (`www/`)
-//! calls these functions; `window.planarHold` wraps them for scripts and tests.
+//! planar-hold in a browser: the core crate's one door ([`planar_hold::Engine`]) on the
+//! browser's WebGPU, awaited (a page cannot block its own thread), with the core's scene
+//! parsing, cone-test formats, reports and pictures. Both pages (`www/`) call these
+//! functions; `window.planarHold` wraps them for scripts and tests.
 //!
-//! Everything that is not a promise of the GPU comes from `planar_hold` itself: the JSON Lines
-//! reader and writer of `eval` ([`planar_hold::io`]), the gate's scenes and reports
-//! ([`planar_hold::scene`]), the pictures ([`planar_hold::draw`]).
+//! Every answer comes from the engine, planar and general alike: on the GPU the planar
+//! enumeration's shader, and the general engine's search on the device finished in float64
+//! here in wasm; on the CPU engine compiled to wasm where WebGPU is missing. Nothing here
+//! picks an engine for a case: the batch does ([`planar_hold::CaseKind`]). The 3-D page's
+//! exports are in [`space`].
 
-mod gpu;
+mod space;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use planar_hold::device::GpuContext;
+use planar_hold::gpu::{GpuEngine, GpuOptions};
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
-use planar_hold::io::lines::{LineReader, MAX_LINE};
+use planar_hold::io::lines::{LineChunk, LineReader, MAX_LINE};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
-use planar_hold::scene::gate::{self, Judged};
-use planar_hold::scene::{parse_planar, Friction, HoldReport, Report, Scene};
-use planar_hold::{draw, Answers, Batch, Case, Engine, Options};
+use planar_hold::scene::{
+    self, parse_line, parse_planar, Friction, HoldReport, Report, Scene, SceneLine,
+};
+use planar_hold::{draw, Batch, Case, Engine, Options, Threads};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-pub use gpu::WebGpu;
-
 thread_local! {
-    static GPU: RefCell<Option<Rc<WebGpu>>> = const { RefCell::new(None) };
+    /// The engine on the browser's WebGPU, once [`init`] found it.
+    static GPU: RefCell<Option<Rc<Engine>>> = const { RefCell::new(None) };
+    /// The CPU engine compiled to wasm: the page's fallback, and its yardstick.
+    static CPU: Rc<Engine> = Rc::new(Engine::cpu());
 }
 
-fn gpu() -> Result<Rc<WebGpu>, JsValue> {
+/// The engine a call runs on: the CPU one when `cpu`, else the GPU one.
+fn engine(cpu: bool) -> Result<Rc<Engine>, JsValue> {
+    if cpu {
+        return Ok(CPU.with(Rc::clone));
+    }
     GPU.with(|g| g.borrow().clone())
         .ok_or_else(|| JsValue::from_str("WebGPU is not initialised (call init() first)"))
+}
+
+/// How every call is answered: on this (the page's only) thread.
+fn options() -> Options {
+    Options {
+        threads: Threads::Current,
+        ..Options::default()
+    }
 }
 
 fn js_err(e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&e.to_string())
 }
 
-/// Finds the WebGPU adapter and builds the pipeline; resolves to the adapter's name.
+/// Finds the WebGPU adapter, makes the device and builds both kernels (so that a shader the
+/// browser refuses fails here); resolves to the adapter's name.
 #[wasm_bindgen]
 pub async fn init() -> Result<String, JsValue> {
-    let engine = Rc::new(WebGpu::new().await?);
-    let name = engine.adapter.clone();
-    GPU.with(|g| *g.borrow_mut() = Some(engine));
-    Ok(name)
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions::default())
+        .await
+        .map_err(|e| JsValue::from_str(&format!("no WebGPU adapter: {e}")))?;
+    let info = adapter.get_info();
+    let ctx = GpuContext::from_adapter(&adapter).await.map_err(js_err)?;
+    let gpu = GpuEngine::new(ctx, GpuOptions::default()).map_err(js_err)?;
+    gpu.prepare().await.map_err(js_err)?;
+    GPU.with(|g| *g.borrow_mut() = Some(Rc::new(Engine::from(gpu))));
+    Ok(format!("{} ({:?})", info.name, info.backend))
 }
 
 /// The lines of `text` in chunks, as `eval` and `gate` read a file.
-fn chunks(text: &str, rows: usize) -> Result<Vec<planar_hold::io::lines::LineChunk>, JsValue> {
+fn chunks(text: &str, rows: usize) -> Result<Vec<LineChunk>, JsValue> {
     let mut reader = LineReader::new(text.as_bytes(), rows, 8 << 20);
     let mut out = Vec::new();
     while let Some(chunk) = reader.next_chunk().map_err(js_err)? {
@@ -54,42 +84,41 @@ fn chunks(text: &str, rows: usize) -> Result<Vec<planar_hold::io::lines::LineChu
     Ok(out)
 }
 
-/// Which engine answers a call.
-#[derive(Clone, Copy)]
-enum On {
-    Gpu,
-    Cpu,
-}
-
-async fn eval_text(on: On, text: &str) -> Result<String, JsValue> {
+async fn eval_text(cpu: bool, text: &str) -> Result<String, JsValue> {
+    let engine = engine(cpu)?;
     let mut out = Vec::new();
     let mut batch = CaseBatch::default();
     for chunk in chunks(text, 16_384)? {
         parse_json_chunk_into(&chunk, &mut batch);
-        let answers = answers(on, &batch.batch).await?;
+        let answers = engine
+            .evaluate_async(&batch.batch, options())
+            .await
+            .map_err(js_err)?;
         format_json(&batch, &answers, &mut out);
     }
     String::from_utf8(out).map_err(js_err)
 }
 
-/// `planar-hold eval`'s JSON Lines answers to the cone tests in `text`, from the GPU: one line
-/// per input line, a refused line answered in place by `{"id", "line", "error"}`.
+/// `planar-hold eval`'s JSON Lines answers to the cone tests in `text` (planar and general),
+/// from the GPU: one line per input line, a refused line answered in place by `{"id",
+/// "line", "error"}`.
 #[wasm_bindgen]
 pub async fn evaluate(text: String) -> Result<String, JsValue> {
-    eval_text(On::Gpu, &text).await
+    eval_text(false, &text).await
 }
 
 /// As [`evaluate`], on the CPU engine compiled to wasm (one thread): the page's fallback where
 /// WebGPU is missing, and its yardstick.
 #[wasm_bindgen]
 pub async fn evaluate_cpu(text: String) -> Result<String, JsValue> {
-    eval_text(On::Cpu, &text).await
+    eval_text(true, &text).await
 }
 
-/// Scenes, or the refused line's `(id, error)`.
-type Parsed = Vec<(u64, Result<Scene, (Option<serde_json::Value>, String)>)>;
+/// Each line's scene, or the refused line's `(id, error)`, with its line number: as the
+/// CLI's gate reads them.
+type Parsed = Vec<(u64, Result<SceneLine, (Option<serde_json::Value>, String)>)>;
 
-fn parse_scenes(text: &str) -> Result<Parsed, JsValue> {
+fn parse_lines(text: &str) -> Result<Parsed, JsValue> {
     let mut out = Vec::new();
     for chunk in chunks(text, 4096)? {
         for (k, line) in chunk.lines.iter().enumerate() {
@@ -98,8 +127,8 @@ fn parse_scenes(text: &str) -> Result<Parsed, JsValue> {
                 Err((None, format!("line longer than {MAX_LINE} bytes")))
             } else {
                 match std::str::from_utf8(bytes) {
-                    Err(e) => Err((None, format!("invalid input: not UTF-8: {e}"))),
-                    Ok(s) => parse_planar(s).map_err(|e| (salvage_id(bytes), e.to_string())),
+                    Err(e) => Err((salvage_id(bytes), format!("invalid input: not UTF-8: {e}"))),
+                    Ok(s) => parse_line(s).map_err(|e| (salvage_id(bytes), e.to_string())),
                 }
             };
             out.push((line.number, row));
@@ -108,57 +137,16 @@ fn parse_scenes(text: &str) -> Result<Parsed, JsValue> {
     Ok(out)
 }
 
-/// A batch's answers on the page: the planar cases from the GPU (awaited) or the CPU engine
-/// compiled to wasm, the general ones on that CPU engine (the page's WebGPU runs the
-/// enumeration only).
-async fn answers(on: On, batch: &Batch) -> Result<Answers, JsValue> {
-    match on {
-        On::Cpu => Engine::Cpu
-            .evaluate(batch, Options::default())
-            .map_err(js_err),
-        On::Gpu => {
-            let planar = gpu()?.evaluate(&batch.planar).await?;
-            let mut answers = if batch.general.is_empty() {
-                Answers::default()
-            } else {
-                let general = Batch::from(batch.general.clone());
-                Engine::Cpu
-                    .evaluate(&general, Options::default())
-                    .map_err(js_err)?
-            };
-            answers.planar = planar;
-            Ok(answers)
-        }
-    }
-}
-
-/// The scenes' reports through the core's gate ([`gate::plan`], then [`gate::judge`]), each
-/// round's batch answered by [`answers`] (as `scene::hold_reports`, awaited).
-async fn reports(on: On, scenes: &[&Scene]) -> Result<Vec<HoldReport>, JsValue> {
-    let mut plan = gate::plan(scenes.iter().copied()).map_err(js_err)?;
-    let reports = loop {
-        let answers = answers(on, plan.batch()).await?;
-        match gate::judge(plan, &answers).map_err(js_err)? {
-            Judged::Reports(reports) => break reports,
-            Judged::Again(next) => plan = next,
-        }
-    };
-    Ok(reports
-        .into_iter()
-        .filter_map(|r| match r {
-            Report::Planar(r) => Some(r),
-            Report::Spatial(_) | Report::Grasp(_) => None,
-        })
-        .collect())
-}
-
-/// `planar-hold gate`'s JSON Lines reports on the scenes (or edits) in `text`, from the GPU
-/// (or the CPU engine when `cpu`).
+/// `planar-hold gate`'s JSON Lines reports on the lines of `text` (planar scenes and edits,
+/// spatial scenes, grasps), from the GPU (or the CPU engine when `cpu`): the same lines the
+/// CLI writes, a refused line answered in place.
 #[wasm_bindgen]
 pub async fn gate(text: String, cpu: bool) -> Result<String, JsValue> {
-    let parsed = parse_scenes(&text)?;
-    let good: Vec<&Scene> = parsed.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
-    let reports = reports(if cpu { On::Cpu } else { On::Gpu }, &good).await?;
+    let parsed = parse_lines(&text)?;
+    let good: Vec<&SceneLine> = parsed.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
+    let reports = scene::reports(&*engine(cpu)?, good, options())
+        .await
+        .map_err(js_err)?;
     let mut out = Vec::new();
     let mut next = reports.iter();
     for (line, row) in &parsed {
@@ -177,14 +165,24 @@ pub async fn gate(text: String, cpu: bool) -> Result<String, JsValue> {
     String::from_utf8(out).map_err(js_err)
 }
 
+/// A planar scene's report, through the engine's gate.
+async fn planar_report(cpu: bool, scene: &Scene) -> Result<HoldReport, JsValue> {
+    let reports = scene::reports(&*engine(cpu)?, [scene], options())
+        .await
+        .map_err(js_err)?;
+    match reports.into_iter().next() {
+        Some(Report::Planar(r)) => Ok(r),
+        _ => Err(JsValue::from_str("a planar scene answered as another kind")),
+    }
+}
+
 /// One scene line judged for the page, on the GPU (or the CPU when `cpu`): `{report, svg,
 /// forces, scene}` as JSON: the gate's report, the CLI's picture, the witness forces of the
 /// need the picture explains (`[[x, z], [fx, fz]]`, nominal weights) and the scene as parsed.
 #[wasm_bindgen]
 pub async fn judge_scene(line: String, cpu: bool) -> Result<String, JsValue> {
     let scene = parse_planar(&line).map_err(js_err)?;
-    let on = if cpu { On::Cpu } else { On::Gpu };
-    let report = reports(on, &[&scene]).await?.remove(0);
+    let report = planar_report(cpu, &scene).await?;
     let story = draw::story(&scene, &report);
     let svg = draw::svg_text(&scene, &report);
     Ok(json!({
@@ -215,7 +213,10 @@ pub async fn sweep(
 ) -> Result<Vec<f32>, JsValue> {
     let scene = parse_planar(&line).map_err(js_err)?;
     let cases = sweep_cases(&scene, nx, nmu, [x_lo, x_hi], [mu_lo, mu_hi])?;
-    let answers = answers(if cpu { On::Cpu } else { On::Gpu }, &Batch::from(cases)).await?;
+    let answers = engine(cpu)?
+        .evaluate_async(&Batch::from(cases), options())
+        .await
+        .map_err(js_err)?;
     Ok(answers
         .planar
         .iter()

@@ -73,6 +73,55 @@ function setMu(s, mu) {
   }
 }
 
+/// A contact's tangent t = (n_z, −n_x), unit (docs/contract-planar.md §2): a sliding contact's
+/// slip is ±t (only the sign of v·t counts, docs/contract-scenes.md).
+function tangent(c) {
+  const l = Math.hypot(c.normal[0], c.normal[1]) || 1;
+  return [c.normal[1] / l, -c.normal[0] / l];
+}
+
+/// Which way a contact slides: 0 (it sticks), +1 along t, −1 against it.
+const slideSign = (c) => (c.slip ? Math.sign(c.slip[0] * tangent(c)[0] + c.slip[1] * tangent(c)[1]) : 0);
+
+function setSlide(c, sign) {
+  if (sign === 0) {
+    delete c.slip;
+    return;
+  }
+  const t = tangent(c);
+  c.slip = [round(sign * t[0]), round(sign * t[1])];
+  if (Array.isArray(c.mu)) c.mu = c.mu[0]; // a sliding contact has one μ
+}
+
+/// One control a contact: sticks, or slides one way along its surface or the other (an edit's
+/// contacts stick: the contract keeps slips to scene lines).
+function syncSliding() {
+  const host = $('sliding');
+  host.replaceChildren();
+  const s = state.scene;
+  if (!s.contacts) {
+    host.textContent = 'an edit\'s contacts stick';
+    return;
+  }
+  const v2 = ([x, z]) => `(${x.toFixed(2)}, ${z.toFixed(2)})`;
+  s.contacts.forEach((c, k) => {
+    const label = document.createElement('label');
+    const select = document.createElement('select');
+    select.dataset.contact = String(k);
+    const t = tangent(c);
+    for (const [value, text] of [[0, 'sticks'], [1, `slides toward ${v2(t)}`], [-1, `slides toward ${v2([-t[0], -t[1]])}`]]) {
+      select.add(new Option(text, String(value)));
+    }
+    select.value = String(slideSign(c));
+    select.addEventListener('change', () => {
+      setSlide(c, Number(select.value));
+      changed({ sweep: true });
+    });
+    label.append(`c${c.source ?? k} `, select);
+    host.append(label);
+  });
+}
+
 const round = (v) => Math.round(v * 1e6) / 1e6;
 const lineOf = (s) => JSON.stringify(s);
 
@@ -97,6 +146,7 @@ function syncControls() {
   $('mu').value = mu;
   $('mu-value').textContent = Number(mu).toFixed(2);
   $('line').value = lineOf(s);
+  syncSliding();
 }
 
 function load(scene) {
@@ -455,6 +505,8 @@ window.planarHold = {
   judge: (line) => judge(line),
   bench,
   scene: () => structuredClone(state.scene),
+  /// The last sweep: its scene line and how many of its cases are held.
+  sweep: () => state.sweep && { line: state.sweep.line, held: state.sweep.data.filter((v, i) => i % 2 === 0 && v === 0).length },
   load,
   /// Resolves once the scene is judged and its sweep painted.
   idle: async () => {

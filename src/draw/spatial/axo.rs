@@ -26,6 +26,8 @@ const TURN_RADIUS: f64 = 0.4;
 const COM_VELOCITY: f64 = 0.6;
 /// Length of the slide arrow, in half-sizes.
 const SLIDE_LENGTH: f64 = 1.3;
+/// Length of a sliding contact's slip arrow, in half-sizes.
+const SLIP_LENGTH: f64 = 0.7;
 
 /// The orthographic map from scene coordinates to pixels: `pixel = origin + M·p`.
 #[derive(Clone, Copy, Debug)]
@@ -399,8 +401,8 @@ pub fn panel(
     g.add(triad(px))
 }
 
-/// The drawn pyramid edges of each contact (at most 16 a point), `PYRAMID_LENGTH·ell` long,
-/// relative to the apex.
+/// The drawn pyramid edges of each contact (at most 16 a point; a sliding contact's one
+/// ray), `PYRAMID_LENGTH·ell` long, relative to the apex.
 pub(in crate::draw) fn pyramid_tips(
     contacts: &[SpatialContact],
     k: usize,
@@ -410,7 +412,7 @@ pub(in crate::draw) fn pyramid_tips(
     contacts
         .iter()
         .map(|c| {
-            c.edges(k.min(16), pyramid)
+            c.rays(k.min(16), pyramid)
                 .into_iter()
                 .map(|e| e.map(|v| v * PYRAMID_LENGTH * ell / norm3(e)))
                 .collect()
@@ -430,7 +432,28 @@ pub(in crate::draw) fn contact_extent(
         for p in apexes(c, ell) {
             fit.extend(tips.iter().map(|&t| add(p, t, 1.0)));
         }
+        fit.extend(slip_arrow(c, ell).into_iter().flatten());
     }
+}
+
+/// A sliding contact's slip arrow: along the slip's tangential part, `SLIP_LENGTH·ell` long,
+/// centred just off the contact's middle on the body's side (a face's: toward the viewer in
+/// its plane, clear of the weight's arrow).
+fn slip_arrow(c: &SpatialContact, ell: f64) -> Option<[[f64; 3]; 2]> {
+    let u = c.slip_direction()?;
+    let n = c.points.len() as f64;
+    let mid = c.points.iter().fold([0.0; 3], |s, &p| add(s, p, 1.0 / n));
+    let mut start = add(mid, c.normal, 0.12 * ell);
+    if c.points.len() >= 3 {
+        let (_, _, toward) = view();
+        let side = cross(c.normal, u);
+        let s = if dot(side, toward) >= 0.0 { 1.0 } else { -1.0 };
+        start = add(start, side, s * 0.4 * ell);
+    }
+    Some([
+        add(start, u, -0.5 * SLIP_LENGTH * ell),
+        add(start, u, 0.5 * SLIP_LENGTH * ell),
+    ])
 }
 
 /// The panel's light border.
@@ -547,6 +570,24 @@ pub(in crate::draw) fn contacts(
             cg = cg.add(shape(&pts, "contact binding", style::FAILURE, 12.0, 0.3));
         }
         cg = cg.add(shape(&pts, c.kind(), style::CONTACT, 5.0, 0.35));
+        if c.slip.is_some() {
+            // A sliding contact: its one friction ray at each point, no pyramid, and the slip.
+            for p in apexes(c, ell) {
+                for &t in &tips[i] {
+                    let end = proj.at(add(p, t, 1.0));
+                    cg = cg.add(
+                        line(proj.at(p), end, style::FRICTION, 2.2)
+                            .set("class", "sliding-ray")
+                            .set("stroke-linecap", "round"),
+                    );
+                }
+            }
+            if let Some([a, b]) = slip_arrow(c, ell) {
+                cg = cg.add(arrow3(proj, a, b, "slip", style::SLIP, 3.0));
+            }
+            g = g.add(cg);
+            continue;
+        }
         // Pyramids at each application point (one at the middle of a small edge or face):
         // edges and their rim.
         for p in apexes(c, ell) {

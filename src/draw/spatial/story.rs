@@ -155,8 +155,7 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
     // Witness forces, summed per application point.
     let mut forces: Vec<([f64; 3], [f64; 3])> = Vec::new();
     if let Some(w) = &need.witness {
-        let edges: Vec<Vec<[f64; 3]>> =
-            scene.contacts.iter().map(|c| c.edges(k, pyramid)).collect();
+        let edges: Vec<Vec<[f64; 3]>> = scene.contacts.iter().map(|c| c.rays(k, pyramid)).collect();
         for (&g, &lambda) in w.generators.iter().zip(&w.weights) {
             let Some(s) = scene.source(g as usize, k) else {
                 continue;
@@ -286,6 +285,16 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
              treats it as not held."
                 .to_string(),
         );
+    }
+    for sl in &report.sliding {
+        lines.push(format!(
+            "Sliding: {} slides along {} (its slip {}): its force is the one friction ray {} \
+             at each point, no static friction, no pyramid.",
+            scene.contacts[sl.contact].label(),
+            v3(sl.direction),
+            v3(sl.slip),
+            v3(sl.ray)
+        ));
     }
     let v2 = |p: [f64; 2]| format!("({}, {})", short(p[0]), short(p[1]));
     let region = match (

@@ -3,7 +3,7 @@
 
 use svg::node::element::{Circle, Group, Polygon, Rectangle};
 
-use super::super::frame::{label, line, r, Frame};
+use super::super::frame::{arrow, label, line, r, Frame};
 use super::super::style;
 use super::story::SpatialStory;
 use crate::scene::{SpatialReport, SpatialScene};
@@ -167,6 +167,35 @@ pub fn panel(
                 cg.add(poly)
             }
         });
+    }
+
+    // Sliding contacts from above: the slip's horizontal part (pink) from the contact's
+    // middle, and its friction's against it (green, μ times as long): none for a slip
+    // straight up or down a wall.
+    for c in scene.contacts.iter().filter(|c| c.slip.is_some()) {
+        let (Some(u), Some(ray)) = (c.slip_direction(), c.sliding_ray()) else {
+            continue;
+        };
+        let n = c.points.len() as f64;
+        let mid = c
+            .points
+            .iter()
+            .fold([0.0; 2], |s, p| [s[0] + p[0] / n, s[1] + p[1] / n]);
+        let len = 0.35 * ell;
+        let mut sg = Group::new()
+            .set("class", "sliding")
+            .set("data-contact", c.source);
+        if u[0].hypot(u[1]) > 1e-6 {
+            let tip = [mid[0] + len * u[0], mid[1] + len * u[1]];
+            sg = sg.add(arrow(at(mid), at(tip), style::SLIP, 2.5).set("class", "slip"));
+        }
+        let pull = [ray[0] - c.normal[0], ray[1] - c.normal[1]];
+        if pull[0].hypot(pull[1]) > 1e-6 {
+            let tip = [mid[0] + len * pull[0], mid[1] + len * pull[1]];
+            sg =
+                sg.add(arrow(at(mid), at(tip), style::FRICTION, 1.8).set("class", "friction-pull"));
+        }
+        g = g.add(sg);
     }
 
     // The centre-of-mass box, at least a few pixels wide, coloured by the answer.

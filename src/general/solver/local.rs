@@ -5,11 +5,18 @@
 //! EPA of collision libraries) until the nearest face supports every generator. It looks at
 //! the facets near the need only: a handful of support queries (K dot products each) where
 //! the whole facet set of a cone of 64 generators in R⁶ runs to thousands.
+//!
+//! A cone holding a line (its lineality space L, spanned by the generators whose opposites
+//! it holds) is searched again in L's complement: there it is pointed, its facets are C's
+//! (each holds L), and the proof carries the lines and the witnesses of their opposites.
 
 use super::columns::most_against;
-use super::{lex_less, FoundFacet, Solver, MAX_DIM, RANK_TOL};
-use crate::general::hull::Hull;
-use crate::general::linalg::{dot, Vector};
+use super::{lex_less, FoundFacet, Solver, EPS, MAX_DIM, RANK_TOL};
+use crate::general::hull::{Face, Hull};
+use crate::general::linalg::{dot, Basis, Vector};
+use crate::general::proof::{det, InnerProof, Line, Measure, NearestProof, Proof};
+use crate::general::{GeneralCase, GeneralOutcome};
+use crate::Verdict;
 
 /// The nearest face supports every generator when none lies beyond it by more than this
 /// (unit vectors; well inside docs/contract-general.md's ε, so that the facet it stands for
@@ -33,23 +40,120 @@ pub(super) struct Local {
     pub facet: FoundFacet,
 }
 
-impl Solver {
-    /// The local search for the inside margin of the cone of the distinct generators,
-    /// full-dimensional, around the unit need `x`, which the witness `witness` (generator
-    /// indices with positive weights, independent) holds. `None` where the hull got stuck
-    /// or no face closed: the caller then takes the whole facet set.
-    pub(super) fn local_margin(&mut self, d: usize, x: &Vector, witness: &[u32]) -> Option<Local> {
-        let mut hull = std::mem::take(&mut self.hull);
-        let found = self.search(&mut hull, d, x, witness);
-        self.hull = hull;
-        found
+/// Where the hull lives: R^d itself, or the complement of C's lineality space, in the
+/// coordinates of an orthonormal basis of it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Frame {
+    /// Its dimension d − dim L.
+    dim: usize,
+    /// Its orthonormal basis, vectors of R^d (empty: R^d itself).
+    basis: Vec<Vector>,
+    /// Generators spanning L, each with the witness of its opposite (indices, weights in
+    /// the caller's units).
+    lines: Vec<Line>,
+}
+
+impl Frame {
+    fn of(d: usize) -> Frame {
+        Frame {
+            dim: d,
+            ..Frame::default()
+        }
     }
 
-    fn search(&mut self, hull: &mut Hull, d: usize, x: &Vector, witness: &[u32]) -> Option<Local> {
-        let (start, ids) = self.start(d, witness)?;
-        hull.start(d, x, &start[..d], &ids[..d]).ok()?;
-        let nd = self.distinct.len();
-        let stride = self.positions().1;
+    /// `v` of R^d in the frame's coordinates.
+    fn down(&self, d: usize, v: &Vector) -> Vector {
+        if self.basis.is_empty() {
+            return *v;
+        }
+        let mut y = [0.0; MAX_DIM];
+        for (yk, q) in y.iter_mut().zip(&self.basis) {
+            *yk = dot(&q[..d], &v[..d]);
+        }
+        y
+    }
+
+    /// `y` of the frame back in R^d.
+    fn up(&self, d: usize, y: &Vector) -> Vector {
+        if self.basis.is_empty() {
+            return *y;
+        }
+        let mut v = [0.0; MAX_DIM];
+        for (yk, q) in y.iter().zip(&self.basis) {
+            for a in 0..d {
+                v[a] += yk * q[a];
+            }
+        }
+        v
+    }
+}
+
+/// Why a search ended without a margin.
+enum Ended {
+    /// The hull could not grow (a degenerate face), or no face closed.
+    Stuck,
+    /// Closed, but the hull's points hold a line: the cone is not pointed.
+    NotPointed,
+}
+
+impl Solver {
+    /// The local search for the inside margin of the cone of the generators, full-dimensional,
+    /// around the unit need `x`, which the witness `witness` (generator indices with
+    /// positive weights, independent) holds. `None` where the hull got stuck or no face
+    /// closed: the caller then takes the whole facet set.
+    pub(super) fn local_margin(
+        &mut self,
+        case: &GeneralCase<'_>,
+        x: &Vector,
+        witness: &[u32],
+    ) -> Option<Local> {
+        let d = case.dim;
+        let mut hull = std::mem::take(&mut self.hull);
+        let mut frame = Frame::of(d);
+        let mut found = self.search(&mut hull, case, x, witness, &frame);
+        if let Err(Ended::NotPointed) = found {
+            if let Some(f) = self.lineality_frame(d) {
+                frame = f;
+                found = self.search(&mut hull, case, x, witness, &frame);
+            }
+        }
+        self.hull = hull;
+        self.frame = frame;
+        found.ok()
+    }
+
+    fn search(
+        &mut self,
+        hull: &mut Hull,
+        case: &GeneralCase<'_>,
+        x: &Vector,
+        witness: &[u32],
+        frame: &Frame,
+    ) -> Result<Local, Ended> {
+        let d = case.dim;
+        let dd = frame.dim;
+        let xf = frame.down(d, x);
+        // A point as given (in R^d itself; in a frame, the unit one projected).
+        let raw = |t: usize, u: &Vector| -> Vector {
+            if frame.basis.is_empty() {
+                let mut v = [0.0; MAX_DIM];
+                v[..d].copy_from_slice(case.generator(t));
+                v
+            } else {
+                *u
+            }
+        };
+        if dd == 1 {
+            return self.half_space(case, x, frame);
+        }
+        let (start, ids) = self.start(d, witness, frame).ok_or(Ended::Stuck)?;
+        let raws: Vec<Vector> = (0..dd).map(|j| raw(ids[j] as usize, &start[j])).collect();
+        hull.start(dd, &xf, &start[..dd], &raws, &ids[..dd])
+            .map_err(|_| Ended::Stuck)?;
+        // Every generator, twins included: the plane from above must support each within
+        // docs/contract-general.md's ε, as anyone checking it will ask.
+        let k = self.norms.len();
+        let stride = self.cols_stride;
         let mut mask = std::mem::take(&mut self.excluded);
         mask.clear();
         mask.resize(stride, 0.0);
@@ -58,26 +162,35 @@ impl Solver {
         let mut closed: Vec<u32> = Vec::new();
         let mut least = f64::INFINITY;
         let mut stuck = false;
-        for _ in 0..4 * nd + 8 {
+        for _ in 0..4 * k + 8 {
             let Some(f) = hull.pop_nearest() else { break };
             let face = hull.faces[f as usize];
             if face.value > least + TIE {
                 break;
             }
-            let against = face.normal.map(|v| -v);
-            let beyond = {
-                let (soa, stride) = self.positions();
-                most_against(self.simd, d, soa, stride, &against, &mask, STOP)
-            };
+            let n = frame.up(d, &face.normal);
+            let beyond = most_against(
+                self.simd,
+                d,
+                &self.cols,
+                stride,
+                &n.map(|v| -v),
+                &mask,
+                STOP,
+            );
             match beyond {
                 None => {
                     closed.push(f);
                     least = least.min(face.value);
                 }
                 Some(t) => {
-                    let i = self.distinct[t];
-                    let u = self.unit[i as usize];
-                    if hull.ids.contains(&i) || hull.add(&u, i, f).is_err() {
+                    let u = frame.down(d, &self.unit[t]);
+                    let nu = dot(&u[..dd], &u[..dd]).sqrt();
+                    let u = u.map(|v| v / nu);
+                    if !(nu > RANK_TOL)
+                        || hull.ids.contains(&(t as u32))
+                        || hull.add(&u, &raw(t, &u), t as u32, f).is_err()
+                    {
                         stuck = true;
                         break;
                     }
@@ -85,46 +198,76 @@ impl Solver {
             }
         }
         self.excluded = mask;
-        if stuck {
-            return None;
+        if stuck || closed.is_empty() {
+            return Err(Ended::Stuck);
         }
         // The facets the closed faces stand for, checked; the least n·x, ties to the
         // lexicographically smallest index list.
-        let mut best: Option<(f64, FoundFacet)> = None;
+        let mut best: Option<(f64, FoundFacet, u32)> = None;
         let mut seen: Vec<Vector> = Vec::new();
         for &f in &closed {
             let face = hull.faces[f as usize];
-            if !face.alive || seen.iter().any(|n| same_plane(d, n, &face.normal)) {
+            if !face.alive || seen.iter().any(|n| same_plane(dd, n, &face.normal)) {
                 continue;
             }
             seen.push(face.normal);
-            let n = face.normal;
-            let Some(facet) = self
+            let n = frame.up(d, &face.normal);
+            let facet = self
                 .facet_with_normal(d, &n)
                 .filter(|f| self.spans_facet(d, f))
                 .or_else(|| self.refine(d, &n))
-            else {
-                return None;
-            };
+                .ok_or(Ended::Stuck)?;
             let m = dot(&facet.normal[..d], &x[..d]);
             best = match best {
-                Some((bm, bf))
+                Some((bm, bf, bt))
                     if m > bm + TIE || (m > bm - TIE && !lex_less(&facet.on, &bf.on)) =>
                 {
-                    Some((bm, bf))
+                    Some((bm, bf, bt))
                 }
-                _ => Some((m, facet)),
+                _ => Some((m, facet, f)),
             };
         }
-        best.map(|(_, facet)| Local {
+        let (_, facet, face) = best.ok_or(Ended::Stuck)?;
+        // The faces' cone must be pointed for the bound from below to stand (docs/proof.md).
+        let c = hull.interior().ok_or(Ended::NotPointed)?;
+        self.interior = frame.up(d, &c);
+        self.half = false;
+        self.closing = face;
+        Ok(Local {
             lower: hull.least(),
+            facet,
+        })
+    }
+
+    /// C is a half-space: its lines span the boundary, the frame's one vector is the normal
+    /// (turned towards x), and the margin is x's height over it, proven by the lines alone.
+    fn half_space(
+        &mut self,
+        case: &GeneralCase<'_>,
+        x: &Vector,
+        frame: &Frame,
+    ) -> Result<Local, Ended> {
+        let d = case.dim;
+        let mut n = frame.basis[0];
+        if dot(&n[..d], &x[..d]) < 0.0 {
+            n = n.map(|v| -v);
+        }
+        let facet = self
+            .facet_with_normal(d, &n)
+            .filter(|f| self.spans_facet(d, f))
+            .or_else(|| self.refine(d, &n))
+            .ok_or(Ended::Stuck)?;
+        self.interior = n;
+        self.half = true;
+        Ok(Local {
+            lower: dot(&facet.normal[..d], &x[..d]),
             facet,
         })
     }
 
     /// Whether the generators on `f` span d − 1 dimensions.
     fn spans_facet(&self, d: usize, f: &FoundFacet) -> bool {
-        let mut span = crate::general::linalg::Basis::new(d);
+        let mut span = Basis::new(d);
         for i in f.on.iter() {
             span.push(&self.unit[i as usize], RANK_TOL);
             if span.len() + 1 == d {
@@ -134,40 +277,100 @@ impl Solver {
         false
     }
 
-    /// d independent unit generators whose cone holds the need: the witness's, then the
-    /// distinct generators farthest from their span (pivoted Gram–Schmidt, one projection
-    /// a step over every generator's remaining part).
-    fn start(&mut self, d: usize, witness: &[u32]) -> Option<([Vector; MAX_DIM], [u32; MAX_DIM])> {
+    /// The frame of C's lineality space L: the generators whose opposite C holds (each
+    /// tried by an NNLS, with its witness), L their span, the hull's frame L's complement.
+    /// `None` when no generator's opposite is held (then the search has no better frame).
+    fn lineality_frame(&mut self, d: usize) -> Option<Frame> {
+        let mut span = Basis::new(d);
+        let mut lines = Vec::new();
+        for t in 0..self.distinct.len() {
+            let i = self.distinct[t] as usize;
+            let u = self.unit[i];
+            if span.len() + 1 >= d
+                || dot(&span.residual(&u)[..d], &span.residual(&u)[..d]).sqrt() <= RANK_TOL
+            {
+                continue;
+            }
+            let target = u.map(|v| -v);
+            let nn = self.nnls(d, &target, &[]);
+            let total: f64 = nn.weights[..nn.len].iter().sum();
+            if !(nn.dist <= EPS * total.max(1.0) && nn.weights[..nn.len].iter().all(|&w| w >= 0.0))
+            {
+                continue;
+            }
+            span.push(&u, RANK_TOL);
+            let len = self.norms[i];
+            lines.push(Line {
+                generator: i as u32,
+                generators: nn.passive[..nn.len].to_vec(),
+                weights: (0..nn.len)
+                    .map(|a| nn.weights[a] * len / self.norms[nn.passive[a] as usize])
+                    .collect(),
+            });
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        let l = span.len();
+        for axis in 0..d {
+            let mut e = [0.0; MAX_DIM];
+            e[axis] = 1.0;
+            span.push(&e, 1e-6);
+        }
+        if span.len() != d {
+            return None;
+        }
+        Some(Frame {
+            dim: d - l,
+            basis: (l..d).map(|k| *span.get(k)).collect(),
+            lines,
+        })
+    }
+
+    /// `frame.dim` independent generators (in the frame) whose cone holds the need: the
+    /// witness's, then the distinct generators farthest from their span (pivoted
+    /// Gram–Schmidt, one projection a step over every generator's remaining part).
+    fn start(
+        &mut self,
+        d: usize,
+        witness: &[u32],
+        frame: &Frame,
+    ) -> Option<([Vector; MAX_DIM], [u32; MAX_DIM])> {
+        let dd = frame.dim;
         let mut vecs = [[0.0; MAX_DIM]; MAX_DIM];
         let mut ids = [0u32; MAX_DIM];
-        let mut basis = crate::general::linalg::Basis::new(d);
+        let mut basis = Basis::new(dd);
         let mut len = 0;
+        let unit_down = |i: usize| -> Option<Vector> {
+            let u = frame.down(d, &self.unit[i]);
+            let n = dot(&u[..dd], &u[..dd]).sqrt();
+            (n > RANK_TOL).then(|| u.map(|v| v / n))
+        };
         for &i in witness {
-            let u = self.unit[i as usize];
-            if len < d && basis.push(&u, RANK_TOL) {
-                vecs[len] = u;
-                ids[len] = i;
-                len += 1;
+            if let Some(u) = unit_down(i as usize) {
+                if len < dd && basis.push(&u, RANK_TOL) {
+                    vecs[len] = u;
+                    ids[len] = i;
+                    len += 1;
+                }
             }
         }
-        if len < d {
-            self.piv.clear();
-            self.piv.extend(
-                self.distinct
-                    .iter()
-                    .map(|&i| basis.residual(&self.unit[i as usize])),
-            );
-            while len < d {
+        if len < dd {
+            let mut piv: Vec<(u32, Vector, Vector)> = self
+                .distinct
+                .iter()
+                .filter_map(|&i| unit_down(i as usize).map(|u| (i, u, basis.residual(&u))))
+                .collect();
+            while len < dd {
                 let mut best = (RANK_TOL, None);
-                for (t, r) in self.piv.iter().enumerate() {
-                    let n = dot(&r[..d], &r[..d]).sqrt();
+                for (t, (_, _, r)) in piv.iter().enumerate() {
+                    let n = dot(&r[..dd], &r[..dd]).sqrt();
                     if n > best.0 {
                         best = (n, Some(t));
                     }
                 }
                 let t = best.1?;
-                let i = self.distinct[t];
-                let u = self.unit[i as usize];
+                let (i, u, _) = piv[t];
                 if !basis.push(&u, 0.0) {
                     return None;
                 }
@@ -175,14 +378,113 @@ impl Solver {
                 ids[len] = i;
                 len += 1;
                 let q = *basis.get(basis.len() - 1);
-                for r in self.piv.iter_mut() {
-                    let c = dot(&r[..d], &q[..d]);
-                    for (ra, qa) in r[..d].iter_mut().zip(&q) {
+                for (_, _, r) in piv.iter_mut() {
+                    let c = dot(&r[..dd], &q[..dd]);
+                    for (ra, qa) in r[..dd].iter_mut().zip(&q) {
                         *ra -= c * qa;
                     }
                 }
             }
         }
         Some((vecs, ids))
+    }
+
+    /// The proof of the last inside margin, when the local search found it (docs/proof.md):
+    /// the hull's faces as generator indices turned the same way around the need, the
+    /// lines of C (with their opposites' witnesses), its interior vector, the bound from
+    /// below `lower` (in the caller's units) and the generators of the plane from above.
+    /// `None` after any other answer.
+    pub fn inner_proof(
+        &self,
+        case: &GeneralCase<'_>,
+        measure: Measure,
+        lower: f64,
+    ) -> Option<InnerProof> {
+        if !self.local_proof {
+            return None;
+        }
+        let hull = &self.hull;
+        let frame = &self.frame;
+        let d = case.dim;
+        let dd = frame.dim;
+        // Rows: the face's unit generators, the lines', then its inward normal (in R^d): turned
+        // so that the determinant is positive (double-double, as the checker computes it),
+        // which is det[g_F; g_lines; x] > 0 where x is inside and every generator's side for
+        // the plane from above.
+        let ids = |f: &Face| -> Vec<u32> {
+            let mut v: Vec<u32> = f.points[..dd - 1]
+                .iter()
+                .map(|&p| hull.ids[p as usize])
+                .collect();
+            let mut m = [[0.0; 8]; 8];
+            let rows = v
+                .iter()
+                .map(|&i| i as usize)
+                .chain(frame.lines.iter().map(|l| l.generator as usize));
+            for (r, i) in rows.enumerate() {
+                m[r][..d].copy_from_slice(&self.unit[i][..d]);
+            }
+            m[d - 1][..d].copy_from_slice(&frame.up(d, &f.normal)[..d]);
+            if det(d, &m) < 0.0 && v.len() >= 2 {
+                v.swap(0, 1);
+            }
+            v
+        };
+        let (faces, mut upper) = if self.half {
+            (
+                if lower > 0.0 {
+                    vec![Vec::new()]
+                } else {
+                    Vec::new()
+                },
+                Vec::new(),
+            )
+        } else {
+            let faces = if lower > 0.0 {
+                hull.live().map(ids).collect()
+            } else {
+                Vec::new()
+            };
+            (faces, ids(&hull.faces[self.closing as usize]))
+        };
+        upper.extend(frame.lines.iter().map(|l| l.generator));
+        Some(InnerProof {
+            measure,
+            interior: match measure {
+                Measure::Cone => self.interior[..d].to_vec(),
+                Measure::Grasp => {
+                    let mut e = vec![0.0; d];
+                    e[0] = 1.0;
+                    e
+                }
+            },
+            lines: frame.lines.clone(),
+            faces,
+            lower,
+            upper,
+        })
+    }
+
+    /// The proof of the last answer of a cone test `case`, `o` (docs/proof.md): inside, the
+    /// inner hull ([`Solver::inner_proof`]); outside, the nearest point and the certificate.
+    /// `None` where there is nothing to prove (flat, capped, uncertain, need 0) or the whole
+    /// facet set answered.
+    pub fn proof(&self, case: &GeneralCase<'_>, o: &GeneralOutcome) -> Option<Proof> {
+        match o.verdict {
+            Verdict::Supported if o.facet.is_some() && !o.capped => self
+                .inner_proof(case, Measure::Cone, o.margin_lower)
+                .map(Proof::Inner),
+            Verdict::Unsupported => {
+                let n = o.nearest_len as usize;
+                let d = o.dim as usize;
+                Some(Proof::Nearest(NearestProof {
+                    measure: Measure::Cone,
+                    generators: o.witness_indices[..n].to_vec(),
+                    weights: o.witness_weights[..n].to_vec(),
+                    plane: o.certificate?[..d].to_vec(),
+                }))
+            }
+            _ => None,
+        }
     }
 }

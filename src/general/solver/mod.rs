@@ -38,17 +38,16 @@ mod local;
 mod nnls;
 mod refine;
 
-use rayon::prelude::*;
-
 use super::linalg::{dot, norm, Vector};
-use super::{
-    check, Facet, GenSet, GeneralBatch, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP,
-    MAX_DIM,
-};
+use super::{check, Facet, GenSet, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP, MAX_DIM};
 use crate::Verdict;
 use columns::{gradient, unit_columns};
 
 pub use super::tolerance::{FACET_ON, ON_TOL, RANK_TOL};
+
+/// A bound from below under this (unit scale) is reported as 0, without faces: the need is
+/// within rounding of a face of the inner hull (docs/proof.md).
+const LOWER_FLOOR: f64 = 1e-10;
 
 /// Two unit generators closer than this are one direction: the facet search takes one.
 const SAME_DIRECTION: f64 = 1e-8;
@@ -166,6 +165,15 @@ pub struct Solver {
     hull: crate::general::hull::Hull,
     /// Whether the last inside margin came from the local search (its proof is `hull`'s).
     local_proof: bool,
+    /// Inside margins the local search could not close, found from the whole facet set.
+    fallbacks: usize,
+    /// The last local search's interior vector, the hull face its facet came from, and
+    /// the frame it ran in (C's lines projected out).
+    interior: Vector,
+    frame: local::Frame,
+    /// The last local search found C a half-space (its lines span the boundary).
+    half: bool,
+    closing: u32,
 }
 
 /// How the inside margin is found (docs/contract-general.md §9).
@@ -206,6 +214,12 @@ impl Solver {
         }
     }
 
+    /// How many inside margins this solver found from the whole facet set because the
+    /// local search could not close (docs/contract-general.md §9): a measure, for tests and benches.
+    pub fn fallbacks(&self) -> usize {
+        self.fallbacks
+    }
+
     /// [`Solver::new`] when `inside_margin`, else [`Solver::without_inside_margin`].
     pub fn with_inside_margin(inside_margin: bool) -> Solver {
         Solver {
@@ -241,6 +255,7 @@ impl Solver {
         let d = case.dim;
         let k = case.len();
         let s = norm(case.need);
+        self.local_proof = false;
         let mut out = GeneralOutcome {
             dim: d as u8,
             margin_lower: f64::NAN,
@@ -349,12 +364,18 @@ impl Solver {
             return out;
         }
         self.local_proof = false;
-        if self.route == Route::Local {
+        if self.route == Route::Local && s > 0.0 {
             let witness = out.witness_indices;
             let n = out.witness_len as usize;
-            if let Some(local) = self.local_margin(d, &xs, &witness[..n]) {
+            if let Some(local) = self.local_margin(case, &xs, &witness[..n]) {
                 let upper = dot(&local.facet.normal[..d], &xs[..d]);
-                let lower = local.lower.min(upper);
+                // Within rounding of the boundary the faces cannot be told to turn one way
+                // around the need: no claim beyond its being in C.
+                let lower = if local.lower < LOWER_FLOOR {
+                    0.0
+                } else {
+                    local.lower.min(upper)
+                };
                 out.margin = (upper * s).min(GENERAL_MARGIN_CAP);
                 out.margin_lower = (lower * s).min(GENERAL_MARGIN_CAP);
                 out.margin_checked = upper - lower <= EPS;
@@ -365,6 +386,9 @@ impl Solver {
                 });
                 return out;
             }
+        }
+        if self.route == Route::Local {
+            self.fallbacks += 1;
         }
         self.enumerate_facets(case, &basis_idx[..d]);
         out.margin_checked = self.complete;
@@ -513,40 +537,8 @@ pub fn kernels() -> &'static str {
     }
 }
 
-/// Every case of `batch` into `out` without the inside margin
-/// ([`Solver::without_inside_margin`]), on all cores.
-pub fn solve_batch_without_inside_margin_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    solve_batch_with(batch, out, false);
-}
-
-/// Every case of `batch` into `out` (same length), on all cores, one solver per thread:
-/// with the inside margin or without ([`Solver::with_inside_margin`]).
-pub fn solve_batch_with(batch: &GeneralBatch, out: &mut [GeneralOutcome], inside_margin: bool) {
-    assert_eq!(batch.len(), out.len(), "one outcome slot per case");
-    out.par_iter_mut()
-        .enumerate()
-        .with_min_len(16)
-        .for_each_init(
-            || Solver::with_inside_margin(inside_margin),
-            |solver, (i, o)| *o = solver.solve(&batch.get(i)),
-        );
-}
-
 /// The general test of one case, with a solver of its own (tests and one-off calls; a
 /// batch reuses one solver per thread).
 pub fn solve(case: &GeneralCase<'_>) -> GeneralOutcome {
     Solver::new().solve(case)
-}
-
-/// Every case of `batch` into `out` (same length), on all cores, one solver per thread.
-pub fn solve_batch_into(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    solve_batch_with(batch, out, true);
-}
-
-/// Every case of `batch` on this thread alone, with one solver.
-pub fn solve_batch_serial(batch: &GeneralBatch, out: &mut [GeneralOutcome]) {
-    let mut solver = Solver::new();
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = solver.solve(&batch.get(i));
-    }
 }

@@ -1,0 +1,199 @@
+//! `planar-hold check-proof`: every answer's proof (`--proof`, docs/proof.md) checked against the
+//! case it answers, with determinants and dot products only ([`planar_hold::general::proof`]).
+
+use std::io::{BufRead, Write};
+
+use planar_hold::general::proof::{check_answer, Proof};
+use planar_hold::general::{default_need, GENERAL_MARGIN_CAP};
+use serde_json::Value;
+
+use super::{exit, Failure};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The cases, JSON Lines (cone tests), as given to `eval`.
+    cases: String,
+    /// Their answers, JSON Lines, one per case in the same order, written with `--proof`.
+    answers: String,
+    /// Fail on an answer that should carry a proof and does not (inside, outside: every
+    /// decided answer but a flat or capped cone).
+    #[arg(long)]
+    require: bool,
+}
+
+/// What a line came to.
+enum Outcome {
+    Checked,
+    Unproven,
+    Skipped,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let open = |p: &str| {
+        std::fs::File::open(p)
+            .map(std::io::BufReader::new)
+            .map_err(|e| Failure::new(format!("cannot read {p}: {e}"), exit::IO))
+    };
+    let (cases, answers) = (open(&args.cases)?, open(&args.answers)?);
+    let (mut checked, mut unproven, mut failed, mut skipped) = (0, 0, 0, 0);
+    let mut answers = answers.lines();
+    let mut out = std::io::stdout().lock();
+    let mut say = |v: Value| -> Result<(), Failure> {
+        writeln!(out, "{v}").map_err(|e| Failure::new(format!("cannot write: {e}"), exit::IO))
+    };
+    for (n, case) in cases.lines().enumerate() {
+        let number = n + 1;
+        let case =
+            case.map_err(|e| Failure::new(format!("cannot read {}: {e}", args.cases), exit::IO))?;
+        if case.trim().is_empty() {
+            continue;
+        }
+        let Some(answer) = answers.next() else {
+            say(serde_json::json!({"line": number, "error": "no answer"}))?;
+            failed += 1;
+            continue;
+        };
+        let answer = answer
+            .map_err(|e| Failure::new(format!("cannot read {}: {e}", args.answers), exit::IO))?;
+        match line(&case, &answer, args.require) {
+            Ok(Outcome::Checked) => checked += 1,
+            Ok(Outcome::Unproven) => unproven += 1,
+            Ok(Outcome::Skipped) => skipped += 1,
+            Err(why) => {
+                failed += 1;
+                let id = serde_json::from_str::<Value>(&answer)
+                    .ok()
+                    .and_then(|a| a.get("id").cloned());
+                say(serde_json::json!({"line": number, "id": id, "error": why}))?;
+            }
+        }
+    }
+    eprintln!(
+        "check-proof: {checked} proofs checked, {failed} failed, {unproven} answers without a proof, \
+         {skipped} with nothing to prove"
+    );
+    if failed > 0 {
+        return Err(Failure::new(format!("{failed} proofs failed"), exit::PROOF));
+    }
+    Ok(())
+}
+
+fn numbers(v: &Value) -> Option<Vec<f64>> {
+    v.as_array()?.iter().map(Value::as_f64).collect()
+}
+
+/// One case line and its answer line.
+fn line(case: &str, answer: &str, require: bool) -> Result<Outcome, String> {
+    let case: Value = serde_json::from_str(case).map_err(|e| format!("case: {e}"))?;
+    let answer: Value = serde_json::from_str(answer).map_err(|e| format!("answer: {e}"))?;
+    if answer.get("error").is_some() {
+        return Ok(Outcome::Skipped);
+    }
+    if answer.get("binding").is_some() {
+        // The planar enumeration's answer: every candidate tried, nothing to prove here.
+        return Ok(Outcome::Skipped);
+    }
+    if case.get("id") != answer.get("id") {
+        return Err(format!(
+            "the answer's id {:?} is not the case's",
+            answer.get("id")
+        ));
+    }
+    let gens = case
+        .get("generators")
+        .and_then(Value::as_array)
+        .ok_or("the case has no generators")?;
+    let rows: Vec<Vec<f64>> = gens
+        .iter()
+        .map(|g| numbers(g).ok_or("a generator is not numbers"))
+        .collect::<Result<_, _>>()?;
+    let given = match case.get("need") {
+        Some(v) => Some(numbers(v).ok_or("the need is not numbers")?),
+        None => None,
+    };
+    let d = rows
+        .first()
+        .map(Vec::len)
+        .or(given.as_ref().map(Vec::len))
+        .unwrap_or(3);
+    let need = given.unwrap_or_else(|| default_need(d).to_vec());
+    let generators: Vec<f64> = rows.concat();
+    if need.iter().all(|&v| v == 0.0) {
+        return Ok(Outcome::Skipped); // held by no force at all: margin 0 unless capped
+    }
+    let proof = match answer.get("proof") {
+        None | Some(Value::Null) => {
+            let decided = matches!(
+                answer["verdict"].as_str(),
+                Some("supported" | "unsupported")
+            );
+            let nothing = answer["capped"] == Value::Bool(true)
+                || (answer["verdict"] == "supported" && answer["facet"].is_null());
+            if require && decided && !nothing {
+                return Err("no proof".into());
+            }
+            return Ok(if decided && !nothing {
+                Outcome::Unproven
+            } else {
+                Outcome::Skipped
+            });
+        }
+        Some(p) => serde_json::from_value::<Proof>(p.clone()).map_err(|e| format!("proof: {e}"))?,
+    };
+    let num = |k: &str| {
+        answer
+            .get(k)
+            .and_then(Value::as_f64)
+            .ok_or(format!("the answer has no {k}"))
+    };
+    let value = num("margin")?;
+    let lower = num("margin_lower")?;
+    let closed = answer.get("margin_checked") == Some(&Value::Bool(true));
+    let s = need.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let tol = 1e-9 * s.max(f64::MIN_POSITIVE);
+    if let Some(w) = answer.get("witness").filter(|w| !w.is_null()) {
+        witness(&generators, d, &need, w, tol)?;
+    }
+    check_answer(
+        &generators,
+        d,
+        &need,
+        &proof,
+        value,
+        lower,
+        closed,
+        tol,
+        GENERAL_MARGIN_CAP,
+    )?;
+    Ok(Outcome::Checked)
+}
+
+/// The witness: weights ≥ 0 whose combination of its generators is the need within `tol`
+/// (relative to the total force as well).
+fn witness(generators: &[f64], d: usize, need: &[f64], w: &Value, tol: f64) -> Result<(), String> {
+    let idx: Vec<usize> = w["generators"]
+        .as_array()
+        .and_then(|a| a.iter().map(|v| v.as_u64().map(|i| i as usize)).collect())
+        .ok_or("witness: generators are not indices")?;
+    let weights = numbers(&w["weights"]).ok_or("witness: weights are not numbers")?;
+    if idx.len() != weights.len() || idx.iter().any(|&i| (i + 1) * d > generators.len()) {
+        return Err("witness: indices and weights do not fit".into());
+    }
+    let mut r = need.to_vec();
+    let mut total = 0.0;
+    for (&i, &l) in idx.iter().zip(&weights) {
+        let g = &generators[i * d..(i + 1) * d];
+        if l < 0.0 {
+            return Err(format!("witness: weight {l} of generator {i} is negative"));
+        }
+        total += l * g.iter().map(|v| v * v).sum::<f64>().sqrt();
+        for (ra, ga) in r.iter_mut().zip(g) {
+            *ra -= l * ga;
+        }
+    }
+    let res = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if res > tol.max(1e-9 * total) {
+        return Err(format!("witness: its forces miss the need by {res}"));
+    }
+    Ok(())
+}

@@ -1,0 +1,562 @@
+//! The proof of a bound from below, and its checker (docs/proof.md): determinants and dot
+//! products only, no hull and no solver — small enough to read in one sitting.
+//!
+//! A proof is a list of **faces**, each d − 1 generator indices of a cone in R^d, an
+//! **interior** vector `c`, and the point `x` the bound is about (the need; for a grasp the
+//! lifted origin). For a face F let `n_F` be the vector with `n_F·y = det[g_F; y]` (the
+//! generalised cross product: its k-th entry is the determinant with `e_k` as the last row).
+//! The checker asks:
+//!
+//! 1. `c·g_i > 0` for every generator on a face and `c·x > 0` (the faces' cone is pointed);
+//! 2. `det[g_F; x] = n_F·x ≠ 0` for every face, beyond a rounding bound: its sign σ_F turns
+//!    the face to face x (the index order of a face does not matter);
+//! 3. the faces' boundary is zero: Σ σ_F ∂F = 0, every (d−2)-ridge met with opposite
+//!    orientations as often as with equal ones (the faces are a closed cycle).
+//!
+//! Then in the chart `c·y = 1` the faces are a closed cycle of simplices around x that winds
+//! the same way everywhere, so every ray from x meets one of them, at a point of the
+//! generators' cone; the cone ∩_F {n_F·y ≥ 0} lies inside it, and so does the ball about x of
+//! radius `min_F n_F·x / |n_F|` (cone tests), or about 0 in W of radius
+//! `min_F n_F0 / |(n_F1…n_F6)|` (grasps, generators `(1, wᵢ)` and x = e₀). That radius is the
+//! bound from below the answer reports.
+//!
+//! A cone holding lines (its lineality space L) proves the same in L's complement: the proof
+//! lists generators spanning L, each with the witness that the cone holds its opposite; they
+//! join every face as its last rows, and `c` counts with L projected out.
+//!
+//! The bound from above is a plane: `upper`, d − 1 generators whose `n` (normalised, turned
+//! towards x) has every generator on its side within ε: the reported margin or q1 is its value.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::linalg::{dot, norm};
+use super::tolerance::EPS;
+
+/// What a bound is about: the distance from x to the cone's boundary (cone tests, scenes'
+/// needs), or the radius of the ball about 0 in W (a grasp's lifted cone, generators
+/// `(1, wᵢ)`, x = e₀).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measure {
+    /// `n·x / |n|`: the distance from x to the face's plane.
+    Cone,
+    /// `n₀ / |(n₁…n₆)|`: the offset of the face's plane in W.
+    Grasp,
+}
+
+/// The proof of an answer's two bounds, its `"proof"`: an inner hull (inside) or the
+/// nearest point (outside).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Proof {
+    /// Inside: the faces of an inner hull and a plane.
+    Inner(InnerProof),
+    /// Outside: a point of the cone (or of W) and a supporting plane.
+    Nearest(NearestProof),
+}
+
+/// Inside: the bound from below by an inner hull's faces, from above by a plane.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InnerProof {
+    /// What the bounds measure.
+    pub measure: Measure,
+    /// `c`, positive on every generator of a face and on x (after projecting out the
+    /// lines).
+    pub interior: Vec<f64>,
+    /// Generators spanning the lines of the cone (its lineality space L), each with the
+    /// witness that the cone holds its opposite; empty for a pointed cone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<Line>,
+    /// The faces of the inner hull: d − 1 − (lines) generator indices each (written so that
+    /// `det[g_F; g_lines; x] > 0`, though the checker takes either order).
+    pub faces: Vec<Vec<u32>>,
+    /// The bound from below the faces prove.
+    pub lower: f64,
+    /// d − 1 generators spanning the plane of the bound from above (the face's, then the
+    /// lines'): every generator on one side of it.
+    pub upper: Vec<u32>,
+}
+
+/// A line of the cone: a generator whose opposite the cone holds, with the witness.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Line {
+    /// The generator.
+    pub generator: u32,
+    /// Generators and weights (≥ 0) whose combination is its opposite.
+    pub generators: Vec<u32>,
+    /// Their weights.
+    pub weights: Vec<f64>,
+}
+
+/// Outside: the bound from below by a point `p = Σ λᵢ gᵢ` of the cone (cone tests: `−|x − p|`;
+/// grasps: `−|p_w / p₀|`, the point of W it stands for), from above by a plane supporting every
+/// generator (cone tests: `y·x/|y|`; grasps, `y = (0, u)`: `h_W(u)/|u|`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NearestProof {
+    /// What the bounds measure.
+    pub measure: Measure,
+    /// The point's generators and their weights (≥ 0).
+    pub generators: Vec<u32>,
+    /// Their weights.
+    pub weights: Vec<f64>,
+    /// The plane: d numbers.
+    pub plane: Vec<f64>,
+}
+
+/// The bounds a proof was checked to give.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Checked {
+    /// The least face value: what the faces prove from below.
+    pub lower: f64,
+    /// The value of the plane `upper`.
+    pub upper: f64,
+}
+
+/// Relative size (to the product of the rows' lengths) under which a determinant's sign is
+/// not trusted. The determinants are computed in double-double arithmetic (about 32 digits),
+/// so that a thin face — two near-duplicate generators on it — still has its orientation and
+/// its distance to many digits.
+const SIGN: f64 = 1e-24;
+
+/// A double-double number: `hi + lo`, `|lo| ≤ ulp(hi)/2`.
+#[derive(Clone, Copy, Debug)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+impl Dd {
+    fn new(v: f64) -> Dd {
+        Dd { hi: v, lo: 0.0 }
+    }
+
+    fn two_sum(a: f64, b: f64) -> Dd {
+        let s = a + b;
+        let bb = s - a;
+        let e = (a - (s - bb)) + (b - bb);
+        Dd { hi: s, lo: e }
+    }
+
+    fn quick(a: f64, b: f64) -> Dd {
+        let s = a + b;
+        Dd {
+            hi: s,
+            lo: b - (s - a),
+        }
+    }
+
+    fn add(self, o: Dd) -> Dd {
+        let s = Dd::two_sum(self.hi, o.hi);
+        let t = Dd::two_sum(self.lo, o.lo);
+        let s = Dd::quick(s.hi, s.lo + t.hi);
+        Dd::quick(s.hi, s.lo + t.lo)
+    }
+
+    fn neg(self) -> Dd {
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+
+    fn mul(self, o: Dd) -> Dd {
+        let p = self.hi * o.hi;
+        let e = self.hi.mul_add(o.hi, -p);
+        Dd::quick(p, e + (self.hi * o.lo + self.lo * o.hi))
+    }
+
+    fn div(self, o: Dd) -> Dd {
+        let q1 = self.hi / o.hi;
+        let r = self.add(o.mul(Dd::new(q1)).neg());
+        let q2 = r.hi / o.hi;
+        let r = r.add(o.mul(Dd::new(q2)).neg());
+        let q3 = r.hi / o.hi;
+        Dd::quick(q1, q2).add(Dd::new(q3))
+    }
+}
+
+/// The determinant of the `d × d` matrix `m` (rows), by elimination with partial pivoting
+/// in double-double arithmetic, rounded to f64.
+pub fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
+    let mut a = [[Dd::new(0.0); 8]; 8];
+    for r in 0..d {
+        for c in 0..d {
+            a[r][c] = Dd::new(m[r][c]);
+        }
+    }
+    let mut det = Dd::new(1.0);
+    for col in 0..d {
+        let p = (col..d)
+            .max_by(|&x, &y| a[x][col].hi.abs().total_cmp(&a[y][col].hi.abs()))
+            .unwrap_or(col);
+        if a[p][col].hi == 0.0 {
+            return 0.0;
+        }
+        if p != col {
+            a.swap(p, col);
+            det = det.neg();
+        }
+        det = det.mul(a[col][col]);
+        for r in col + 1..d {
+            let f = a[r][col].div(a[col][col]);
+            for c in col..d {
+                a[r][c] = a[r][c].add(f.mul(a[col][c]).neg());
+            }
+        }
+    }
+    det.hi + det.lo
+}
+
+/// `n` with `n·y = det[rows; y]` for the d − 1 vectors `rows` of R^d.
+pub fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+    let mut n = [0.0; 8];
+    for (k, nk) in n[..d].iter_mut().enumerate() {
+        let mut m = [[0.0; 8]; 8];
+        for (r, row) in rows.iter().enumerate() {
+            m[r][..d].copy_from_slice(&row[..d]);
+        }
+        m[d - 1][k] = 1.0;
+        *nk = det(d, &m);
+    }
+    n
+}
+
+/// The value of a plane of normal `n` (any length, turned towards x) for `measure`.
+fn value(measure: Measure, d: usize, n: &[f64], x: &[f64]) -> f64 {
+    match measure {
+        Measure::Cone => dot(&n[..d], x) / norm(&n[..d]),
+        Measure::Grasp => n[0] / norm(&n[1..d]),
+    }
+}
+
+/// Checks `proof` (either kind) for the cone of `generators` (K vectors of R^d) about `x`:
+/// the bounds it gives, or why it fails.
+pub fn check(generators: &[f64], d: usize, x: &[f64], proof: &Proof) -> Result<Checked, String> {
+    if !(2..=8).contains(&d) || x.len() != d || generators.len() % d != 0 {
+        return Err(format!("dimension {d}: the generators or x do not fit"));
+    }
+    let measure = match proof {
+        Proof::Inner(p) => p.measure,
+        Proof::Nearest(p) => p.measure,
+    };
+    if measure == Measure::Grasp {
+        // Generators (1, wᵢ) and x = e₀: the lift the grasp's radius is read in.
+        let lifted = generators.chunks_exact(d).all(|g| g[0] == 1.0);
+        let origin = x[0] == 1.0 && x[1..].iter().all(|&v| v == 0.0);
+        if !(lifted && origin) {
+            return Err("a grasp's proof is checked on the generators (1, w) about e0".into());
+        }
+    }
+    match proof {
+        Proof::Inner(p) => check_inner(generators, d, x, p),
+        Proof::Nearest(p) => check_nearest(generators, d, x, p),
+    }
+}
+
+/// Checks an inner hull's proof for the cone of `generators` (K vectors of R^d, `d` numbers each) about
+/// `x`: the three conditions of the module's text, the claimed bound from below no more
+/// than the faces give, and the plane `upper` supporting every generator. Returns the bounds
+/// the proof gives, or why it fails.
+fn check_inner(
+    generators: &[f64],
+    d: usize,
+    x: &[f64],
+    proof: &InnerProof,
+) -> Result<Checked, String> {
+    let k = generators.len() / d;
+    let g = |i: u32| &generators[i as usize * d..(i as usize + 1) * d];
+    let indices_ok = |set: &[u32], len: usize, what: &str| -> Result<(), String> {
+        if set.len() != len {
+            return Err(format!("{what} has {} indices, not {len}", set.len()));
+        }
+        for (a, &i) in set.iter().enumerate() {
+            if i as usize >= k {
+                return Err(format!("{what}: index {i} beyond {k} generators"));
+            }
+            if set[..a].contains(&i) {
+                return Err(format!("{what}: index {i} twice"));
+            }
+        }
+        Ok(())
+    };
+    // The plane from above: d − 1 independent generators, every generator on its side.
+    indices_ok(&proof.upper, d - 1, "upper")?;
+    let rows: Vec<&[f64]> = proof.upper.iter().map(|&i| g(i)).collect();
+    let n = cross(d, &rows);
+    let scale: f64 = rows.iter().map(|r| norm(r)).product();
+    let nn = norm(&n[..d]);
+    if !(nn > SIGN * scale) {
+        return Err("upper: its generators do not span a plane".into());
+    }
+    // Its side: the one every generator is on (either order of its indices will do).
+    let beyond =
+        |n: &[f64; 8]| (0..k as u32).find(|&i| dot(&n[..d], g(i)) < -EPS * nn * norm(g(i)));
+    let n = match beyond(&n) {
+        None => n,
+        Some(i) => {
+            let m = n.map(|v| -v);
+            if beyond(&m).is_some() {
+                return Err(format!(
+                    "upper: generator {i} lies beyond its plane, and others on its side"
+                ));
+            }
+            m
+        }
+    };
+    let upper = value(proof.measure, d, &n, x);
+    // No face: no claim beyond x being in the cone (the answer's witness says so).
+    if proof.faces.is_empty() {
+        if proof.lower > 0.0 {
+            return Err(format!("lower {} without a face", proof.lower));
+        }
+        return Ok(Checked { lower: 0.0, upper });
+    }
+    // The lines: each generator's opposite in the cone (its witness), so that their span L
+    // lies in it; the rest is checked in L's complement (the lines join every face).
+    let l = proof.lines.len();
+    if l + 1 > d || (l + 1 == d && proof.faces.len() != 1) {
+        return Err(format!(
+            "{l} lines in R^{d} (d − 1 lines: one face, the empty one)"
+        ));
+    }
+    let mut span: Vec<Vec<f64>> = Vec::new();
+    for (t, line) in proof.lines.iter().enumerate() {
+        indices_ok(&[line.generator], 1, &format!("line {t}"))?;
+        if line.generators.len() != line.weights.len() {
+            return Err(format!(
+                "line {t}: its witness's indices and weights do not pair"
+            ));
+        }
+        let gl = g(line.generator);
+        let mut r: Vec<f64> = gl.to_vec();
+        let mut total = norm(gl);
+        for (&i, &w) in line.generators.iter().zip(&line.weights) {
+            if i as usize >= k || !(w >= 0.0 && w.is_finite()) {
+                return Err(format!(
+                    "line {t}: generator {i} or weight {w} out of place"
+                ));
+            }
+            total += w * norm(g(i));
+            for (ra, ga) in r.iter_mut().zip(g(i)) {
+                *ra += w * ga;
+            }
+        }
+        if norm(&r) > EPS * total {
+            return Err(format!(
+                "line {t}: the witness misses the opposite of generator {}",
+                line.generator
+            ));
+        }
+        // Gram–Schmidt, twice: an orthonormal basis of L.
+        let mut q = gl.to_vec();
+        for _ in 0..2 {
+            for b in &span {
+                let c = dot(&q, b);
+                q.iter_mut().zip(b).for_each(|(qa, ba)| *qa -= c * ba);
+            }
+        }
+        let nq = norm(&q);
+        if !(nq > 1e-8 * norm(gl)) {
+            return Err(format!("line {t}: not independent of the lines before it"));
+        }
+        span.push(q.iter().map(|v| v / nq).collect());
+    }
+    let line_rows: Vec<&[f64]> = proof.lines.iter().map(|line| g(line.generator)).collect();
+    // The faces: a closed cycle turning one way around x, in a pointed cone.
+    if proof.interior.len() != d {
+        return Err(format!(
+            "interior has {} numbers, not {d}",
+            proof.interior.len()
+        ));
+    }
+    let mut pc = proof.interior.clone();
+    for b in &span {
+        let c = dot(&pc, b);
+        pc.iter_mut().zip(b).for_each(|(pa, ba)| *pa -= c * ba);
+    }
+    let c = &pc;
+    let nc = norm(c);
+    if !(dot(c, x) > SIGN * nc * norm(x)) {
+        return Err("interior: not positive on x".into());
+    }
+    let mut ridges: HashMap<Vec<u32>, i64> = HashMap::new();
+    let mut lower = f64::INFINITY;
+    for (t, face) in proof.faces.iter().enumerate() {
+        indices_ok(face, d - 1 - l, &format!("face {t}"))?;
+        let mut rows: Vec<&[f64]> = face.iter().map(|&i| g(i)).collect();
+        for (&i, r) in face.iter().zip(&rows) {
+            if !(dot(c, r) > SIGN * nc * norm(r)) {
+                return Err(format!("interior: not positive on generator {i}"));
+            }
+        }
+        rows.extend_from_slice(&line_rows);
+        let n = cross(d, &rows);
+        let o = dot(&n[..d], x);
+        let bound: f64 = rows.iter().map(|r| norm(r)).product::<f64>() * norm(x);
+        if !(o.abs() > SIGN * bound) {
+            return Err(format!("face {t}: x lies on its plane"));
+        }
+        // The face turned to face x: its sign in the cycle.
+        let sigma: i64 = if o > 0.0 { 1 } else { -1 };
+        let n = n.map(|v| v * sigma as f64);
+        lower = lower.min(value(proof.measure, d, &n, x));
+        // Its boundary: the ridge without position j, with sign (−1)^j, sorted (each swap
+        // of the sort flips the sign).
+        for j in 0..face.len() {
+            let mut ridge: Vec<u32> = face
+                .iter()
+                .enumerate()
+                .filter(|&(a, _)| a != j)
+                .map(|(_, &i)| i)
+                .collect();
+            let mut sign: i64 = if j % 2 == 0 { sigma } else { -sigma };
+            for a in 0..ridge.len() {
+                for b in 0..ridge.len() - 1 - a {
+                    if ridge[b] > ridge[b + 1] {
+                        ridge.swap(b, b + 1);
+                        sign = -sign;
+                    }
+                }
+            }
+            *ridges.entry(ridge).or_insert(0) += sign;
+        }
+    }
+    if let Some((ridge, _)) = ridges.iter().find(|(_, &s)| s != 0) {
+        return Err(format!(
+            "the faces are not closed: ridge {ridge:?} is met unevenly"
+        ));
+    }
+    if !(proof.lower <= lower + 1e-12 * lower.abs()) {
+        return Err(format!(
+            "lower {} is more than the faces prove, {lower}",
+            proof.lower
+        ));
+    }
+    Ok(Checked { lower, upper })
+}
+
+/// Checks a nearest point's proof: non-negative weights, the plane supporting every
+/// generator.
+fn check_nearest(
+    generators: &[f64],
+    d: usize,
+    x: &[f64],
+    proof: &NearestProof,
+) -> Result<Checked, String> {
+    let k = generators.len() / d;
+    if proof.generators.len() != proof.weights.len() {
+        return Err("the point's generators and weights do not pair".into());
+    }
+    if proof.plane.len() != d {
+        return Err(format!("plane has {} numbers, not {d}", proof.plane.len()));
+    }
+    let mut p = vec![0.0; d];
+    for (&i, &l) in proof.generators.iter().zip(&proof.weights) {
+        if i as usize >= k {
+            return Err(format!("index {i} beyond {k} generators"));
+        }
+        if !(l >= 0.0 && l.is_finite()) {
+            return Err(format!(
+                "weight {l} of generator {i} is not a non-negative number"
+            ));
+        }
+        for (pa, ga) in p
+            .iter_mut()
+            .zip(&generators[i as usize * d..(i as usize + 1) * d])
+        {
+            *pa += l * ga;
+        }
+    }
+    let y = &proof.plane;
+    let ny = norm(y);
+    if !(ny > 0.0 && ny.is_finite()) {
+        return Err("plane: not a direction".into());
+    }
+    let mut most = f64::NEG_INFINITY;
+    for i in 0..k {
+        let g = &generators[i * d..(i + 1) * d];
+        let v = dot(y, g);
+        most = most.max(v);
+        if proof.measure == Measure::Cone && v < -EPS * ny * norm(g) {
+            return Err(format!("plane: generator {i} lies beyond it"));
+        }
+    }
+    Ok(match proof.measure {
+        Measure::Cone => {
+            let r: Vec<f64> = x.iter().zip(&p).map(|(a, b)| a - b).collect();
+            Checked {
+                lower: -norm(&r),
+                upper: dot(y, x) / ny,
+            }
+        }
+        Measure::Grasp => {
+            if y[0] != 0.0 || !(p[0] > 0.0) {
+                return Err("a grasp's plane is (0, u) and its point has weight".into());
+            }
+            Checked {
+                lower: -norm(&p[1..]) / p[0],
+                upper: most / norm(&y[1..]),
+            }
+        }
+    })
+}
+
+/// Checks an answer's bounds against its proof: the proof passes ([`check`]); the reported
+/// `value` (the margin or q1: the bound from above) is the proof's plane within `tol`, or
+/// (outside) lies between the proof's bounds; the reported `lower` is no more than the proof
+/// gives; and `closed` (`margin_checked`) only where the two agree within `tol`. Values
+/// beyond `cap` (the margin's 1000) count as `cap`.
+pub fn check_answer(
+    generators: &[f64],
+    d: usize,
+    x: &[f64],
+    proof: &Proof,
+    value: f64,
+    lower: f64,
+    closed: bool,
+    tol: f64,
+    cap: f64,
+) -> Result<Checked, String> {
+    let mut c = check(generators, d, x, proof)?;
+    // A margin beyond the cap is reported as the cap.
+    c.upper = c.upper.min(cap);
+    c.lower = c.lower.min(cap);
+    match proof {
+        Proof::Inner(_) => {
+            if (value - c.upper).abs() > tol {
+                return Err(format!("the value {value} is not the plane's, {}", c.upper));
+            }
+        }
+        Proof::Nearest(_) => {
+            if value < c.lower - tol || value > c.upper + tol {
+                return Err(format!(
+                    "the value {value} is not within [{}, {}]",
+                    c.lower, c.upper
+                ));
+            }
+        }
+    }
+    if lower > c.lower + tol {
+        return Err(format!(
+            "the bound from below {lower} is more than the proof's, {}",
+            c.lower
+        ));
+    }
+    if lower > value + tol {
+        return Err(format!(
+            "the bound from below {lower} is above the value {value}"
+        ));
+    }
+    if closed && value - c.lower > tol {
+        return Err(format!(
+            "checked, but the proof leaves [{}, {value}] open",
+            c.lower
+        ));
+    }
+    Ok(c)
+}
