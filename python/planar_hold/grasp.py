@@ -19,6 +19,7 @@ that form, or as numpy arrays of fingertip contacts (one point per contact)::
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Iterable, List, Optional
 
 import numpy as np
@@ -235,7 +236,12 @@ def grasp_quality(
         marked = g.get("grasp") if isinstance(g, dict) else ('"grasp"' in g)
         if not marked:
             raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
-    return GraspQualities(_native.grasp_lines(engine, grasps))
+    try:
+        return GraspQualities(_native.grasp_lines(engine, grasps))
+    except ValueError as e:
+        # A dict that is no JSON line ("invalid input: scene i: ...") reads "grasp i: ...".
+        text = re.sub(r"^(invalid input: )?scene (\d+): ", r"grasp \2: ", str(e))
+        raise ValueError(text) from None
 
 
 def _arrays(
@@ -277,13 +283,17 @@ def _arrays(
         ids = list(ids)
         if len(ids) != n:
             raise ValueError(f"{len(ids)} ids for {n} grasps")
-    # The contacts in use, finite: the first grasp holding a NaN or an infinity is named.
+    # The contacts in use, finite: the first contact holding a NaN or an infinity is named
+    # (as grasp_lines names it).
     in_use = np.arange(c)[None, :] < used[:, None]
     for name, a in (("points", p), ("normals", nrm), ("mu", mus)):
         bad = ~np.isfinite(a.reshape(n, c, -1)).all(axis=2) & in_use
         if bad.any():
-            g = int(np.flatnonzero(bad.any(axis=1))[0])
-            raise ValueError(f"grasp {g}: {name} holds a number that is NaN or infinite")
+            g, j = (int(x) for x in np.argwhere(bad)[0])
+            raise ValueError(
+                f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
+                f"({a[g, j].tolist()})"
+            )
     used = np.ascontiguousarray(used, dtype=np.int64)
     native = _native.grasp_arrays(engine, p, nrm, mus, used, ls, int(pyramid), friction)
     return GraspQualities(native, ids)
