@@ -467,7 +467,7 @@ fn shift(a: &Series, b: &Series) -> Option<(Group, Vec<String>)> {
         && a.closure.iter().any(|&c| c != Closure::Unknown)
     {
         lines.push(format!(
-            "Force closure proven by the second and not the first: {}; by the first and not \
+            "In force closure in the second and not the first: {}; in the first and not \
              the second: {}.",
             count(gained),
             count(lost)
@@ -524,10 +524,18 @@ fn changes(change: &[f64], first: &str, second: &str) -> Group {
 /// The picture of a data set's answers.
 pub fn picture(data: &DataSet) -> Document {
     let first = data.series.first().cloned().unwrap_or_default();
+    // Each series' count where they differ (two files): "1,000 and 200 grasps answered".
+    let mut counts: Vec<usize> = data.series.iter().map(|s| s.q1.len()).collect();
+    counts.dedup();
+    let counts: Vec<String> = counts.into_iter().map(count).collect();
     let title = format!(
         "{}: {} grasps answered{}",
         data.source,
-        count(first.q1.len()),
+        match counts.split_last() {
+            None => "0".to_string(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        },
         if data.refused > 0 {
             format!(", {} rows refused", count(data.refused))
         } else {

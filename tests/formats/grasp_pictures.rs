@@ -507,6 +507,20 @@ fn draw_answers_pictures_a_data_set_from_gates_answers_in_either_format() {
     draw_answers(&[&json, &outer_out], &o);
     let o = std::fs::read_to_string(&o).unwrap();
     assert!(o.contains("outer, k = 4 against inner, k = 4, on the 16 grasps both answer"));
+    // A file of fewer grasps beside it: each file's count in the title, the pairs its own.
+    let some = dir.join("some-outer.jsonl");
+    let first: Vec<String> = read(&outer_out)
+        .into_iter()
+        .filter(|r| r.get("error").is_none())
+        .take(10)
+        .map(|r| format!("{r}\n"))
+        .collect();
+    std::fs::write(&some, first.concat()).unwrap();
+    let s = dir.join("s.svg");
+    draw_answers(&[&json, &some], &s);
+    let s = std::fs::read_to_string(&s).unwrap();
+    assert!(s.contains("16 and 10 grasps answered"), "{s}");
+    assert!(s.contains("on the 10 grasps both answer"), "{s}");
 
     // Answers that are not a grasp's: refused, nothing written.
     let cases = dir.join("cases.jsonl");
