@@ -14,7 +14,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use crate::device::block_on;
-use crate::general::grasp::{finish, GraspOutcome};
+use crate::general::grasp::{self, finish, GraspOutcome};
 use crate::general::proof::Proof;
 use crate::general::solver::Solver;
 use crate::general::types::GeneralHint;
@@ -581,7 +581,10 @@ impl Engine {
     /// ([`finish`]) into `answers.grasps`; none when the batch holds no grasp.
     fn finish_grasps(&self, batch: &GeneralBatch, answers: &mut Answers, options: Options) {
         let Answers {
-            general, grasps, ..
+            general,
+            grasps,
+            proofs,
+            ..
         } = answers;
         grasps.clear();
         if !batch.iter().any(|case| case.dim == GRASP_DIM) {
@@ -595,5 +598,12 @@ impl Engine {
             }
             0
         });
+        // Each grasp's proof in its own measure, from its lifted cone's (checked there).
+        for (i, p) in proofs.iter_mut().enumerate() {
+            let case = batch.get(i);
+            if case.dim == GRASP_DIM {
+                *p = grasp::proof(&case, &grasps[i], &general[i], p.as_ref());
+            }
+        }
     }
 }

@@ -26,11 +26,11 @@ class GraspColumns:
     def __len__(self) -> int: ...
     def arrays(self) -> dict:
         """The columns as numpy arrays: ``force_closure_code`` (0 false, 1 true, 2
-        uncertain), ``q1``, ``q1_upper`` (NaN but for "coulomb"), ``weakest`` (N, 6),
-        ``facet`` (bool), ``facet_generators`` / ``facet_contacts`` (uint32, back to back) and
-        their ``*_offsets`` (N + 1, int64), ``margin_checked``, ``friction_code`` and
-        ``friction_names``, ``pyramid``, ``n_generators``, ``reason_bytes`` (UTF-8, back to
-        back), ``reason_offsets`` (N + 1) and ``has_reason``."""
+        uncertain), ``q1``, ``q1_lower``, ``q1_upper`` (NaN but for "coulomb"), ``weakest``
+        (N, 6), ``facet`` (bool), ``facet_generators`` / ``facet_contacts`` (uint32, back to
+        back) and their ``*_offsets`` (N + 1, int64), ``margin_checked``, ``friction_code``
+        and ``friction_names``, ``pyramid``, ``n_generators``, ``reason_bytes`` (UTF-8, back
+        to back), ``reason_offsets`` (N + 1) and ``has_reason``."""
     def ids(self) -> List[Any]:
         """Each grasp's id as read (a line's or row's own; the index for arrays)."""
     def reports(self) -> List[dict]:

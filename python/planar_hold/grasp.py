@@ -44,6 +44,7 @@ class GraspQualities:
     force_closure: np.ndarray  # (N,) bool
     uncertain: np.ndarray  # (N,) bool
     q1: np.ndarray  # (N,) float64
+    q1_lower: np.ndarray  # (N,) float64: q1's bound from below (docs/contract-grasp.md)
     q1_upper: np.ndarray  # (N,) float64, NaN but for "coulomb"
     weakest: np.ndarray  # (N, 6) float64: the unit weakest wrench (force, moment / l)
     margin_checked: np.ndarray  # (N,) bool: the facet set proven complete
@@ -61,6 +62,7 @@ class GraspQualities:
         self.force_closure = code == 1
         self.uncertain = code == 2
         self.q1 = a["q1"]
+        self.q1_lower = a["q1_lower"]
         self.q1_upper = a["q1_upper"]
         self.weakest = a["weakest"]
         self.margin_checked = a["margin_checked"]

@@ -260,6 +260,7 @@ GRASP_SCHEMA = pa.schema(
     [
         ("force_closure", pa.string()),
         ("q1", pa.float64()),
+        ("q1_lower", pa.float64()),
         ("q1_upper", pa.float64()),
         ("weakest", pa.list_(pa.float64())),
         (
@@ -320,6 +321,7 @@ def grasp_table(out: Any) -> pa.Table:
     columns = [
         names(a["force_closure_code"], ["false", "true", "uncertain"]),
         pa.array(out.q1),
+        pa.array(out.q1_lower),
         pa.array(out.q1_upper, mask=np.isnan(out.q1_upper)),
         weakest,
         facet,

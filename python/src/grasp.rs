@@ -40,6 +40,7 @@ struct Columns {
     /// 0 false, 1 true, 2 uncertain.
     force_closure: Vec<u8>,
     q1: Vec<f64>,
+    q1_lower: Vec<f64>,
     /// NaN where the report has none (but "coulomb").
     q1_upper: Vec<f64>,
     /// Six numbers a grasp.
@@ -79,6 +80,7 @@ impl Columns {
             _ => 2,
         });
         self.q1.push(r.q1);
+        self.q1_lower.push(r.q1_lower);
         self.q1_upper.push(r.q1_upper.unwrap_or(f64::NAN));
         self.weakest.extend_from_slice(&r.weakest);
         self.facet.push(r.facet.is_some());
@@ -118,6 +120,7 @@ impl Columns {
                 _ => Value::from("uncertain"),
             },
             q1: self.q1[i],
+            q1_lower: self.q1_lower[i],
             q1_upper: Some(self.q1_upper[i]).filter(|x| !x.is_nan()),
             weakest,
             facet: self.facet[i].then(|| GraspFacet {
@@ -134,6 +137,7 @@ impl Columns {
             n_generators: self.n_generators[i] as usize,
             refined: self.refined[i].clone(),
             reason: self.has_reason[i].then(|| self.reasons[range(&self.reason_ends)].to_string()),
+            proof: None,
         }
     }
 }
@@ -161,6 +165,7 @@ impl GraspColumns {
         let d = PyDict::new(py);
         d.set_item("force_closure_code", column(py, &c.force_closure))?;
         d.set_item("q1", column(py, &c.q1))?;
+        d.set_item("q1_lower", column(py, &c.q1_lower))?;
         d.set_item("q1_upper", column(py, &c.q1_upper))?;
         let weakest = Array2::from_shape_vec((n, 6), c.weakest.clone()).expect("six a grasp");
         d.set_item("weakest", PyArray2::from_owned_array(py, weakest))?;

@@ -5,13 +5,15 @@ use std::io::{BufRead, Write};
 
 use planar_hold::general::proof::{check_answer, Proof};
 use planar_hold::general::{default_need, GENERAL_MARGIN_CAP};
+use planar_hold::scene::{main_pyramid, parse_line, SceneLine, SpatialScene};
 use serde_json::Value;
 
 use super::{exit, Failure};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The cases, JSON Lines (cone tests), as given to `eval`.
+    /// The cases, JSON Lines: cone tests as given to `eval`, or spatial scenes and grasps as
+    /// given to `gate`.
     cases: String,
     /// Their answers, JSON Lines, one per case in the same order, written with `--proof`.
     answers: String,
@@ -88,6 +90,19 @@ fn line(case: &str, answer: &str, require: bool) -> Result<Outcome, String> {
     let answer: Value = serde_json::from_str(answer).map_err(|e| format!("answer: {e}"))?;
     if answer.get("error").is_some() {
         return Ok(Outcome::Skipped);
+    }
+    if case.get("dim").is_none() && case.get("generators").is_none() {
+        // A planar scene or edit: the enumeration answers it, every candidate tried.
+        return Ok(Outcome::Skipped);
+    }
+    if case.get("dim").is_some() {
+        if case.get("id") != answer.get("id") {
+            return Err(format!(
+                "the answer's id {:?} is not the case's",
+                answer.get("id")
+            ));
+        }
+        return scene(&case, &answer, require);
     }
     if answer.get("binding").is_some() {
         // The planar enumeration's answer: every candidate tried, nothing to prove here.
@@ -196,4 +211,112 @@ fn witness(generators: &[f64], d: usize, need: &[f64], w: &Value, tol: f64) -> R
         return Err(format!("witness: its forces miss the need by {res}"));
     }
     Ok(())
+}
+
+/// A spatial scene's or a grasp's answer: the generators rebuilt from the line by the
+/// physical layer (docs/contract-spatial.md §3: the pyramid edges at the answer's k), then
+/// each need's proof (scenes) or the q1's (grasps, on the generators `(1, wᵢ)` about e₀).
+fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String> {
+    let line = parse_line(&case.to_string()).map_err(|e| format!("case: {e}"))?;
+    let k = answer
+        .get("pyramid")
+        .and_then(Value::as_u64)
+        .ok_or("the answer has no pyramid")? as usize;
+    let flat =
+        |s: &SpatialScene| -> Vec<f64> { s.generators(k, main_pyramid(s.friction)).concat() };
+    match line {
+        SceneLine::Planar(_) => Ok(Outcome::Skipped),
+        SceneLine::Grasp(s) => {
+            let w = flat(&s);
+            let scale = w
+                .chunks_exact(6)
+                .map(|g| g.iter().map(|v| v * v).sum::<f64>().sqrt())
+                .fold(0.0, f64::max);
+            let lifted: Vec<f64> = w
+                .chunks_exact(6)
+                .flat_map(|g| std::iter::once(1.0).chain(g.iter().copied()))
+                .collect();
+            let e = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+            let Some(p) = answer.get("proof") else {
+                return if require {
+                    Err("no proof".into())
+                } else {
+                    Ok(Outcome::Unproven)
+                };
+            };
+            let proof: Proof =
+                serde_json::from_value(p.clone()).map_err(|e| format!("proof: {e}"))?;
+            let num = |k: &str| {
+                answer
+                    .get(k)
+                    .and_then(Value::as_f64)
+                    .ok_or(format!("the answer has no {k}"))
+            };
+            let closed = answer.get("margin_checked") == Some(&Value::Bool(true));
+            let tol = 1e-9 * scale.max(f64::MIN_POSITIVE);
+            check_answer(
+                &lifted,
+                7,
+                &e,
+                &proof,
+                num("q1")?,
+                num("q1_lower")?,
+                closed,
+                tol,
+                f64::INFINITY,
+            )?;
+            Ok(Outcome::Checked)
+        }
+        SceneLine::Spatial(s) => {
+            let g = flat(&s);
+            let needs = answer
+                .get("needs")
+                .and_then(Value::as_array)
+                .ok_or("the answer has no needs")?;
+            let mut proven = 0;
+            for (t, need) in needs.iter().enumerate() {
+                let x = need
+                    .get("need")
+                    .and_then(numbers)
+                    .ok_or(format!("need {t}: no need"))?;
+                let Some(p) = need.get("proof") else {
+                    let decided =
+                        matches!(need["verdict"].as_str(), Some("supported" | "unsupported"));
+                    let nothing = need["capped"] == Value::Bool(true)
+                        || (need["verdict"] == "supported" && need["binding"].is_null());
+                    if require && decided && !nothing {
+                        return Err(format!("need {t}: no proof"));
+                    }
+                    continue;
+                };
+                let proof: Proof = serde_json::from_value(p.clone())
+                    .map_err(|e| format!("need {t}: proof: {e}"))?;
+                let num = |k: &str| {
+                    need.get(k)
+                        .and_then(Value::as_f64)
+                        .ok_or(format!("need {t}: no {k}"))
+                };
+                let closed = need.get("margin_checked") == Some(&Value::Bool(true));
+                let s = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+                check_answer(
+                    &g,
+                    6,
+                    &x,
+                    &proof,
+                    num("margin")?,
+                    num("margin_lower")?,
+                    closed,
+                    1e-9 * s,
+                    GENERAL_MARGIN_CAP,
+                )
+                .map_err(|e| format!("need {t}: {e}"))?;
+                proven += 1;
+            }
+            Ok(if proven > 0 {
+                Outcome::Checked
+            } else {
+                Outcome::Skipped
+            })
+        }
+    }
 }

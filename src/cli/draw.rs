@@ -14,7 +14,7 @@ pub fn run(path: &str, backend: BackendArg, dir: &str) -> Result<(), Failure> {
         ));
     }
     let pictures = Pictures::new(dir)?;
-    super::gate::stream(path, backend, Some(NULL_DEVICE), Some(pictures))
+    super::gate::stream(path, backend, Some(NULL_DEVICE), Some(pictures), false)
 }
 
 /// Where `draw` sends the reports it does not keep.

@@ -31,6 +31,10 @@ pub struct Args {
     /// Also write one SVG picture per line into this directory (as `draw` does).
     #[arg(long, value_name = "DIR")]
     draw: Option<String>,
+    /// Each spatial need's and each grasp's answer with the proof of its two bounds
+    /// (`"proof"`, docs/proof.md), which `planar-hold check-proof` checks.
+    #[arg(long)]
+    proof: bool,
 }
 
 /// A chunk of lines (or rows), parsed: for each its number and its scene, or its id (when
@@ -99,7 +103,13 @@ fn parse_rows(rows: &GraspRows) -> Scenes {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let pictures = args.draw.as_deref().map(Pictures::new).transpose()?;
-    stream(&args.scenes, args.backend, args.output.as_deref(), pictures)
+    stream(
+        &args.scenes,
+        args.backend,
+        args.output.as_deref(),
+        pictures,
+        args.proof,
+    )
 }
 
 /// Where chunks come from.
@@ -149,6 +159,7 @@ pub fn stream(
     backend: BackendArg,
     output: Option<&str>,
     mut pictures: Option<Pictures>,
+    proof: bool,
 ) -> Result<(), Failure> {
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let mut source = match Format::of(path, None) {
@@ -216,7 +227,7 @@ pub fn stream(
             Chunk::Rows(rows, spare) => (parse_rows(&rows), spare),
         };
         let good = &scenes.scenes;
-        let reports = hold_reports(&engines.main, good, Engines::options(false))?;
+        let reports = hold_reports(&engines.main, good, Engines::options(proof))?;
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
             let checked = hold_reports(cpu, good, Engines::options(false))?;

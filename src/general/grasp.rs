@@ -24,6 +24,7 @@
 //! weights and `h_W(u*) = −|p*|` (then `min q1 ≥ −|p*|` because `p* ∈ W`) is the proof.
 
 use super::linalg::{dot, norm, pivoted, Vector};
+use super::proof::{self, Combination, InnerProof, Measure, NearestProof, Proof};
 use super::solver::Solver;
 use super::tolerance::{EPS, RANK_TOL};
 use super::{GenSet, GeneralCase, GeneralOutcome, GRASP_DIM};
@@ -66,11 +67,15 @@ pub struct GraspOutcome {
     /// The generators on the binding plane `weakest·x = q1` (inside: W's binding facet;
     /// outside: the face nearest to 0). Empty when W is empty.
     pub generators: GenSet,
-    /// The facet set q1 is the least over was proven complete (§1a); true on every answer
-    /// that is not inside.
+    /// The facet set q1 is the least over was proven complete (§1a), or the bound from below
+    /// met it within tolerance; true on every answer that is not inside.
     pub margin_checked: bool,
     /// Outside: the point of W nearest to 0 (its convex combination was checked).
     pub nearest: Option<[f64; 6]>,
+    /// The bound from below (docs/contract-grasp.md): inside, the radius of a ball about 0 that
+    /// an inner hull of wrenches proven closed holds; outside, `−|p|` for the point `p` of W
+    /// found; else `−min|wᵢ|` (a wrench of W is that close to 0). At most `q1`.
+    pub q1_lower: f64,
 }
 
 /// The lifted cone of `wrenches` (K wrenches of R⁶, 6 numbers each) appended to `values`
@@ -166,29 +171,51 @@ pub fn finish(
         return GraspOutcome {
             force_closure: ForceClosure::False,
             q1: f64::NEG_INFINITY,
+            q1_lower: f64::NEG_INFINITY,
             margin_checked: true,
             ..GraspOutcome::default()
         };
     }
+    let mut g = finish_upper(&w, outcome, solver);
+    // The bound from below of the path that answered; else the nearest wrench's.
+    let trivial = -(0..w.len())
+        .map(|i| norm(w.get(i)))
+        .fold(f64::INFINITY, f64::min);
+    g.q1_lower = g.q1_lower.max(trivial).min(g.q1);
+    g
+}
+
+/// [`finish`]'s value, weakest direction and proof, each path setting the bound from below
+/// it proves (`q1_lower`, else −∞).
+fn finish_upper(w: &Wrenches<'_>, outcome: &GeneralOutcome, solver: &mut Solver) -> GraspOutcome {
     let found = match outcome.verdict {
         Verdict::Supported if outcome.capped => None,
         Verdict::Supported => match &outcome.facet {
-            Some(f) => inside(&w, &f.normal, outcome.margin_checked),
-            None => Some((flat(&w), true)),
+            Some(f) => inside(w, &f.normal, outcome.margin_checked).map(|(mut g, agrees)| {
+                // The lifted cone's bound from below, β: the offset sβ/√(1 − β²) grows with it.
+                let b = outcome.margin_lower.clamp(0.0, 1.0);
+                g.q1_lower = w.s * b / (1.0 - b * b).max(0.0).sqrt();
+                (g, agrees)
+            }),
+            None => Some((flat(w), true)),
         },
-        Verdict::Unsupported | Verdict::Uncertain => outside(&w, outcome),
+        Verdict::Unsupported | Verdict::Uncertain => outside(w, outcome),
     };
     match found {
         Some((g, true)) => g,
         // The answer proves nothing: the facets, searched and proven again; else any
         // direction's h_W, an upper bound.
-        other => from_facets(&w, solver)
+        other => from_facets(w, solver)
             .map(|(g, _)| g)
-            .or(other.map(|(g, _)| g))
+            .or(other.map(|(mut g, _)| {
+                g.q1_lower = f64::NEG_INFINITY;
+                g
+            }))
             .unwrap_or_else(|| {
                 let u = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
                 GraspOutcome {
                     q1: w.support(&u),
+                    q1_lower: f64::NEG_INFINITY,
                     weakest: u,
                     ..GraspOutcome::default()
                 }
@@ -215,6 +242,7 @@ fn inside(w: &Wrenches<'_>, n: &Vector, complete: bool) -> Option<(GraspOutcome,
             ForceClosure::Uncertain
         },
         q1: h,
+        q1_lower: if complete { h } else { f64::NEG_INFINITY },
         weakest: u,
         generators: w.on_plane(&u, h),
         margin_checked: complete,
@@ -254,6 +282,8 @@ fn flat(w: &Wrenches<'_>) -> GraspOutcome {
     GraspOutcome {
         force_closure: w.verdict(h, false),
         q1: h,
+        // 0 lies in W (the engine's witness): q1 is 0, W having no interior.
+        q1_lower: h.min(0.0),
         weakest: u,
         generators: w.on_plane(&u, h),
         margin_checked: true,
@@ -292,6 +322,8 @@ fn outside(w: &Wrenches<'_>, o: &GeneralOutcome) -> Option<(GraspOutcome, bool)>
             ForceClosure::Uncertain
         },
         q1: h,
+        // p lies in W, so 0 is at most |p| from it.
+        q1_lower: -np,
         weakest: u,
         generators: w.on_plane(&u, h),
         margin_checked: true,
@@ -310,4 +342,94 @@ fn from_facets(w: &Wrenches<'_>, solver: &mut Solver) -> Option<(GraspOutcome, b
         .iter()
         .min_by(|a, b| a.normal[0].total_cmp(&b.normal[0]))?;
     inside(w, &best.normal, complete)
+}
+
+/// The proof of a grasp's two bounds in its own measure (docs/proof.md: generators `(1, wᵢ)`,
+/// x = e₀), from the engine's answer to its lifted cone (`outcome`, and `cone`, that answer's
+/// proof) and the metric `g` read from it: inside, the inner hull's faces, which are the lifted
+/// cone's; outside, the point `p` of W (its convex weights) and the plane `(0, weakest)`.
+/// Checked here before it is returned ([`proof::check_answer`]): `None` where it does not pass
+/// or there is none (the metric came from the whole facet set).
+pub fn proof(
+    case: &GeneralCase<'_>,
+    g: &GraspOutcome,
+    outcome: &GeneralOutcome,
+    cone: Option<&Proof>,
+) -> Option<Proof> {
+    let s = case.generators.first().copied().unwrap_or(1.0);
+    let lifted: Vec<f64> = (0..case.len())
+        .flat_map(|i| std::iter::once(1.0).chain(case.generator(i)[1..].iter().copied()))
+        .collect();
+    // The engine's witness of e in the cone of (s, wᵢ), for the generators (1, wᵢ).
+    let holds = || {
+        outcome.witness().map(|(indices, weights)| Combination {
+            generators: indices.to_vec(),
+            weights: weights.iter().map(|w| w * s).collect(),
+        })
+    };
+    let found = match (outcome.verdict, cone) {
+        (Verdict::Supported, Some(Proof::Inner(p))) if p.lines.is_empty() => {
+            Proof::Inner(InnerProof {
+                measure: Measure::Grasp,
+                interior: std::iter::once(1.0).chain([0.0; 6]).collect(),
+                lines: Vec::new(),
+                faces: p.faces.clone(),
+                lower: g.q1_lower,
+                upper: p.upper.clone(),
+                holds: p.holds.as_ref().and(holds()),
+            })
+        }
+        // W flat through 0: the plane holding it (six independent wrenches on it), and the
+        // witness of 0 in W.
+        (Verdict::Supported, None) if outcome.facet.is_none() && !outcome.capped => {
+            let on: Vec<(u32, &[f64])> = g
+                .generators
+                .iter()
+                .map(|i| {
+                    (
+                        i,
+                        &lifted[i as usize * GRASP_DIM..(i as usize + 1) * GRASP_DIM],
+                    )
+                })
+                .collect();
+            let (basis, picked) =
+                pivoted(GRASP_DIM, GRASP_DIM - 1, RANK_TOL, || on.iter().copied());
+            if basis.len() != GRASP_DIM - 1 {
+                return None;
+            }
+            Proof::Inner(InnerProof {
+                measure: Measure::Grasp,
+                interior: std::iter::once(1.0).chain([0.0; 6]).collect(),
+                lines: Vec::new(),
+                faces: Vec::new(),
+                lower: g.q1_lower.min(0.0),
+                upper: picked[..GRASP_DIM - 1].to_vec(),
+                holds: Some(holds()?),
+            })
+        }
+        (Verdict::Unsupported | Verdict::Uncertain, _) if g.nearest.is_some() => {
+            let n = outcome.nearest_len as usize;
+            Proof::Nearest(NearestProof {
+                measure: Measure::Grasp,
+                generators: outcome.witness_indices[..n].to_vec(),
+                weights: outcome.witness_weights[..n].to_vec(),
+                plane: std::iter::once(0.0).chain(g.weakest).collect(),
+            })
+        }
+        _ => return None,
+    };
+    let e: Vec<f64> = std::iter::once(1.0).chain([0.0; 6]).collect();
+    proof::check_answer(
+        &lifted,
+        GRASP_DIM,
+        &e,
+        &found,
+        g.q1,
+        g.q1_lower,
+        g.margin_checked,
+        EPS * s,
+        f64::INFINITY,
+    )
+    .ok()
+    .map(|_| found)
 }

@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::linalg::{dot, Basis, Vector};
+use super::linalg::{dot, Vector};
 use super::MAX_DIM;
 
 /// A face's points at most: d − 1 for d ≤ 7.
@@ -76,7 +76,17 @@ pub(crate) struct Hull {
     stack: Vec<u32>,
     visible: Vec<u32>,
     horizon: Vec<(u32, u8, u32)>,
-    links: Vec<(u64, u32, u8)>,
+    links: Vec<Link>,
+}
+
+/// A ridge through a new point in [`Hull::add`]'s table: its key, the face and slot that
+/// met it first (`face` `u32::MAX` once paired), and the call it belongs to.
+#[derive(Clone, Copy, Debug, Default)]
+struct Link {
+    key: u64,
+    face: u32,
+    slot: u8,
+    stamp: u32,
 }
 
 /// `v`'s bits in the order of the numbers (for the heap).
@@ -112,21 +122,19 @@ impl Hull {
         self.ids.extend_from_slice(ids);
         self.faces.clear();
         self.heap.clear();
-        self.stamp = 0;
+        // Face j: every point but j; its normal column j of the inverse of the matrix whose
+        // rows are the points (orthogonal to every other point, positive on point j).
+        let inverse = invert(d, start).ok_or(Stuck::Degenerate)?;
         for j in 0..d {
-            // Face j: every point but j; its normal the part of point j outside their span.
-            let mut span = Basis::new(d);
-            for (t, p) in start.iter().enumerate() {
-                if t != j && !span.push(p, 1e-12) {
-                    return Err(Stuck::Degenerate);
-                }
+            let mut normal = [0.0; MAX_DIM];
+            for (k, n) in normal[..d].iter_mut().enumerate() {
+                *n = inverse[k][j];
             }
-            let r = span.residual(&start[j]);
-            let nr = dot(&r[..d], &r[..d]).sqrt();
-            if nr.is_nan() || nr <= 1e-12 {
+            let nn = dot(&normal[..d], &normal[..d]).sqrt();
+            if !(nn.is_finite() && nn > 0.0) {
                 return Err(Stuck::Degenerate);
             }
-            let mut normal = r.map(|v| v / nr);
+            let mut normal = normal.map(|v| v / nn);
             let mut points = [0u16; FACE];
             let mut nbr = [0u32; FACE];
             let mut s = 0;
@@ -137,7 +145,9 @@ impl Hull {
                     s += 1;
                 }
             }
-            if nr < SLIVER.sqrt() {
+            // A thin start (a point within a hair of the others' span): from the points as
+            // given, in double-double.
+            if dot(&normal[..d], &start[j][..d]) < SLIVER.sqrt() {
                 normal = self.exact_normal(&points, &normal)?;
             }
             self.push_face(Face {
@@ -268,34 +278,51 @@ impl Hull {
         self.points.push(*p);
         self.raw.push(*raw);
         self.ids.push(id);
-        // The new faces: each horizon ridge joined to p.
-        self.links.clear();
-        let first = self.faces.len() as u32;
+        // The new faces: each horizon ridge joined to p. Their ridges through p are paired
+        // in a hash table keyed by the ridge's points other than p (each exactly twice).
+        let entries = self.horizon.len() * (d - 2);
+        let size = (2 * entries + 2).next_power_of_two();
+        if self.links.len() < size {
+            self.links.resize(size, Link::default());
+        }
+        let mask = size - 1;
+        let mut open = 0usize;
         for t in 0..self.horizon.len() {
             let (g, j, h) = self.horizon[t];
-            let (fg, fh) = (self.faces[g as usize], self.faces[h as usize]);
-            let mut points = fg.points;
-            points[j as usize] = q;
-            let a = dot(&fh.normal[..d], &p[..d]);
-            let b = -dot(&fg.normal[..d], &p[..d]);
+            let j = j as usize;
+            let mut points = self.faces[g as usize].points;
+            points[j] = q;
+            let (ng, nh) = (
+                &self.faces[g as usize].normal,
+                &self.faces[h as usize].normal,
+            );
+            let a = dot(&nh[..d], &p[..d]);
+            let b = -dot(&ng[..d], &p[..d]);
             let mut normal = [0.0; MAX_DIM];
-            for k in 0..d {
-                normal[k] = a * fg.normal[k] + b * fh.normal[k];
+            for ((n, &x), &y) in normal[..d].iter_mut().zip(&ng[..d]).zip(&nh[..d]) {
+                *n = a * x + b * y;
             }
             // p within a hair of the ridge's span (a near-duplicate of one of its points): a
             // and b are then tiny and their rounding tilts the combination; the face's
-            // normal is taken from its points in double-double instead.
+            // normal is taken from its points in double-double instead. Where the two
+            // normals almost cancel (a sharp ridge), it is checked against its points.
             let normal = if a.abs().max(b.abs()) < SLIVER {
                 self.exact_normal(&points, &normal)?
             } else {
-                self.checked_normal(&points, normal)?
+                let nn = dot(&normal[..d], &normal[..d]);
+                if nn >= 1e-4 * (a * a + b * b) {
+                    let inv = 1.0 / nn.sqrt();
+                    normal.map(|v| v * inv)
+                } else {
+                    self.checked_normal(&points, normal)?
+                }
             };
             let value = dot(&normal[..d], &self.x[..d]);
             if value.is_nan() || value < -1e-12 {
                 return Err(Stuck::Degenerate);
             }
             let mut nbr = [u32::MAX; FACE];
-            nbr[j as usize] = h;
+            nbr[j] = h;
             let f = self.push_face(Face {
                 points,
                 nbr,
@@ -310,40 +337,60 @@ impl Hull {
                 .position(|&n| n == g)
                 .ok_or(Stuck::Horizon)?;
             self.faces[h as usize].nbr[slot] = f;
-            // The other ridges of f all hold p: keyed by their points other than p.
-            for i in 0..d - 1 {
-                if i == j as usize {
-                    continue;
-                }
-                let mut key = [u16::MAX; 4];
-                let mut s = 0;
-                for (k, &v) in points[..d - 1].iter().enumerate() {
-                    if k != i && k != j as usize {
-                        key[s] = v;
-                        s += 1;
+            // The other ridges of f all hold p: keyed by their points other than p, the
+            // ridge's d − 2 points sorted once, each key leaving one out.
+            let mut others = [(0u16, 0u8); FACE];
+            let mut n = 0;
+            for (k, &v) in points[..d - 1].iter().enumerate() {
+                if k != j {
+                    let mut at = n;
+                    while at > 0 && others[at - 1].0 > v {
+                        others[at] = others[at - 1];
+                        at -= 1;
                     }
+                    others[at] = (v, k as u8);
+                    n += 1;
                 }
-                key[..s].sort_unstable();
-                let packed = key.iter().fold(0u64, |acc, &v| acc << 16 | v as u64);
-                self.links.push((packed, f, i as u8));
+            }
+            for leave in 0..n {
+                let key = others[..n]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(e, _)| e != leave)
+                    .fold(0u64, |acc, (_, &(v, _))| acc << 16 | v as u64);
+                let i = others[leave].1;
+                let mut at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
+                loop {
+                    let l = &mut self.links[at];
+                    if l.stamp != stamp {
+                        *l = Link {
+                            key,
+                            face: f,
+                            slot: i,
+                            stamp,
+                        };
+                        open += 1;
+                        break;
+                    }
+                    if l.key == key {
+                        if l.face == u32::MAX {
+                            return Err(Stuck::Horizon); // a third face on one ridge
+                        }
+                        let (f2, i2) = (l.face, l.slot);
+                        l.face = u32::MAX;
+                        open -= 1;
+                        self.faces[f as usize].nbr[i as usize] = f2;
+                        self.faces[f2 as usize].nbr[i2 as usize] = f;
+                        break;
+                    }
+                    at = (at + 1) & mask;
+                }
             }
         }
-        // Pair the new faces across their ridges through p: each key exactly twice.
-        self.links.sort_unstable_by_key(|l| l.0);
-        let mut t = 0;
-        while t < self.links.len() {
-            let (key, f, i) = self.links[t];
-            match self.links.get(t + 1) {
-                Some(&(k2, f2, i2))
-                    if k2 == key && self.links.get(t + 2).is_none_or(|l| l.0 != key) =>
-                {
-                    self.faces[f as usize].nbr[i as usize] = f2;
-                    self.faces[f2 as usize].nbr[i2 as usize] = f;
-                    t += 2;
-                }
-                _ => return Err(Stuck::Horizon),
-            }
+        if open != 0 {
+            return Err(Stuck::Horizon);
         }
+        let first = self.faces.len() as u32 - self.horizon.len() as u32;
         for t in 0..self.visible.len() {
             let g = self.visible[t];
             self.faces[g as usize].alive = false;
@@ -396,4 +443,39 @@ impl Hull {
         }
         Ok(n)
     }
+}
+
+/// The inverse of the `d × d` matrix of rows `rows`, by Gauss–Jordan elimination with partial
+/// pivoting; `None` when a pivot vanishes (relative to the unit rows).
+fn invert(d: usize, rows: &[Vector]) -> Option<[Vector; MAX_DIM]> {
+    let mut a = [[0.0; 2 * MAX_DIM]; MAX_DIM];
+    for r in 0..d {
+        a[r][..d].copy_from_slice(&rows[r][..d]);
+        a[r][d + r] = 1.0;
+    }
+    for col in 0..d {
+        let p = (col..d).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if !(a[p][col].abs() > 1e-14) {
+            return None;
+        }
+        a.swap(p, col);
+        let inv = 1.0 / a[col][col];
+        for v in a[col][..2 * d].iter_mut() {
+            *v *= inv;
+        }
+        let pivot = a[col];
+        for (r, row) in a[..d].iter_mut().enumerate() {
+            let f = row[col];
+            if r != col && f != 0.0 {
+                for (v, &pv) in row[..2 * d].iter_mut().zip(&pivot[..2 * d]) {
+                    *v -= f * pv;
+                }
+            }
+        }
+    }
+    let mut out = [[0.0; MAX_DIM]; MAX_DIM];
+    for r in 0..d {
+        out[r][..d].copy_from_slice(&a[r][d..2 * d]);
+    }
+    Some(out)
 }

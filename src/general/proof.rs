@@ -78,6 +78,42 @@ pub struct InnerProof {
     /// d − 1 generators spanning the plane of the bound from above (the face's, then the
     /// lines'): every generator on one side of it.
     pub upper: Vec<u32>,
+    /// Without faces (x within rounding of the boundary, or C without interior): the
+    /// witness that x is in the cone, the bound from below then 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<Combination>,
+}
+
+/// A non-negative combination of generators: indices and weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Combination {
+    /// The generators.
+    pub generators: Vec<u32>,
+    /// Their weights, each ≥ 0.
+    pub weights: Vec<f64>,
+}
+
+/// `Σ weightsᵢ·g(generatorsᵢ)` checked: indices in range, weights finite and ≥ 0; the sum
+/// and `Σ weightsᵢ|gᵢ|` (the scale its rounding is judged by).
+fn combine(generators: &[f64], d: usize, c: &Combination) -> Result<(Vec<f64>, f64), String> {
+    let k = generators.len() / d;
+    if c.generators.len() != c.weights.len() {
+        return Err("a combination's indices and weights do not pair".into());
+    }
+    let mut p = vec![0.0; d];
+    let mut total = 0.0;
+    for (&i, &w) in c.generators.iter().zip(&c.weights) {
+        if i as usize >= k || !(w >= 0.0 && w.is_finite()) {
+            return Err(format!("generator {i} or weight {w} out of place"));
+        }
+        let g = &generators[i as usize * d..(i as usize + 1) * d];
+        total += w * norm(g);
+        for (pa, ga) in p.iter_mut().zip(g) {
+            *pa += w * ga;
+        }
+    }
+    Ok((p, total))
 }
 
 /// A line of the cone: a generator whose opposite the cone holds, with the witness.
@@ -314,6 +350,15 @@ fn check_inner(
         if proof.lower > 0.0 {
             return Err(format!("lower {} without a face", proof.lower));
         }
+        let holds = proof
+            .holds
+            .as_ref()
+            .ok_or("no face and no witness that x is held")?;
+        let (p, total) = combine(generators, d, holds)?;
+        let miss: Vec<f64> = p.iter().zip(x).map(|(a, b)| a - b).collect();
+        if norm(&miss) > EPS * total.max(norm(x)) {
+            return Err(format!("the witness misses x by {}", norm(&miss)));
+        }
         return Ok(Checked { lower: 0.0, upper });
     }
     // The lines: each generator's opposite in the cone (its witness), so that their span L
@@ -431,7 +476,12 @@ fn check_inner(
             "the faces are not closed: ridge {ridge:?} is met unevenly"
         ));
     }
-    if !(proof.lower <= lower + 1e-12 * lower.abs()) {
+    // Rounding: 1e-12 of the scale the bound is read in (x's length; a grasp's largest wrench).
+    let scale = match proof.measure {
+        Measure::Cone => norm(x),
+        Measure::Grasp => (0..k as u32).map(|i| norm(&g(i)[1..])).fold(0.0, f64::max),
+    };
+    if !(proof.lower <= lower + 1e-12 * lower.abs().max(scale)) {
         return Err(format!(
             "lower {} is more than the faces prove, {lower}",
             proof.lower

@@ -23,6 +23,7 @@ use super::spatial_report::{judge_spatial, main_pyramid, push_cases, refine, Spa
 use super::types::Scene;
 use crate::device::block_on;
 use crate::general::grasp::GraspOutcome;
+use crate::general::proof::Proof;
 use crate::general::GeneralOutcome;
 use crate::probe::{probe, Probe};
 use crate::{Answers, Batch, Engine, Error, Options};
@@ -231,6 +232,7 @@ enum State {
     GraspAgain {
         slot: Slot,
         first: Vec<GraspOutcome>,
+        proof: Option<Proof>,
     },
     /// Judged (boxed: a report is much larger than the other states).
     Done(Box<Report>),
@@ -239,6 +241,7 @@ enum State {
     Decided {
         k: usize,
         outcomes: Vec<GeneralOutcome>,
+        proofs: Vec<Option<Proof>>,
     },
 }
 
@@ -356,7 +359,7 @@ fn judge<'a>(
         let (slot, first) =
             match std::mem::replace(state, State::Asked(Slot::Planar { at: 0, n: 0 })) {
                 State::Asked(slot) => (slot, None),
-                State::GraspAgain { slot, first } => (slot, Some(first)),
+                State::GraspAgain { slot, first, proof } => (slot, Some((first, proof))),
                 other => {
                     *state = other;
                     continue;
@@ -365,15 +368,20 @@ fn judge<'a>(
         *state = match (*line, slot) {
             (Line::Grasp(s), Slot::Grasp { at, n, k }) => {
                 let now = &grasps[at..at + n];
+                let proof = answers.proofs.get(at).cloned().flatten();
                 match refine_grasp(s, k, now) {
-                    Some(k) => State::GraspAgain {
-                        slot: grasp_slot(&mut next, s, k)?,
-                        first: first.unwrap_or_else(|| now.to_vec()),
-                    },
+                    Some(k) => {
+                        let (first, proof) = first.unwrap_or_else(|| (now.to_vec(), proof));
+                        State::GraspAgain {
+                            slot: grasp_slot(&mut next, s, k)?,
+                            first,
+                            proof,
+                        }
+                    }
                     None => {
-                        let report = match &first {
-                            Some(first) => judge_grasp(s, first, Some((k, now))),
-                            None => judge_grasp(s, now, None),
+                        let report = match first {
+                            Some((first, proof)) => judge_grasp(s, &first, Some((k, now)), proof),
+                            None => judge_grasp(s, now, None, proof),
                         };
                         State::Done(Box::new(Report::Grasp(report)))
                     }
@@ -392,6 +400,10 @@ fn judge<'a>(
                     None => State::Decided {
                         k,
                         outcomes: outcomes.to_vec(),
+                        proofs: answers
+                            .proofs
+                            .get(at..at + n)
+                            .map_or(Vec::new(), <[_]>::to_vec),
                     },
                 }
             }
@@ -428,9 +440,16 @@ fn judge<'a>(
         .zip(states)
         .map(|(line, state)| match (*line, state) {
             (_, State::Done(report)) => *report,
-            (Line::Spatial(s), State::Decided { k, outcomes }) => {
+            (
+                Line::Spatial(s),
+                State::Decided {
+                    k,
+                    outcomes,
+                    proofs,
+                },
+            ) => {
                 let region = regions.next().unwrap_or_default();
-                Report::Spatial(judge_spatial(s, k, &outcomes, region))
+                Report::Spatial(judge_spatial(s, k, &outcomes, proofs, region))
             }
             _ => unreachable!("every line is judged once no line is asked again"),
         })

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::spatial::{FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
 use crate::general::grasp::{ForceClosure, GraspOutcome};
+use crate::general::proof::Proof;
 use crate::general::{GeneralBatch, MAX_GENERAL_GENERATORS};
 use crate::Error;
 
@@ -94,6 +95,9 @@ pub struct GraspReport {
     /// The Ferrari–Canny metric of the (inner, for `"coulomb"`) pyramids at the line's k:
     /// `h_W(weakest)`, checked.
     pub q1: f64,
+    /// The bound from below of `q1` (docs/contract-grasp.md): `margin_checked` exactly when it
+    /// meets `q1` within tolerance.
+    pub q1_lower: f64,
     /// `"coulomb"` only: the outer pyramids' q1 at the line's k, an upper bound of the
     /// true cones'.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,6 +121,10 @@ pub struct GraspReport {
     /// Why not in force closure, in words; `None` when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// With `--proof`: the proof of `q1` and `q1_lower` (docs/proof.md), on the generators
+    /// `(1, wᵢ)` of the (inner) pyramids at the line's k.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Proof>,
 }
 
 impl GraspReport {
@@ -149,6 +157,7 @@ pub fn judge_grasp(
     scene: &SpatialScene,
     first: &[GraspOutcome],
     last: Option<(usize, &[GraspOutcome])>,
+    proof: Option<Proof>,
 ) -> GraspReport {
     let k = scene.pyramid;
     let main = &first[0];
@@ -188,6 +197,7 @@ pub fn judge_grasp(
         id: scene.id.clone(),
         force_closure: force_closure.as_json(),
         q1: main.q1,
+        q1_lower: main.q1_lower,
         q1_upper: coulomb.then(|| first[1].q1),
         weakest: main.weakest,
         facet,
@@ -197,6 +207,7 @@ pub fn judge_grasp(
         n_generators: scene.generator_count(k),
         refined,
         reason,
+        proof,
     }
 }
 

@@ -4,6 +4,8 @@
 //! the outer pyramid, refined by doubling k.
 
 use serde::Serialize;
+
+use crate::general::proof::Proof;
 use serde_json::Value;
 
 use super::region::SupportRegion;
@@ -39,8 +41,10 @@ pub struct SpatialNeedReport {
     /// "supported", "unsupported" or "uncertain".
     pub verdict: &'static str,
     /// Signed distance of the need to the boundary of the (inner) pyramids' cone, at most
-    /// 1000.
+    /// 1000: the bound from above.
     pub margin: f64,
+    /// The bound from below (docs/contract-general.md §9).
+    pub margin_lower: f64,
     /// The cone is all of R⁶.
     pub capped: bool,
     /// `"coulomb"` only: the outer pyramids' margin, an upper bound of the true cone's.
@@ -56,6 +60,10 @@ pub struct SpatialNeedReport {
     pub binding: Option<SpatialBinding>,
     /// The margin is proven (docs/contract-general.md §8); false: it is an upper bound.
     pub margin_checked: bool,
+    /// With `--proof`: the proof of `margin` and `margin_lower` (docs/proof.md), on the
+    /// (inner) pyramids' generators at the report's `pyramid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Proof>,
 }
 
 /// The need that attains the robust margin.
@@ -81,6 +89,8 @@ pub struct SpatialReport {
     /// Minimum of the needs' margins: force in `m0·g` and moment in `m0·g·ℓ`, in one
     /// Euclidean norm.
     pub robust_margin: f64,
+    /// Minimum of the needs' bounds from below.
+    pub robust_margin_lower: f64,
     /// Every need's margin is proven (docs/contract-general.md §8); false: the robust margin is an
     /// upper bound, and the gate holds only where `margin_min` asks for no margin.
     pub margin_checked: bool,
@@ -221,6 +231,7 @@ pub fn judge_spatial(
     scene: &SpatialScene,
     k: usize,
     outcomes: &[GeneralOutcome],
+    mut proofs: Vec<Option<Proof>>,
     region: SupportRegion,
 ) -> SpatialReport {
     let points = scene.need_points();
@@ -259,6 +270,7 @@ pub fn judge_spatial(
                 need: needs[i],
                 verdict: verdict.as_str(),
                 margin: main.margin.min(GENERAL_MARGIN_CAP),
+                margin_lower: main.margin_lower.min(GENERAL_MARGIN_CAP),
                 capped: main.capped,
                 margin_upper: outer.map(|o| o.margin.min(GENERAL_MARGIN_CAP)),
                 witness: if verdict == Verdict::Supported {
@@ -273,6 +285,7 @@ pub fn judge_spatial(
                 },
                 binding: binding_of(scene, k, proof),
                 margin_checked: main.margin_checked,
+                proof: proofs.get_mut(i).and_then(Option::take),
             }
         })
         .collect();
@@ -471,6 +484,10 @@ fn conclude(
         dim: 3,
         held,
         robust_margin: robust,
+        robust_margin_lower: reports
+            .iter()
+            .map(|r| r.margin_lower)
+            .fold(f64::INFINITY, f64::min),
         margin_checked,
         uncertain,
         capped: reports.iter().all(|r| r.capped),

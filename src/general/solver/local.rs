@@ -14,7 +14,7 @@ use super::columns::most_against;
 use super::{lex_less, FoundFacet, Solver, EPS, MAX_DIM, RANK_TOL};
 use crate::general::hull::{Face, Hull};
 use crate::general::linalg::{dot, Basis, Vector};
-use crate::general::proof::{det, InnerProof, Line, Measure, NearestProof, Proof};
+use crate::general::proof::{det, Combination, InnerProof, Line, Measure, NearestProof, Proof};
 use crate::general::{GeneralCase, GeneralOutcome};
 use crate::Verdict;
 
@@ -462,6 +462,7 @@ impl Solver {
             faces,
             lower,
             upper,
+            holds: None,
         })
     }
 
@@ -471,9 +472,17 @@ impl Solver {
     /// facet set answered.
     pub fn proof(&self, case: &GeneralCase<'_>, o: &GeneralOutcome) -> Option<Proof> {
         match o.verdict {
-            Verdict::Supported if o.facet.is_some() && !o.capped => self
-                .inner_proof(case, Measure::Cone, o.margin_lower)
-                .map(Proof::Inner),
+            Verdict::Supported if o.facet.is_some() && !o.capped => {
+                let mut p = self.inner_proof(case, Measure::Cone, o.margin_lower)?;
+                if p.faces.is_empty() {
+                    let (indices, weights) = o.witness()?;
+                    p.holds = Some(Combination {
+                        generators: indices.to_vec(),
+                        weights: weights.to_vec(),
+                    });
+                }
+                Some(Proof::Inner(p))
+            }
             Verdict::Unsupported => {
                 let n = o.nearest_len as usize;
                 let d = o.dim as usize;

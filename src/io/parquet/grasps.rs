@@ -164,13 +164,15 @@ pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
 }
 
 /// The grasp answers' schema, the `id` column of type `id` ([`grasp_id_type`]): one column
-/// per field of a [`GraspReport`], and `line`, `error` for the refused rows.
+/// per field of a [`GraspReport`] (its `proof`, with `--proof`, as JSON text), and `line`,
+/// `error` for the refused rows.
 pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let mut fields = vec![Field::new("id", id, true)];
     fields.extend([
         Field::new("force_closure", DataType::Utf8, true),
         Field::new("q1", DataType::Float64, true),
+        Field::new("q1_lower", DataType::Float64, true),
         Field::new("q1_upper", DataType::Float64, true),
         Field::new("weakest", list(DataType::Float64), true),
         Field::new("facet", DataType::Struct(facet_fields()), true),
@@ -180,6 +182,7 @@ pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
         Field::new("n_generators", DataType::Int64, true),
         Field::new("refined", DataType::Struct(refined_fields()), true),
         Field::new("reason", DataType::Utf8, true),
+        Field::new("proof", DataType::Utf8, true),
         Field::new("line", DataType::UInt64, true),
         Field::new("error", DataType::Utf8, true),
     ]);
@@ -249,6 +252,7 @@ pub fn grasp_answers_batch<'a>(
     let mut id_int = Int64Builder::with_capacity(n);
     let mut force_closure = StringBuilder::with_capacity(n, n * 5);
     let mut q1 = Float64Builder::with_capacity(n);
+    let mut q1_lower = Float64Builder::with_capacity(n);
     let mut q1_upper = Float64Builder::with_capacity(n);
     let mut weakest = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 6), n);
     let mut f_normal = ListBuilder::with_capacity(Float64Builder::with_capacity(n * 6), n);
@@ -264,6 +268,7 @@ pub fn grasp_answers_batch<'a>(
     let mut r_q1_upper = Float64Builder::with_capacity(n);
     let mut r_valid = Vec::with_capacity(n);
     let mut reason = StringBuilder::with_capacity(n, 0);
+    let mut proof = StringBuilder::with_capacity(n, 0);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for row in rows {
@@ -294,6 +299,7 @@ pub fn grasp_answers_batch<'a>(
             } => {
                 force_closure.append_null();
                 q1.append_null();
+                q1_lower.append_null();
                 q1_upper.append_null();
                 weakest.append_null();
                 f_normal.append_null();
@@ -309,6 +315,7 @@ pub fn grasp_answers_batch<'a>(
                 r_q1_upper.append_null();
                 r_valid.push(false);
                 reason.append_null();
+                proof.append_null();
                 line.append_value(number);
                 error.append_value(e);
                 continue;
@@ -319,6 +326,7 @@ pub fn grasp_answers_batch<'a>(
             v => force_closure.append_value(v.to_string()),
         }
         q1.append_value(r.q1);
+        q1_lower.append_value(r.q1_lower);
         q1_upper.append_option(r.q1_upper);
         weakest.values().append_slice(&r.weakest);
         weakest.append(true);
@@ -358,6 +366,10 @@ pub fn grasp_answers_batch<'a>(
         }
         r_valid.push(r.refined.is_some());
         reason.append_option(r.reason.as_deref());
+        match &r.proof {
+            Some(p) => proof.append_value(serde_json::to_string(p).map_err(|e| e.to_string())?),
+            None => proof.append_null(),
+        }
         line.append_null();
         error.append_null();
     }
@@ -391,6 +403,7 @@ pub fn grasp_answers_batch<'a>(
         id,
         Arc::new(force_closure.finish()),
         Arc::new(q1.finish()),
+        Arc::new(q1_lower.finish()),
         Arc::new(q1_upper.finish()),
         Arc::new(weakest.finish()),
         Arc::new(facet),
@@ -400,6 +413,7 @@ pub fn grasp_answers_batch<'a>(
         Arc::new(n_generators.finish()),
         Arc::new(refined),
         Arc::new(reason.finish()),
+        Arc::new(proof.finish()),
         Arc::new(line.finish()),
         Arc::new(error.finish()),
     ];
