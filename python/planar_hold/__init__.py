@@ -58,6 +58,7 @@ from ._native import (
     __version__,
 )
 from .grasp import GraspQualities, grasp_lines, grasp_quality
+from .proof import ProofError, check_proof
 
 __all__ = [
     "__version__",
@@ -79,6 +80,8 @@ __all__ = [
     "grasp_quality",
     "grasp_lines",
     "GraspQualities",
+    "ProofError",
+    "check_proof",
 ]
 
 #: Verdict names by code, as ``planar-hold eval`` writes them: ``VERDICTS[out.verdict]``.
@@ -126,16 +129,20 @@ def answers(
     counts: Any = None,
     *,
     general: bool = False,
+    proof: bool = False,
 ) -> List[dict]:
-    """``Engine("cpu").answers``: one dict per case, as ``planar-hold eval`` writes it."""
-    return _default().answers(generators, active, need, ids, counts, general=general)
+    """``Engine("cpu").answers``: one dict per case, as ``planar-hold eval`` writes it (with
+    ``proof=True``, as ``eval --proof``: each general answer's ``"proof"``, which
+    ``check_proof`` checks; docs/proof.md)."""
+    return _default().answers(generators, active, need, ids, counts, general=general, proof=proof)
 
 
-def gate(scenes: Iterable[Any]) -> List[dict]:
+def gate(scenes: Iterable[Any], *, proof: bool = False) -> List[dict]:
     """``Engine("cpu").gate``: scene and edit dicts (or their JSON lines) in, report dicts out,
     as ``planar-hold gate``; planar and spatial (``"dim": 3``) scenes mixed. See
-    ``Engine.gate`` for the fields."""
-    return _default().gate(scenes)
+    ``Engine.gate`` for the fields. ``proof=True``: as ``gate --proof``, each spatial need's and
+    grasp's ``"proof"`` (docs/proof.md), which ``check_proof`` checks."""
+    return _default().gate(scenes, proof=proof)
 
 
 def support_region(scene: Any, engine: Optional[Engine] = None) -> np.ndarray:

@@ -117,9 +117,14 @@ class GeneralOutcomes:
     capped: npt.NDArray[np.bool_]
     """(N,) True when the cone is all of R^d (the margin is MARGIN_CAP)."""
     margin_checked: npt.NDArray[np.bool_]
-    """(N,) True when the margin is proven: inside, the facet set it is the least over was
-    proven complete (closed under ridge adjacency); True on every other answer. False: the
-    margin is the least over the checked facets found, an upper bound of the true one."""
+    """(N,) True when the margin is proven: inside, the bound from below (``margin_lower``)
+    meets it within tolerance; True on every other answer. False: the margin is the least
+    over the checked facets found, an upper bound of the true one."""
+    margin_lower: npt.NDArray[np.float64]
+    """(N,) the proven bound from below (docs/contract-general.md §9): inside, the inner
+    hull's least face distance (0 within rounding of the boundary); outside, minus the
+    distance to the nearest point found; equal to ``margin`` within tolerance where
+    ``margin_checked``."""
     has_facet: npt.NDArray[np.bool_]
     """(N,) whether the case has a binding facet (False when capped or flat, or uncertain
     without one)."""
@@ -204,13 +209,16 @@ class Engine:
         counts: Optional[npt.ArrayLike] = None,
         *,
         general: bool = False,
+        proof: bool = False,
     ) -> List[dict]:
         """The same test (same arguments and engines as ``cone_test``), answered as
         ``planar-hold eval`` writes each case's JSON line, parsed. Planar: ``verdict`` as a
         string, ``margin``, ``capped``, ``witness`` ({"generators", "weights"} with float64
         weights re-solved on the subset found) or None, ``certificate`` or None,
         ``binding``, ``binding_candidate``. General: ``verdict``, ``margin``, ``capped``,
-        ``witness``, ``certificate``, ``facet`` ({"normal", "generators"} or None). ``id``
+        ``witness``, ``certificate``, ``facet`` ({"normal", "generators"} or None),
+        ``margin_lower`` (the bound from below), ``margin_checked``, and with ``proof=True``
+        the ``proof`` of both bounds (docs/proof.md; ``planar_hold.check_proof``). ``id``
         first where ``ids`` gives one that is not None; indices are rows of ``generators``."""
     def answer_rows(
         self,
@@ -226,9 +234,10 @@ class Engine:
         its shape picks: up to 16 generators of 3 numbers to the planar enumeration, the
         others to the general engine; the answers as ``answers`` gives them. Raises
         ValueError naming the first bad row ("case i: ...")."""
-    def gate(self, scenes: Iterable[Any]) -> List[dict]:
+    def gate(self, scenes: Iterable[Any], *, proof: bool = False) -> List[dict]:
         """The gate over scenes and edits: each a dict (or its JSON text) of the form
-        ``planar-hold gate`` reads, each report the dict it writes for that line, in order.
+        ``planar-hold gate`` reads, each report the dict it writes for that line, in order
+        (``proof=True``: as ``gate --proof``, each spatial need's and grasp's ``proof``).
         Planar and spatial scenes may be mixed; all needs of all scenes run in one batch
         per engine (planar needs of at most 16 generators through the enumeration, every
         other need through the general engine).
@@ -262,3 +271,10 @@ class Engine:
         more than 256 generators, unknown fields, dim not 3) and malformed JSON; a dict
         holding NaN or infinity is refused as not JSON. TypeError for one scene given alone
         (not in a list)."""
+
+def scene_generators(scene: Any, pyramid: int) -> np.ndarray:
+    """The generators of a spatial scene or grasp line (its dict or JSON text) at ``pyramid``
+    edges a point, of its main pyramid (inner for "inner" and "coulomb"): a (K, 6) float64
+    array in docs/contract-spatial.md §3's order, as the engine receives them; what
+    ``planar_hold.check_proof`` rebuilds a scene's cone from. Raises ValueError for a planar
+    scene, a bad line, or ``pyramid`` outside 3..64."""

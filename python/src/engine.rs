@@ -55,10 +55,12 @@ impl Engine {
     }
 }
 
-/// How every call is answered: on all cores, with the inside margin unless asked otherwise.
-fn options(inside_margin: bool) -> Options {
+/// How every call is answered: on all cores, with the inside margin unless asked otherwise,
+/// with each answer's proof (docs/proof.md) where asked.
+fn options(inside_margin: bool, proof: bool) -> Options {
     Options {
         inside_margin,
+        proof,
         ..Options::default()
     }
 }
@@ -123,7 +125,7 @@ impl Engine {
             .detach(|| {
                 self.with(|s| {
                     read_batch(&*reader, shape, &mut s.batch, &mut s.rows)?;
-                    let options = options(inside_margin);
+                    let options = options(inside_margin, false);
                     self.engine
                         .evaluate_into(&s.batch, options, &mut s.answers)?;
                     Ok::<Results, Error>(Results::new(shape, &s.answers, &s.rows))
@@ -134,7 +136,7 @@ impl Engine {
     }
 
     /// The answers as `planar-hold eval` writes them, one dict per case.
-    #[pyo3(signature = (generators, active = None, need = None, ids = None, counts = None, *, general = false))]
+    #[pyo3(signature = (generators, active = None, need = None, ids = None, counts = None, *, general = false, proof = false))]
     #[allow(clippy::too_many_arguments)]
     fn answers<'py>(
         &self,
@@ -145,6 +147,7 @@ impl Engine {
         ids: Option<&Bound<'py, PyAny>>,
         counts: Option<&Bound<'py, PyAny>>,
         general: bool,
+        proof: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let arrays = Arrays::extract(generators, active, need, counts, general)?;
         let shape = arrays.shape();
@@ -155,7 +158,7 @@ impl Engine {
                 self.with(|s| {
                     read_batch(&*reader, shape, &mut s.batch, &mut s.rows)?;
                     self.engine
-                        .evaluate_into(&s.batch, options(true), &mut s.answers)?;
+                        .evaluate_into(&s.batch, options(true, proof), &mut s.answers)?;
                     answers_json(&s.batch, &s.answers, &s.rows)
                 })
             })
@@ -179,8 +182,11 @@ impl Engine {
             .detach(|| {
                 self.with(|s| {
                     rows.read_into(&mut s.lines)?;
-                    self.engine
-                        .evaluate_into(&s.lines.batch, options(true), &mut s.answers)?;
+                    self.engine.evaluate_into(
+                        &s.lines.batch,
+                        options(true, false),
+                        &mut s.answers,
+                    )?;
                     Ok::<String, Error>(rows_json(&s.lines, &s.answers))
                 })
             })
@@ -189,11 +195,13 @@ impl Engine {
     }
 
     /// The gate's reports on scenes and edits, planar and spatial (`"dim": 3`) mixed, as
-    /// `planar-hold gate` writes them.
+    /// `planar-hold gate` writes them (with `proof`, as `gate --proof`).
+    #[pyo3(signature = (scenes, *, proof = false))]
     fn gate<'py>(
         &self,
         py: Python<'py>,
         scenes: &Bound<'py, PyAny>,
+        proof: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lines = scene_lines(scenes)?;
         let text = py.detach(|| {
@@ -202,9 +210,40 @@ impl Engine {
                 .enumerate()
                 .map(|(i, t)| parse_line(t).map_err(|e| at(format!("scene {i}"), e)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let reports = hold_reports(&self.engine, &scenes, options(true))?;
+            let reports = hold_reports(&self.engine, &scenes, options(true, proof))?;
             to_json(&reports)
         });
         json_loads(py, &text.map_err(py_err)?)
     }
+}
+
+/// The generators of a spatial scene or grasp line (its dict or JSON text) at `pyramid` edges
+/// a point, of its main pyramid (inner for "inner" and "coulomb"): a (K, 6) float64 array,
+/// in docs/contract-spatial.md §3's order, as the physical layer builds them for the engine.
+/// What `planar_hold.check_proof` rebuilds a scene's cone from.
+#[pyfunction]
+pub fn scene_generators<'py>(
+    py: Python<'py>,
+    scene: &Bound<'py, PyAny>,
+    pyramid: usize,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    let lines = scene_lines(PyList::new(py, [scene])?.as_any())?;
+    let line = parse_line(&lines[0]).map_err(|e| py_err(at("scene".into(), e)))?;
+    let s = match line {
+        planar_hold::scene::SceneLine::Spatial(s) | planar_hold::scene::SceneLine::Grasp(s) => s,
+        planar_hold::scene::SceneLine::Planar(_) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "scene: a planar scene (no \"dim\": 3) has no spatial generators",
+            ))
+        }
+    };
+    if !(3..=planar_hold::scene::spatial::MAX_PYRAMID).contains(&pyramid) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "pyramid {pyramid}: 3 to {} edges",
+            planar_hold::scene::spatial::MAX_PYRAMID
+        )));
+    }
+    let g = s.generators(pyramid, planar_hold::scene::main_pyramid(s.friction));
+    let rows: Vec<Vec<f64>> = g.iter().map(|w| w.to_vec()).collect();
+    Ok(numpy::PyArray2::from_vec2(py, &rows)?)
 }

@@ -34,6 +34,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<engine::Engine>()?;
+    m.add_function(wrap_pyfunction!(engine::scene_generators, m)?)?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
     m.add_class::<grasp::GraspColumns>()?;

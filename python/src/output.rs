@@ -276,6 +276,7 @@ pub(crate) struct GeneralColumns {
     margin: Vec<f64>,
     capped: Vec<bool>,
     margin_checked: Vec<bool>,
+    margin_lower: Vec<f64>,
     has_facet: Vec<bool>,
     facet_normal: Vec<f64>,
     facet_mask: Vec<bool>,
@@ -308,6 +309,7 @@ impl GeneralColumns {
             margin: vec![0.0; n],
             capped: vec![false; n],
             margin_checked: vec![true; n],
+            margin_lower: vec![0.0; n],
             has_facet: vec![false; n],
             facet_normal: vec![0.0; n * dim],
             facet_mask: vec![false; n * rows],
@@ -332,6 +334,7 @@ impl GeneralColumns {
             self.margin[i] = o.margin;
             self.capped[i] = o.capped;
             self.margin_checked[i] = o.margin_checked;
+            self.margin_lower[i] = o.margin_lower;
             if let Some(f) = &o.facet {
                 self.has_facet[i] = true;
                 self.facet_normal[i * d..(i + 1) * d].copy_from_slice(&f.normal[..d]);
@@ -366,6 +369,8 @@ pub(crate) struct GeneralOutcomes {
     #[pyo3(get)]
     margin_checked: Py<PyArray1<bool>>,
     #[pyo3(get)]
+    margin_lower: Py<PyArray1<f64>>,
+    #[pyo3(get)]
     has_facet: Py<PyArray1<bool>>,
     #[pyo3(get)]
     facet_normal: Py<PyArray2<f64>>,
@@ -386,6 +391,7 @@ impl GeneralOutcomes {
             margin: column(py, c.margin),
             capped: column(py, c.capped),
             margin_checked: column(py, c.margin_checked),
+            margin_lower: column(py, c.margin_lower),
             has_facet: column(py, c.has_facet),
             facet_normal: table(py, n, d, c.facet_normal),
             facet_mask: table(py, n, c.rows, c.facet_mask),
@@ -447,6 +453,11 @@ pub(crate) fn answers_json(
                 *g = rows.row(i, *g);
             }
         }
+        let mut proof = answers.proofs.get(i).cloned().flatten();
+        if let Some(p) = proof.as_mut() {
+            p.renumber(|g| rows.row(i, g));
+        }
+        answer.proof = proof.as_ref();
         text.push_str(&to_json(&answer)?);
         text.push(',');
     }

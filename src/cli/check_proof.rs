@@ -3,9 +3,10 @@
 
 use std::io::{BufRead, Write};
 
+use planar_hold::general::proof::RegionProof;
 use planar_hold::general::proof::{check_answer, Proof};
 use planar_hold::general::{default_need, GENERAL_MARGIN_CAP};
-use planar_hold::scene::{main_pyramid, parse_line, SceneLine, SpatialScene};
+use planar_hold::scene::{check_support_region, main_pyramid, parse_line, SceneLine, SpatialScene};
 use serde_json::Value;
 
 use super::{exit, Failure};
@@ -268,12 +269,12 @@ fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String>
             Ok(Outcome::Checked)
         }
         SceneLine::Spatial(s) => {
+            let mut proven = region(&s, answer, require)?;
             let g = flat(&s);
             let needs = answer
                 .get("needs")
                 .and_then(Value::as_array)
                 .ok_or("the answer has no needs")?;
-            let mut proven = 0;
             for (t, need) in needs.iter().enumerate() {
                 let x = need
                     .get("need")
@@ -319,4 +320,32 @@ fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String>
             })
         }
     }
+}
+
+/// A spatial scene's support region against its proof (`support_region_proof`,
+/// docs/contract-support-region.md §4), on the scene's main pyramid at its own k: 1 when
+/// checked, 0 when there is none (an error under `require`).
+fn region(s: &SpatialScene, answer: &Value, require: bool) -> Result<usize, String> {
+    let Some(p) = answer.get("support_region_proof") else {
+        return if require {
+            Err("support region: no proof".into())
+        } else {
+            Ok(0)
+        };
+    };
+    let proof: RegionProof =
+        serde_json::from_value(p.clone()).map_err(|e| format!("support region: proof: {e}"))?;
+    let vertices: Vec<[f64; 2]> = answer
+        .get("support_region")
+        .and_then(Value::as_array)
+        .and_then(|v| {
+            v.iter()
+                .map(|p| numbers(p).and_then(|p| <[f64; 2]>::try_from(p).ok()))
+                .collect()
+        })
+        .ok_or("support region: not a list of [x, y] points")?;
+    let checked = answer.get("support_region_checked") == Some(&Value::Bool(true));
+    check_support_region(s, &vertices, checked, &proof)
+        .map_err(|e| format!("support region: {e}"))?;
+    Ok(1)
 }

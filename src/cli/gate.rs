@@ -175,6 +175,13 @@ pub fn stream(
         ),
     };
     let grasps_only = Format::of(output.unwrap_or("-"), None) == Format::Parquet;
+    if grasps_only && proof {
+        return Err(Failure::new(
+            "--proof writes each proof as a JSON object: write JSON Lines (-o FILE.jsonl), \
+             not Parquet",
+            exit::USAGE,
+        ));
+    }
     let engines = Engines::new(backend)?;
     let (output, sink) = Output::create(output)?;
     let mut progress = match &source {

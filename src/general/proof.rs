@@ -27,12 +27,19 @@
 //! The bound from above is a plane: `upper`, d − 1 generators whose `n` (normalised, turned
 //! towards x) has every generator on its side within ε: the reported margin or q1 is its value.
 
+mod region;
+
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::linalg::{dot, norm};
 use super::tolerance::EPS;
+
+pub use region::{
+    check_region, distance_to_polygon, Bound, BoxSide, OuterEdge, RegionChecked, RegionMap,
+    RegionProof, WitnessedPoint,
+};
 
 /// What a bound is about: the distance from x to the cone's boundary (cone tests, scenes'
 /// needs), or the radius of the ball about 0 in W (a grasp's lifted cone, generators
@@ -55,6 +62,29 @@ pub enum Proof {
     Inner(InnerProof),
     /// Outside: a point of the cone (or of W) and a supporting plane.
     Nearest(NearestProof),
+}
+
+impl Proof {
+    /// The same proof with every generator index `g` written as `row(g)`: a caller's own
+    /// numbering of the generators (Python's rows, where `active` or `counts` left some
+    /// out). `row` must keep the order of the indices it maps.
+    pub fn renumber(&mut self, row: impl Fn(u32) -> u32) {
+        let all = |v: &mut Vec<u32>| v.iter_mut().for_each(|g| *g = row(*g));
+        match self {
+            Proof::Inner(p) => {
+                for line in &mut p.lines {
+                    line.generator = row(line.generator);
+                    all(&mut line.generators);
+                }
+                p.faces.iter_mut().for_each(all);
+                all(&mut p.upper);
+                if let Some(h) = &mut p.holds {
+                    all(&mut h.generators);
+                }
+            }
+            Proof::Nearest(p) => all(&mut p.generators),
+        }
+    }
 }
 
 /// Inside: the bound from below by an inner hull's faces, from above by a plane.

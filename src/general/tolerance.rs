@@ -16,3 +16,8 @@ pub const ON_TOL: f64 = 1e-10;
 /// tolerance a facet supports the generators within, so that every generator is either on
 /// a checked facet or clearly inside it, and two estimates of one plane agree on it.
 pub const FACET_ON: f64 = EPS;
+
+/// A support region's tolerance, relative to its length unit (a scene's half-size ℓ): its
+/// inner and outer polygons meet when within this of each other (Hausdorff distance), and
+/// a vertex of the outer polygon lies on its lines within it (docs/contract-support-region.md).
+pub const REGION_TOL: f64 = 1e-9;

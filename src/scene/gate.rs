@@ -417,9 +417,10 @@ fn judge<'a>(
             batch: next,
         }));
     }
-    // The support regions: the facets of each spatial scene's main cone at its given k (for
-    // "coulomb" the inner pyramids before refining: a region every point of which the
-    // true cone holds, and the same whatever k the verdicts needed), on all cores.
+    // The support regions: each spatial scene's main cone at its given k (for "coulomb" the
+    // inner pyramids before refining: a region every point of which the true cone holds,
+    // and the same whatever k the verdicts needed), on all cores, with their proofs when
+    // asked.
     let spatial: Vec<&SpatialScene> = lines
         .iter()
         .filter_map(|line| match line {
@@ -431,7 +432,7 @@ fn judge<'a>(
     engine.each_with_solver(&mut regions, options, 1, |solver, i, region| {
         let s = spatial[i];
         let g = s.generators(s.pyramid, main_pyramid(s.friction));
-        *region = support_region(solver, &g, s.body.half_size);
+        *region = support_region(solver, &g, &s.body, options.proof);
         0
     });
     let mut regions = regions.into_iter();

@@ -43,7 +43,7 @@ pub use edit::{overlap, resolve_edit};
 pub use gate::{hold_reports, parse_line, planar_reports, reports, Line, Report, SceneLine};
 pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
-pub use region::{support_region, SupportRegion};
+pub use region::{check_support_region, region_map, support_region, SupportRegion, REGION_BOX};
 pub use report::{
     judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, SlidingReport,
     WitnessReport,

@@ -1,18 +1,27 @@
 //! The support region (docs/contract-support-region.md): the horizontal centre-of-mass offsets `δ` at which
-//! the contacts hold the body at the nominal mass. The need is affine in `δ`, so the region
-//! is `{δ : n_f·need(δ) ≥ 0 for every facet f}`, a convex polygon cut from the facets of the
-//! contacts' cone; it does not depend on the mass (the need scales with it).
+//! the contacts hold the body at the nominal mass. The need is affine in `δ`
+//! ([`region_map`]), so the region is a convex polygon (possibly unbounded, a segment, a
+//! point or empty); it does not depend on the mass (the need scales with it). Reported
+//! clipped to `|δ_x|, |δ_y| ≤ 4ℓ` ([`REGION_BOX`] half-sizes), vertices counter-clockwise.
 //!
-//! A cone that is not full-dimensional (one point contact, a pinch) holds only needs in its
-//! span S: the cone `C + S^⊥` (C with ± a basis of S's complement added) is full-dimensional
-//! with C's relative facets as its own, and `need(δ) ∈ S` is a few linear equations in `δ`:
-//! the region is then a segment or a point (or empty). Reported clipped to
-//! `|δ_x|, |δ_y| ≤ 4ℓ` ([`REGION_BOX`] half-sizes), vertices counter-clockwise.
+//! It is asked of the engine's solver ([`Solver::project`]: iterative projection, an inner
+//! polygon of witnessed points and an outer one of planes that hold the region, refined
+//! until they meet, with a proof [`check_support_region`] checks). [`Route::Whole`] cuts it
+//! from the cone's whole facet set instead (proven complete), as before the projection: for
+//! tests and comparisons.
+//!
+//! There, a cone that is not full-dimensional (one point contact, a pinch) holds only needs
+//! in its span S: the cone `C + S^⊥` (C with ± a basis of S's complement added) is
+//! full-dimensional with C's relative facets as its own, and `need(δ) ∈ S` is a few linear
+//! equations in `δ`: the region is then a segment or a point (or empty).
 
 use serde::Serialize;
 
+use super::spatial::{SpatialBody, SpatialScene};
+use super::spatial_report::main_pyramid;
 use crate::general::linalg::Basis;
-use crate::general::solver::{Solver, RANK_TOL};
+use crate::general::proof::{check_region, RegionChecked, RegionMap, RegionProof};
+use crate::general::solver::{Route, Solver, RANK_TOL};
 use crate::general::GeneralCase;
 
 /// The clip box's half-width, in half-sizes ℓ.
@@ -32,9 +41,15 @@ pub struct SupportRegion {
     /// The region reaches the clip box (unbounded, or larger than the box), or lies
     /// beyond it (then `vertices` is empty).
     pub clipped: bool,
-    /// Cut from a facet set proven complete (docs/contract-general.md §8). False: some facet may be
-    /// missing, and the region may be too large.
+    /// The inner and outer polygons meet within 1e-9 ℓ, the proof checked (the whole
+    /// facet set's route: cut from a facet set proven complete). False: `vertices` is the
+    /// bound from above, `inner` the bound from below.
     pub checked: bool,
+    /// The inner polygon: witnessed points, counter-clockwise (empty on the whole facet
+    /// set's route, or when no point is witnessed).
+    pub inner: Vec<[f64; 2]>,
+    /// The proof of both polygons, when asked for and one passed.
+    pub proof: Option<RegionProof>,
 }
 
 /// A half-plane `a·δ + b ≥ 0`, `|a| = 1` (so the value is a signed distance).
@@ -64,13 +79,71 @@ fn half_plane(n: &[f64], half_size: f64) -> Result<Option<HalfPlane>, ()> {
     }))
 }
 
-/// The support region of the cone of `generators` (R⁶, the scene's main pyramid) for a body
-/// of half-size `half_size`.
+/// The affine map of `body`'s need at the nominal mass, `δ` in its half-size ℓ, and the clip
+/// box (docs/contract-spatial.md §1: `need(δ) = (0, 0, 1, δ_y/ℓ, −δ_x/ℓ, 0)`).
+pub fn region_map(body: &SpatialBody) -> RegionMap {
+    let l = body.half_size;
+    let at = |x: f64, y: f64| body.need(body.mass_nominal, [x * l, y * l]);
+    let origin = at(0.0, 0.0);
+    let axis = |n: [f64; 6]| std::array::from_fn(|i| n[i] - origin[i]);
+    RegionMap {
+        origin,
+        axes: [axis(at(1.0, 0.0)), axis(at(0.0, 1.0))],
+        unit: l,
+        half_width: REGION_BOX,
+    }
+}
+
+/// The support region of the cone of `generators` (R⁶, the scene's main pyramid) for
+/// `body`, by `solver`'s route; with its proof when `proof`.
 pub fn support_region(
     solver: &mut Solver,
     generators: &[[f64; 6]],
-    half_size: f64,
+    body: &SpatialBody,
+    proof: bool,
 ) -> SupportRegion {
+    if solver.route() == Route::Whole {
+        return whole_facet_set(solver, generators, body.half_size);
+    }
+    let map = region_map(body);
+    let p = solver.project(generators.as_flattened(), &map);
+    let shape = match p.outer.len() {
+        0 => "empty",
+        1 => "point",
+        2 => "segment",
+        _ => "polygon",
+    };
+    SupportRegion {
+        vertices: p.outer,
+        shape,
+        clipped: p.clipped,
+        checked: p.closed,
+        inner: p.inner,
+        proof: if proof { p.proof } else { None },
+    }
+}
+
+/// Checks a spatial scene's support region (`region`, reported `checked`) against its
+/// `proof` ([`check_region`], on the scene's main pyramid at its own k): the gap found, or
+/// why the proof fails.
+pub fn check_support_region(
+    scene: &SpatialScene,
+    region: &[[f64; 2]],
+    checked: bool,
+    proof: &RegionProof,
+) -> Result<RegionChecked, String> {
+    let g = scene.generators(scene.pyramid, main_pyramid(scene.friction));
+    check_region(
+        g.as_flattened(),
+        &region_map(&scene.body),
+        region,
+        checked,
+        proof,
+    )
+}
+
+/// The support region cut from the whole facet set of the cone ([`Route::Whole`]).
+fn whole_facet_set(solver: &mut Solver, generators: &[[f64; 6]], half_size: f64) -> SupportRegion {
     // In units of ℓ (u = δ/ℓ) whatever the scene's scale; scaled back at the end.
     let l = 1.0;
     let r = REGION_BOX;
@@ -188,6 +261,8 @@ impl SupportRegion {
             shape: "empty",
             clipped: false,
             checked: true,
+            inner: Vec::new(),
+            proof: None,
         }
     }
 
@@ -227,6 +302,8 @@ impl SupportRegion {
                 shape: "point",
                 clipped,
                 checked: true,
+                inner: Vec::new(),
+                proof: None,
             };
         }
         let (pa, pb) = (v[a], v[b]);
@@ -242,6 +319,8 @@ impl SupportRegion {
                 shape: "segment",
                 clipped,
                 checked: true,
+                inner: Vec::new(),
+                proof: None,
             };
         }
         // Counter-clockwise: Sutherland–Hodgman keeps the box's orientation; drop vertices
@@ -260,6 +339,8 @@ impl SupportRegion {
             shape: "polygon",
             clipped,
             checked: true,
+            inner: Vec::new(),
+            proof: None,
         }
     }
 }

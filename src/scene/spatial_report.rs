@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::region::SupportRegion;
 use super::report::{sliding_words, SlidingReport, WitnessReport};
 use super::spatial::{FrictionModel, Motion, Pyramid, SpatialScene, MAX_PYRAMID};
+use crate::general::proof::RegionProof;
 use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
 use crate::{Error, Verdict};
 
@@ -131,8 +132,19 @@ pub struct SpatialReport {
     pub support_region_shape: &'static str,
     /// The region reaches the clip box (it is unbounded or larger).
     pub support_region_clipped: bool,
-    /// The region is cut from a facet set proven complete (docs/contract-general.md §8, §5).
+    /// The region's inner and outer polygons meet within 1e-9 ℓ, its proof checked
+    /// (docs/contract-support-region.md): `support_region` is then the region within that.
+    /// False: `support_region` is the bound from above, `support_region_inner` the bound from
+    /// below.
     pub support_region_checked: bool,
+    /// The inner polygon (witnessed centre-of-mass positions, counter-clockwise), only where
+    /// the region is not checked (else it is `support_region` within 1e-9 ℓ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_region_inner: Option<Vec<[f64; 2]>>,
+    /// With [`crate::Options::proof`]: the region's proof (docs/contract-support-region.md
+    /// §4), which [`crate::scene::check_support_region`] checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_region_proof: Option<RegionProof>,
     /// One report per need, in need order ([`SpatialScene::need_points`]).
     pub needs: Vec<SpatialNeedReport>,
 }
@@ -320,13 +332,17 @@ fn conclude(
     reports: Vec<SpatialNeedReport>,
     region: SupportRegion,
 ) -> SpatialReport {
-    let mut bi = 0;
-    for (i, r) in reports.iter().enumerate() {
-        if r.margin < reports[bi].margin {
-            bi = i;
-        }
-    }
-    let robust = reports[bi].margin;
+    let robust = reports
+        .iter()
+        .map(|r| r.margin)
+        .fold(f64::INFINITY, f64::min);
+    // The binding need: the first whose margin ties the least to rounding, so that mirror-image
+    // needs (equal margins in exact arithmetic) name the same one whichever route rounds lower.
+    let tie = 1e-12 * robust.abs().max(f64::MIN_POSITIVE);
+    let bi = reports
+        .iter()
+        .position(|r| r.margin <= robust + tie)
+        .unwrap_or(0);
     let verdicts: Vec<Verdict> = reports.iter().map(verdict_of).collect();
     let all_supported = verdicts.iter().all(|&v| v == Verdict::Supported);
     let margin_checked = reports.iter().all(|r| r.margin_checked);
@@ -509,6 +525,8 @@ fn conclude(
         support_region_shape: region.shape,
         support_region_clipped: region.clipped,
         support_region_checked: region.checked,
+        support_region_inner: (!region.checked).then_some(region.inner),
+        support_region_proof: region.proof,
         needs: reports,
     }
 }

@@ -9,3 +9,5 @@ mod engine;
 mod gpu;
 mod local;
 mod margin;
+mod proof;
+mod region;

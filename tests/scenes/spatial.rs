@@ -628,3 +628,70 @@ fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
         assert_eq!(a.disagreement(b), None, "{}", a.id);
     }
 }
+
+/// Every public scene's support region closes (docs/contract-support-region.md), and with
+/// `--proof` `check-proof` passes each region's proof and fails one with a plane nudged.
+#[test]
+fn every_public_region_is_proven_and_check_proof_catches_a_nudged_plane() {
+    let scenes = crate::common::data("scenes3d_public.jsonl");
+    let run = crate::common::cli()
+        .arg("gate")
+        .arg(&scenes)
+        .args(["--backend", "cpu", "--proof"])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for a in &answers {
+        assert_eq!(a["support_region_checked"], json!(true), "{}", a["id"]);
+        assert!(a["support_region_proof"].is_object(), "{}", a["id"]);
+        assert!(a.get("support_region_inner").is_none(), "{}", a["id"]);
+    }
+    let check = |answers: &[Value], name: &str| {
+        let path = temp(name);
+        let text: String = answers.iter().map(|a| format!("{a}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        let out = crate::common::cli()
+            .arg("check-proof")
+            .arg("--require")
+            .arg(&scenes)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        out
+    };
+    let honest = check(&answers, "honest");
+    assert!(
+        honest.status.success(),
+        "{}",
+        String::from_utf8_lossy(&honest.stdout)
+    );
+    // The first polygon's first plane moved so that a generator lies 1e-6 beyond it.
+    let a = answers
+        .iter_mut()
+        .find(|a| a["support_region_shape"] == "polygon")
+        .unwrap();
+    let plane = a["support_region_proof"]["outer"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find_map(|e| e.get_mut("plane"))
+        .unwrap();
+    let z = plane[2].as_f64().unwrap();
+    plane[2] = json!(z - 1e-6);
+    let bad = check(&answers, "nudged");
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stdout).contains("support region"),
+        "{}",
+        String::from_utf8_lossy(&bad.stdout)
+    );
+}

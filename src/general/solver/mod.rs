@@ -36,12 +36,16 @@ mod columns;
 mod dd;
 mod local;
 mod nnls;
+mod project;
 mod refine;
+mod simplex;
 
 use super::linalg::{dot, norm, Vector};
 use super::{check, Facet, GenSet, GeneralCase, GeneralOutcome, EPS, GENERAL_MARGIN_CAP, MAX_DIM};
 use crate::Verdict;
 use columns::{gradient, unit_columns};
+
+pub use project::Projection;
 
 pub use super::tolerance::{FACET_ON, ON_TOL, RANK_TOL};
 
@@ -174,6 +178,8 @@ pub struct Solver {
     /// The last local search found C a half-space (its lines span the boundary).
     half: bool,
     closing: u32,
+    /// The support region's linear program ([`project`]), kept for its buffers.
+    simplex: simplex::Simplex,
 }
 
 /// How the inside margin is found (docs/contract-general.md §9).
@@ -212,6 +218,12 @@ impl Solver {
             route,
             ..Solver::new()
         }
+    }
+
+    /// How this solver finds inside margins (and support regions: [`Route::Whole`] cuts
+    /// them from the whole facet set).
+    pub fn route(&self) -> Route {
+        self.route
     }
 
     /// How many inside margins this solver found from the whole facet set because the

@@ -164,8 +164,8 @@ pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
 }
 
 /// The grasp answers' schema, the `id` column of type `id` ([`grasp_id_type`]): one column
-/// per field of a [`GraspReport`] (its `proof`, with `--proof`, as JSON text), and `line`,
-/// `error` for the refused rows.
+/// per field of a [`GraspReport`] but its `proof` (`gate --proof` is refused with a Parquet
+/// output), and `line`, `error` for the refused rows.
 pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let mut fields = vec![Field::new("id", id, true)];
@@ -182,7 +182,6 @@ pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
         Field::new("n_generators", DataType::Int64, true),
         Field::new("refined", DataType::Struct(refined_fields()), true),
         Field::new("reason", DataType::Utf8, true),
-        Field::new("proof", DataType::Utf8, true),
         Field::new("line", DataType::UInt64, true),
         Field::new("error", DataType::Utf8, true),
     ]);
@@ -268,7 +267,6 @@ pub fn grasp_answers_batch<'a>(
     let mut r_q1_upper = Float64Builder::with_capacity(n);
     let mut r_valid = Vec::with_capacity(n);
     let mut reason = StringBuilder::with_capacity(n, 0);
-    let mut proof = StringBuilder::with_capacity(n, 0);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for row in rows {
@@ -315,7 +313,6 @@ pub fn grasp_answers_batch<'a>(
                 r_q1_upper.append_null();
                 r_valid.push(false);
                 reason.append_null();
-                proof.append_null();
                 line.append_value(number);
                 error.append_value(e);
                 continue;
@@ -366,10 +363,6 @@ pub fn grasp_answers_batch<'a>(
         }
         r_valid.push(r.refined.is_some());
         reason.append_option(r.reason.as_deref());
-        match &r.proof {
-            Some(p) => proof.append_value(serde_json::to_string(p).map_err(|e| e.to_string())?),
-            None => proof.append_null(),
-        }
         line.append_null();
         error.append_null();
     }
@@ -413,7 +406,6 @@ pub fn grasp_answers_batch<'a>(
         Arc::new(n_generators.finish()),
         Arc::new(refined),
         Arc::new(reason.finish()),
-        Arc::new(proof.finish()),
         Arc::new(line.finish()),
         Arc::new(error.finish()),
     ];

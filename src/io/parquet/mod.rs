@@ -12,7 +12,7 @@
 //! (0, 0, 1, 0, 0, 0)); optional `id` (any type, passed through). Output columns mirror the
 //! JSON answers of either engine: `id`, `verdict`, `margin`, `capped`, `witness`
 //! {`generators`, `weights`}, `certificate`, `binding` and `binding_candidate` (planar rows),
-//! `facet` {`normal`, `generators`} and `margin_checked` (general rows), and `line`, `error`
+//! `facet` {`normal`, `generators`}, `margin_checked` and `margin_lower` (general rows), and `line`, `error`
 //! (set on refused rows only). A planar answer's floats are stored as float64 holding the
 //! value its JSON decimal reads back as, so that a reader gets the same numbers from either
 //! format.

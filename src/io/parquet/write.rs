@@ -48,6 +48,7 @@ pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
         Field::new("binding_candidate", DataType::Utf8, true),
         Field::new("facet", DataType::Struct(facet), true),
         Field::new("margin_checked", DataType::Boolean, true),
+        Field::new("margin_lower", DataType::Float64, true),
         Field::new("line", DataType::UInt64, true),
         Field::new("error", DataType::Utf8, true),
     ]);
@@ -193,6 +194,8 @@ pub fn answers_batch(
     // Whether the margin is proven (general rows; null on planar rows, whose JSON answers
     // have no such key: the enumeration tries every candidate).
     let mut margin_checked = BooleanBuilder::with_capacity(n);
+    // The proven bound from below (general rows, docs/contract-general.md §9).
+    let mut margin_lower = Float64Builder::with_capacity(n);
     let mut line = UInt64Builder::with_capacity(n);
     let mut error = StringBuilder::with_capacity(n, 0);
     for (r, row) in batch.rows.iter().enumerate() {
@@ -247,6 +250,7 @@ pub fn answers_batch(
             }
             f_valid.push(o.facet.is_some());
             margin_checked.append_value(o.margin_checked);
+            margin_lower.append_value(o.margin_lower);
             line.append_null();
             error.append_null();
             continue;
@@ -287,6 +291,7 @@ pub fn answers_batch(
                 f_gens.append_null();
                 f_valid.push(false);
                 margin_checked.append_null();
+                margin_lower.append_null();
                 line.append_null();
                 error.append_null();
             }
@@ -308,6 +313,7 @@ pub fn answers_batch(
                 f_gens.append_null();
                 f_valid.push(false);
                 margin_checked.append_null();
+                margin_lower.append_null();
                 line.append_value(batch.numbers[r]);
                 error.append_value(e);
             }
@@ -347,6 +353,7 @@ pub fn answers_batch(
         Arc::new(candidate.finish()),
         Arc::new(facet),
         Arc::new(margin_checked.finish()),
+        Arc::new(margin_lower.finish()),
         Arc::new(line.finish()),
         Arc::new(error.finish()),
     ]);

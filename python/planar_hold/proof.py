@@ -1,0 +1,309 @@
+"""Check an answer's proof (docs/proof.md) with determinants and dot products alone.
+
+An independent reading of the same rules the Rust checker (``planar-hold check-proof``)
+applies: no hull, no solver, nothing the engine computed is trusted but the indices, weights
+and planes the proof names. Determinants are taken in float64 by numpy, and again exactly
+(rational arithmetic on the floats as given) wherever float64 could not be sure of a sign or
+of a thin face's distance.
+
+``check(generators, x, proof)`` gives the two bounds a proof proves; ``check_proof(case,
+answer)`` checks an answer line (a cone test's, a spatial scene's every need, a grasp's)
+against its case and returns the bounds it checked, or raises ``ProofError`` saying what
+failed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from typing import Any, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["ProofError", "check", "check_answer", "check_proof"]
+
+EPS = 1e-9  # the contract's tolerance: planes support within it, witnesses reproduce within it
+SIGN = 1e-24  # a determinant smaller than this (relative) has no trusted sign
+CAP = 1000.0  # a cone test's margin beyond it is reported as it
+
+
+class ProofError(ValueError):
+    """A proof that does not prove what its answer says; the message says why."""
+
+
+def _exact_det(rows: Sequence[Sequence[float]]) -> Fraction:
+    """The determinant of the square matrix ``rows`` exactly (Bareiss on the floats as given)."""
+    a = [[Fraction(v) for v in r] for r in rows]
+    n = len(a)
+    sign, prev = 1, Fraction(1)
+    for k in range(n - 1):
+        if a[k][k] == 0:
+            p = next((i for i in range(k + 1, n) if a[i][k] != 0), None)
+            if p is None:
+                return Fraction(0)
+            a[k], a[p] = a[p], a[k]
+            sign = -sign
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) / prev
+        prev = a[k][k]
+    return sign * a[n - 1][n - 1]
+
+
+def _cross(rows: np.ndarray, exact: bool = False) -> np.ndarray:
+    """``n`` with ``n . y = det[rows; y]`` for the d - 1 rows of R^d."""
+    d = rows.shape[1]
+    if exact:
+        return np.array(
+            [float(_exact_det([list(r) for r in rows] + [[1.0 if j == k else 0.0 for j in range(d)]]))
+             for k in range(d)]
+        )
+    m = np.zeros((d, d, d))
+    m[:, : d - 1, :] = rows
+    m[np.arange(d), d - 1, np.arange(d)] = 1.0
+    return np.linalg.det(m)
+
+
+def _face(rows: np.ndarray, x: np.ndarray) -> Tuple[np.ndarray, float]:
+    """A face's cross vector and ``det[rows; x]``, exactly where float64 is not sure."""
+    n = _cross(rows)
+    scale = float(np.prod(np.linalg.norm(rows, axis=1)))
+    o = float(n @ x)
+    if not (np.linalg.norm(n) > 1e-6 * scale and abs(o) > 1e-6 * scale * np.linalg.norm(x)):
+        n = _cross(rows, exact=True)
+        o = float(_exact_det([list(r) for r in rows] + [list(x)]))
+    return n, o
+
+
+def _value(measure: str, n: np.ndarray, x: np.ndarray) -> float:
+    if measure == "grasp":
+        return float(n[0] / np.linalg.norm(n[1:]))
+    return float(n @ x / np.linalg.norm(n))
+
+
+def _indices(set_: Any, length: int, k: int, what: str) -> List[int]:
+    if not isinstance(set_, list) or len(set_) != length:
+        raise ProofError(f"{what}: not {length} indices")
+    out = []
+    for i in set_:
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < k:
+            raise ProofError(f"{what}: index {i!r} out of range")
+        if i in out:
+            raise ProofError(f"{what}: index {i} twice")
+        out.append(i)
+    return out
+
+
+def _combine(g: np.ndarray, comb: Dict[str, Any], what: str) -> Tuple[np.ndarray, float]:
+    idx, w = comb.get("generators"), comb.get("weights")
+    if not isinstance(idx, list) or not isinstance(w, list) or len(idx) != len(w):
+        raise ProofError(f"{what}: indices and weights do not pair")
+    p = np.zeros(g.shape[1])
+    total = 0.0
+    for i, wi in zip(idx, w):
+        if not isinstance(i, int) or not 0 <= i < len(g) or not (isinstance(wi, (int, float)) and math.isfinite(wi) and wi >= 0):
+            raise ProofError(f"{what}: generator {i!r} or weight {wi!r} out of place")
+        p += wi * g[i]
+        total += wi * float(np.linalg.norm(g[i]))
+    return p, total
+
+
+def check(generators: Any, x: Any, proof: Dict[str, Any]) -> Tuple[float, float]:
+    """The bounds ``(lower, upper)`` a proof proves for the cone of ``generators`` (K x d)
+    about ``x``; a grasp's proof (``"measure": "grasp"``) on the generators ``(1, w_i)``
+    about ``e_0``. Raises ProofError."""
+    g = np.asarray(generators, dtype=np.float64).reshape(-1, len(x))
+    x = np.asarray(x, dtype=np.float64)
+    k, d = g.shape
+    measure = proof.get("measure")
+    if measure not in ("cone", "grasp"):
+        raise ProofError(f"measure {measure!r}")
+    if measure == "grasp" and not (np.all(g[:, 0] == 1.0) and x[0] == 1.0 and not np.any(x[1:])):
+        raise ProofError("a grasp's proof is checked on the generators (1, w) about e0")
+    kind = proof.get("kind")
+    if kind == "nearest":
+        p, _ = _combine(g, proof, "the point")
+        y = np.asarray(proof.get("plane"), dtype=np.float64)
+        if y.shape != (d,) or not np.all(np.isfinite(y)) or not np.linalg.norm(y) > 0:
+            raise ProofError("plane: not a direction")
+        vals = g @ y
+        if measure == "cone":
+            bad = np.nonzero(vals < -EPS * np.linalg.norm(y) * np.linalg.norm(g, axis=1))[0]
+            if len(bad):
+                raise ProofError(f"plane: generator {int(bad[0])} lies beyond it")
+            return -float(np.linalg.norm(x - p)), float(y @ x / np.linalg.norm(y))
+        if y[0] != 0.0 or not p[0] > 0:
+            raise ProofError("a grasp's plane is (0, u) and its point has weight")
+        return -float(np.linalg.norm(p[1:]) / p[0]), float(vals.max() / np.linalg.norm(y[1:]))
+    if kind != "inner":
+        raise ProofError(f"kind {kind!r}")
+    # The plane from above: d - 1 independent generators, every generator on one side.
+    up = _indices(proof.get("upper"), d - 1, k, "upper")
+    n = _cross(g[up])
+    if not np.linalg.norm(n) > 1e-6 * np.prod(np.linalg.norm(g[up], axis=1)):
+        n = _cross(g[up], exact=True)
+    nn = float(np.linalg.norm(n))
+    if not nn > SIGN * float(np.prod(np.linalg.norm(g[up], axis=1))):
+        raise ProofError("upper: its generators do not span a plane")
+    tol = EPS * nn * np.linalg.norm(g, axis=1)
+    if np.any(g @ n < -tol):
+        n = -n
+        if np.any(g @ n < -tol):
+            raise ProofError("upper: generators on both sides of its plane")
+    upper = _value(measure, n, x)
+    lines = proof.get("lines", [])
+    faces = proof.get("faces")
+    if not isinstance(faces, list):
+        raise ProofError("faces: not a list")
+    if not faces:
+        if proof.get("lower", 0) > 0:
+            raise ProofError("a bound from below without a face")
+        holds = proof.get("holds")
+        if not isinstance(holds, dict):
+            raise ProofError("no face and no witness that x is held")
+        p, total = _combine(g, holds, "holds")
+        if np.linalg.norm(p - x) > EPS * max(total, float(np.linalg.norm(x))):
+            raise ProofError("the witness misses x")
+        return 0.0, upper
+    # The lines: each generator's opposite in the cone, so their span L lies in it.
+    if len(lines) + 1 > d or (len(lines) + 1 == d and len(faces) != 1):
+        raise ProofError(f"{len(lines)} lines in R^{d}")
+    basis: List[np.ndarray] = []
+    line_rows = []
+    for t, line in enumerate(lines):
+        (i,) = _indices([line.get("generator")], 1, k, f"line {t}")
+        p, total = _combine(g, line, f"line {t}")
+        if np.linalg.norm(p + g[i]) > EPS * (total + np.linalg.norm(g[i])):
+            raise ProofError(f"line {t}: the witness misses the opposite of generator {i}")
+        q = g[i].copy()
+        for _ in range(2):
+            for b in basis:
+                q -= (q @ b) * b
+        if not np.linalg.norm(q) > 1e-8 * np.linalg.norm(g[i]):
+            raise ProofError(f"line {t}: not independent of the lines before it")
+        basis.append(q / np.linalg.norm(q))
+        line_rows.append(g[i])
+    c = np.asarray(proof.get("interior"), dtype=np.float64)
+    if c.shape != (d,):
+        raise ProofError("interior: not d numbers")
+    for b in basis:
+        c = c - (c @ b) * b
+    nc = float(np.linalg.norm(c))
+    if not c @ x > 1e-24 * nc * np.linalg.norm(x):
+        raise ProofError("interior: not positive on x")
+    ridges: Dict[Tuple[int, ...], int] = {}
+    lower = math.inf
+    for t, face in enumerate(faces):
+        idx = _indices(face, d - 1 - len(lines), k, f"face {t}")
+        if np.any(g[idx] @ c <= 1e-24 * nc * np.linalg.norm(g[idx], axis=1)):
+            raise ProofError(f"interior: not positive on face {t}")
+        rows = np.vstack([g[idx]] + ([np.array(line_rows)] if line_rows else []))
+        nf, o = _face(rows, x)
+        bound = float(np.prod(np.linalg.norm(rows, axis=1)) * np.linalg.norm(x))
+        if not abs(o) > SIGN * bound:
+            raise ProofError(f"face {t}: x lies on its plane")
+        sigma = 1 if o > 0 else -1
+        lower = min(lower, _value(measure, sigma * nf, x))
+        for j in range(len(idx)):
+            ridge = idx[:j] + idx[j + 1 :]
+            sign = sigma * (1 if j % 2 == 0 else -1)
+            # Sorting the ridge: each swap flips its orientation.
+            order = sorted(range(len(ridge)), key=lambda a: ridge[a])
+            inversions = sum(1 for a in range(len(order)) for b in range(a + 1, len(order)) if order[a] > order[b])
+            key = tuple(sorted(ridge))
+            ridges[key] = ridges.get(key, 0) + sign * (-1 if inversions % 2 else 1)
+    open_ = [r for r, s in ridges.items() if s != 0]
+    if open_:
+        raise ProofError(f"the faces are not closed: ridge {list(open_[0])} is met unevenly")
+    scale = float(np.linalg.norm(x)) if measure == "cone" else float(np.linalg.norm(g[:, 1:], axis=1).max())
+    claimed = proof.get("lower")
+    if not isinstance(claimed, (int, float)) or not claimed <= lower + 1e-12 * max(abs(lower), scale):
+        raise ProofError(f"lower {claimed} is more than the faces prove, {lower}")
+    return lower, upper
+
+
+def check_answer(generators: Any, x: Any, proof: Dict[str, Any], value: float, lower: float,
+                 checked: bool, tol: float, cap: float = math.inf) -> Tuple[float, float]:
+    """``check``, then the answer's numbers against it: ``value`` (the margin or q1) the
+    plane's within ``tol`` (outside: between the bounds), ``lower`` no more than the proof's,
+    and ``checked`` only where the two meet within ``tol``."""
+    lo, up = check(generators, x, proof)
+    lo, up = min(lo, cap), min(up, cap)
+    if proof.get("kind") == "inner":
+        if abs(value - up) > tol:
+            raise ProofError(f"the value {value} is not the plane's, {up}")
+    elif not lo - tol <= value <= up + tol:
+        raise ProofError(f"the value {value} is not within [{lo}, {up}]")
+    if lower > lo + tol:
+        raise ProofError(f"the bound from below {lower} is more than the proof's, {lo}")
+    if lower > value + tol:
+        raise ProofError(f"the bound from below {lower} is above the value {value}")
+    if checked and value - lo > tol:
+        raise ProofError(f"checked, but the proof leaves [{lo}, {value}] open")
+    return lo, up
+
+
+def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
+    """An answer (a dict as ``answers``/``gate`` give it with ``proof=True``, or its JSON
+    line) checked against its case (dict or line): a cone test's proof, every need's of a
+    spatial scene, a grasp's (its generators rebuilt by the physical layer at the answer's
+    ``pyramid``). Returns the ``(lower, upper)`` each proof proves (none for an answer with
+    nothing to prove: a planar enumeration's, a flat or capped cone's, need 0). Raises
+    ProofError naming what failed, including a missing proof where one is due."""
+    from ._native import scene_generators
+
+    if isinstance(case, str):
+        case = json.loads(case)
+    if isinstance(answer, str):
+        answer = json.loads(answer)
+    if "error" in answer:
+        return []
+    if case.get("id") != answer.get("id"):
+        raise ProofError(f"the answer's id {answer.get('id')!r} is not the case's")
+
+    def due(a: Dict[str, Any], facet_key: str) -> bool:
+        decided = a.get("verdict") in ("supported", "unsupported")
+        nothing = a.get("capped") is True or (a.get("verdict") == "supported" and a.get(facet_key) is None)
+        return decided and not nothing
+
+    if "dim" in case:
+        k = answer.get("pyramid")
+        g = np.asarray(scene_generators(case, k))
+        if case.get("grasp"):
+            lifted = np.hstack([np.ones((len(g), 1)), g])
+            scale = float(np.linalg.norm(g, axis=1).max()) if len(g) else 1.0
+            if "proof" not in answer:
+                raise ProofError("no proof")
+            e = np.eye(7)[0]
+            return [check_answer(lifted, e, answer["proof"], answer["q1"], answer["q1_lower"],
+                                 answer.get("margin_checked") is True, EPS * scale)]
+        out = []
+        for t, need in enumerate(answer.get("needs", [])):
+            x = np.asarray(need["need"], dtype=np.float64)
+            if "proof" not in need:
+                if due(need, "binding"):
+                    raise ProofError(f"need {t}: no proof")
+                continue
+            try:
+                out.append(check_answer(g, x, need["proof"], need["margin"], need["margin_lower"],
+                                        need.get("margin_checked") is True,
+                                        EPS * float(np.linalg.norm(x)), CAP))
+            except ProofError as e:
+                raise ProofError(f"need {t}: {e}") from None
+        return out
+    if "generators" not in case or "binding" in answer:
+        return []  # a planar scene, or the planar enumeration's answer
+    rows = case["generators"]
+    need = case.get("need")
+    d = len(rows[0]) if rows else len(need or [0, 1, 0])
+    x = np.asarray(need if need is not None else ([0, 0, 1, 0, 0, 0] if d == 6 else [0, 1, 0]), dtype=np.float64)
+    if not np.any(x):
+        return []
+    g = np.asarray(rows, dtype=np.float64).reshape(-1, d)
+    if "proof" not in answer:
+        if due(answer, "facet"):
+            raise ProofError("no proof")
+        return []
+    return [check_answer(g, x, answer["proof"], answer["margin"], answer["margin_lower"],
+                         answer.get("margin_checked") is True, EPS * float(np.linalg.norm(x)), CAP)]

@@ -1,0 +1,361 @@
+//! A small dense primal simplex in float64 for the support region's linear programs
+//! ([`super::project`]): six equality rows `Σ λᵢ ŵᵢ − u_x a_x − u_y a_y = o` over the unit
+//! generators `ŵᵢ` (λ ≥ 0) and the two coordinates `u` of the region's plane, each held in
+//! `[−r, r]` (the clip box), plus one artificial column a row for the first phase.
+//!
+//! Six rows make the basis a 6 × 6 matrix: it is factored afresh (LU, partial pivoting) at
+//! every step, so no update error builds up. Prices by Dantzig's rule (the most negative
+//! reduced cost); after a few steps that do not move (degeneracy is the normal case here:
+//! many generators on one facet, flat cones) by Bland's rule (the lowest index, ties in the
+//! ratio test to the lowest index too) until one moves, which rules out cycling.
+//!
+//! One feasible basis serves every objective: the first phase runs once per region, then
+//! each direction `d` (maximise `d·u`) starts from the last one's optimal basis, a few
+//! steps away. Nothing here is trusted: the caller checks every witness and every plane it
+//! reads off an optimum ([`crate::general::check`]).
+
+use crate::general::linalg::norm;
+
+/// Equality rows.
+pub(super) const ROWS: usize = 6;
+
+type Col = [f64; ROWS];
+
+/// A reduced cost counts when beyond this (relative to `1 + |y|`).
+const OPT_TOL: f64 = 1e-12;
+
+/// Entries of `B⁻¹a` no larger than this are not pivoted on.
+const PIV_TOL: f64 = 1e-10;
+
+/// The first phase's sum of artificials above this (the right-hand side is a unit vector):
+/// no point of the box is held.
+const FEAS_TOL: f64 = 1e-10;
+
+/// Steps that do not move before Bland's rule takes over.
+const STALL: usize = 8;
+
+/// Steps one solve may take.
+const STEPS: usize = 2000;
+
+/// A basis position's column, or none.
+const NONE: u32 = u32::MAX;
+
+/// LU factors of a 6 × 6 matrix with row pivoting: `P B = L U`.
+#[derive(Clone, Copy, Default)]
+struct Lu {
+    a: [[f64; ROWS]; ROWS],
+    perm: [usize; ROWS],
+}
+
+impl Lu {
+    /// Factors `b` (columns); false when a pivot vanishes relative to the largest entry.
+    fn factor(&mut self, cols: &[Col; ROWS]) -> bool {
+        let mut big = 0.0f64;
+        for (c, col) in cols.iter().enumerate() {
+            for (r, &v) in col.iter().enumerate() {
+                self.a[r][c] = v;
+                big = big.max(v.abs());
+            }
+        }
+        self.perm = std::array::from_fn(|r| r);
+        for c in 0..ROWS {
+            let p = (c..ROWS)
+                .max_by(|&x, &y| self.a[x][c].abs().total_cmp(&self.a[y][c].abs()))
+                .unwrap_or(c);
+            if self.a[p][c].abs() <= 1e-14 * big || self.a[p][c].is_nan() {
+                return false;
+            }
+            self.a.swap(p, c);
+            self.perm.swap(p, c);
+            for r in c + 1..ROWS {
+                let f = self.a[r][c] / self.a[c][c];
+                self.a[r][c] = f;
+                for k in c + 1..ROWS {
+                    self.a[r][k] -= f * self.a[c][k];
+                }
+            }
+        }
+        true
+    }
+
+    /// `x` with `B x = b`.
+    fn solve(&self, b: &Col) -> Col {
+        let mut x: Col = std::array::from_fn(|r| b[self.perm[r]]);
+        for r in 0..ROWS {
+            for c in 0..r {
+                x[r] -= self.a[r][c] * x[c];
+            }
+        }
+        for r in (0..ROWS).rev() {
+            for c in r + 1..ROWS {
+                x[r] -= self.a[r][c] * x[c];
+            }
+            x[r] /= self.a[r][r];
+        }
+        x
+    }
+
+    /// `y` with `Bᵀ y = c`.
+    fn solve_t(&self, c: &Col) -> Col {
+        let mut w = *c;
+        for r in 0..ROWS {
+            for k in 0..r {
+                w[r] -= self.a[k][r] * w[k];
+            }
+            w[r] /= self.a[r][r];
+        }
+        for r in (0..ROWS).rev() {
+            for k in r + 1..ROWS {
+                w[r] -= self.a[k][r] * w[k];
+            }
+        }
+        let mut y = [0.0; ROWS];
+        for r in 0..ROWS {
+            y[self.perm[r]] = w[r];
+        }
+        y
+    }
+}
+
+/// What a solve ended in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Ended {
+    /// An optimal basis: its values and duals are read with [`Simplex::point`] and
+    /// [`Simplex::duals`].
+    Optimal,
+    /// No feasible point: `y` (the first phase's duals) with `y·ŵᵢ ≤ 0` for every generator
+    /// and `y·(o + u_x a_x + u_y a_y) > 0` over the whole box, within rounding.
+    Infeasible([f64; ROWS]),
+    /// A singular basis, or too many steps: nothing to read.
+    Stuck,
+}
+
+/// The linear program's columns, bounds and basis, kept between solves (and between
+/// regions, for their buffers).
+#[derive(Default)]
+pub(super) struct Simplex {
+    /// Generators `0..k` (unit, or zero), `u_x` and `u_y` (the map's axes negated), then one
+    /// artificial per row (`±e_r`).
+    cols: Vec<Col>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    cost: Vec<f64>,
+    /// Every variable's value (the basic ones as of the last factoring).
+    x: Vec<f64>,
+    /// Per column, its basis position, or [`NONE`].
+    pos: Vec<u32>,
+    basis: [usize; ROWS],
+    rhs: Col,
+    k: usize,
+    lu: Lu,
+    y: Col,
+}
+
+impl Simplex {
+    /// Loads the program: `units` the unit (or zero) generators, `axes` the map's two
+    /// axes, `origin` its origin, `r` the box's half-width. The first phase's basis: the
+    /// artificials, `u = 0`.
+    pub(super) fn load(&mut self, units: &[Col], axes: &[Col; 2], origin: &Col, r: f64) {
+        let k = units.len();
+        self.k = k;
+        self.cols.clear();
+        self.cols.extend_from_slice(units);
+        self.cols.extend(axes.iter().map(|a| a.map(|v| -v)));
+        for row in 0..ROWS {
+            let mut e = [0.0; ROWS];
+            e[row] = if origin[row] < 0.0 { -1.0 } else { 1.0 };
+            self.cols.push(e);
+        }
+        let n = self.cols.len();
+        self.lo.clear();
+        self.hi.clear();
+        self.lo.resize(n, 0.0);
+        self.hi.resize(n, f64::INFINITY);
+        for j in k..k + 2 {
+            self.lo[j] = -r;
+            self.hi[j] = r;
+        }
+        self.x.clear();
+        self.x.resize(n, 0.0);
+        self.pos.clear();
+        self.pos.resize(n, NONE);
+        for row in 0..ROWS {
+            self.basis[row] = k + 2 + row;
+            self.pos[k + 2 + row] = row as u32;
+        }
+        self.rhs = *origin;
+        self.cost.clear();
+        self.cost.resize(n, 0.0);
+    }
+
+    /// The first phase: a feasible basis, or why there is none.
+    pub(super) fn feasible(&mut self) -> Ended {
+        let k = self.k;
+        for j in 0..self.cols.len() {
+            self.cost[j] = if j >= k + 2 { 1.0 } else { 0.0 };
+        }
+        match self.run() {
+            Ended::Optimal => {}
+            other => return other,
+        }
+        let left: f64 = (k + 2..self.cols.len()).map(|j| self.x[j].max(0.0)).sum();
+        if left > FEAS_TOL * norm(&self.rhs).max(1.0) {
+            return Ended::Infeasible(self.y);
+        }
+        // The second phase: artificials held at 0 (a basic one leaves at the first step
+        // that would move it).
+        for j in k + 2..self.cols.len() {
+            self.hi[j] = 0.0;
+            self.cost[j] = 0.0;
+            if self.pos[j] == NONE {
+                self.x[j] = 0.0;
+            }
+        }
+        Ended::Optimal
+    }
+
+    /// Maximises `d·u` from the current (feasible) basis.
+    pub(super) fn maximize(&mut self, d: [f64; 2]) -> Ended {
+        let k = self.k;
+        self.cost[k] = -d[0];
+        self.cost[k + 1] = -d[1];
+        self.run()
+    }
+
+    /// The optimum's `u`, and its generators with their (unit-column) weights.
+    pub(super) fn point(&self, out: &mut Vec<(u32, f64)>) -> [f64; 2] {
+        out.clear();
+        for &j in &self.basis {
+            if j < self.k && self.x[j] > 0.0 {
+                out.push((j as u32, self.x[j]));
+            }
+        }
+        out.sort_unstable_by_key(|p| p.0);
+        [self.x[self.k], self.x[self.k + 1]]
+    }
+
+    /// The last solve's duals `y` (`Bᵀ y = c_B`): at an optimum of `max d·u`, `z = −y` has
+    /// `z·ŵᵢ ≥ 0` (within rounding) and its half-plane `z·need(u) ≥ 0` holds the region.
+    pub(super) fn duals(&self) -> Col {
+        self.y
+    }
+
+    /// Steps until no reduced cost counts: [`Ended::Optimal`], or [`Ended::Stuck`].
+    fn run(&mut self) -> Ended {
+        let n = self.cols.len();
+        let mut still = 0;
+        let mut bland = false;
+        let mut basis_cols = [[0.0; ROWS]; ROWS];
+        for _ in 0..STEPS {
+            for (p, &j) in self.basis.iter().enumerate() {
+                basis_cols[p] = self.cols[j];
+            }
+            if !self.lu.factor(&basis_cols) {
+                return Ended::Stuck;
+            }
+            // The basic values from the nonbasic ones (only u and artificials may be off 0).
+            let mut b = self.rhs;
+            for j in self.k..n {
+                if self.pos[j] == NONE && self.x[j] != 0.0 {
+                    for (br, c) in b.iter_mut().zip(&self.cols[j]) {
+                        *br -= c * self.x[j];
+                    }
+                }
+            }
+            let xb = self.lu.solve(&b);
+            for (p, &j) in self.basis.iter().enumerate() {
+                self.x[j] = xb[p];
+            }
+            let cb: Col = std::array::from_fn(|p| self.cost[self.basis[p]]);
+            self.y = self.lu.solve_t(&cb);
+            let tol = OPT_TOL * (1.0 + norm(&self.y));
+            // Pricing.
+            let mut enter: Option<(usize, f64)> = None;
+            for j in 0..n {
+                if self.pos[j] != NONE {
+                    continue;
+                }
+                let c = &self.cols[j];
+                let yc = self.y[0] * c[0]
+                    + self.y[1] * c[1]
+                    + self.y[2] * c[2]
+                    + self.y[3] * c[3]
+                    + self.y[4] * c[4]
+                    + self.y[5] * c[5];
+                let dj = self.cost[j] - yc;
+                let eligible =
+                    (dj < -tol && self.x[j] < self.hi[j]) || (dj > tol && self.x[j] > self.lo[j]);
+                if eligible {
+                    if bland {
+                        enter = Some((j, dj));
+                        break;
+                    }
+                    if enter.is_none_or(|(_, best)| dj.abs() > best.abs()) {
+                        enter = Some((j, dj));
+                    }
+                }
+            }
+            let Some((q, dq)) = enter else {
+                return Ended::Optimal;
+            };
+            let s = if dq < 0.0 { 1.0 } else { -1.0 };
+            let alpha = self.lu.solve(&self.cols[q]);
+            // Ratio test: x_q moves by s·t, the basic values by −s·t·α.
+            let mut t = if s > 0.0 {
+                self.hi[q] - self.x[q]
+            } else {
+                self.x[q] - self.lo[q]
+            };
+            let mut leave: Option<(usize, f64)> = None;
+            for (p, &a) in alpha.iter().enumerate() {
+                let a = s * a;
+                if a.abs() <= PIV_TOL {
+                    continue;
+                }
+                let j = self.basis[p];
+                let room = if a > 0.0 {
+                    self.x[j] - self.lo[j]
+                } else {
+                    self.hi[j] - self.x[j]
+                };
+                let tp = room.max(0.0) / a.abs();
+                let tie = 1e-12 * (1.0 + t.min(tp));
+                let better = match leave {
+                    _ if tp < t - tie => true,
+                    _ if tp > t + tie => false,
+                    None => false, // a tie with the entering column's own bound: flip it
+                    Some((lp, la)) => {
+                        if bland {
+                            self.basis[p] < self.basis[lp]
+                        } else {
+                            a.abs() > la.abs()
+                        }
+                    }
+                };
+                if better {
+                    t = tp;
+                    leave = Some((p, a));
+                }
+            }
+            if !t.is_finite() {
+                return Ended::Stuck;
+            }
+            self.x[q] += s * t;
+            if let Some((p, a)) = leave {
+                let j = self.basis[p];
+                self.x[j] = if a > 0.0 { self.lo[j] } else { self.hi[j] };
+                self.pos[j] = NONE;
+                self.basis[p] = q;
+                self.pos[q] = p as u32;
+            }
+            if t <= 1e-13 {
+                still += 1;
+                bland |= still >= STALL;
+            } else {
+                still = 0;
+                bland = false;
+            }
+        }
+        Ended::Stuck
+    }
+}
