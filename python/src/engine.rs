@@ -48,6 +48,11 @@ impl Engine {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         f(&mut state)
     }
+
+    /// The core engine, for the grasps' gate (`crate::grasp`); shared, no lock.
+    pub(crate) fn core(&self) -> &planar_hold::Engine {
+        &self.engine
+    }
 }
 
 /// How every call is answered: on all cores, with the inside margin unless asked otherwise,

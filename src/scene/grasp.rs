@@ -213,6 +213,9 @@ pub fn judge_grasp(
 
 /// Why a grasp is not in force closure, in words; `None` when it is.
 fn reason(verdict: ForceClosure, main: &GraspOutcome, coulomb: bool) -> Option<String> {
+    if verdict == ForceClosure::True {
+        return None; // most grasps of a data set: no words to format
+    }
     let d = main.weakest;
     let wrench = format!(
         "({:.4}, {:.4}, {:.4}, {:.4}, {:.4}, {:.4})",

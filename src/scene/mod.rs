@@ -54,7 +54,9 @@ pub use spatial::{
     main_pyramid, pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid,
     SpatialBody, SpatialContact, SpatialScene, SpatialSource,
 };
-pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
+pub use spatial_parse::{
+    fingertip_grasp, grasp_from_fields, parse_grasp, parse_spatial, Fingertip, COPLANAR_TOLERANCE,
+};
 pub use spatial_report::{
     judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
 };

@@ -153,13 +153,28 @@ pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 /// pyramid at a unit normal `n` (docs/contract-spatial.md §2).
 pub fn pyramid_edges(n: [f64; 3], mu: f64, k: usize) -> Vec<[f64; 3]> {
     let (t1, t2) = tangent_basis(n);
-    (0..k)
-        .map(|j| {
-            let th = std::f64::consts::TAU * j as f64 / k as f64;
-            let (s, c) = th.sin_cos();
-            std::array::from_fn(|a| n[a] + mu * (c * t1[a] + s * t2[a]))
-        })
-        .collect()
+    let edge = |(s, c): (f64, f64)| std::array::from_fn(|a| n[a] + mu * (c * t1[a] + s * t2[a]));
+    match circle(k) {
+        Some(angles) => angles.iter().map(|&sc| edge(sc)).collect(),
+        None => (0..k).map(|j| edge(angle(j, k))).collect(),
+    }
+}
+
+/// `(sin θ_j, cos θ_j)` of `θ_j = 2πj/k`.
+fn angle(j: usize, k: usize) -> (f64, f64) {
+    (std::f64::consts::TAU * j as f64 / k as f64).sin_cos()
+}
+
+/// Every [`angle`] of `k` edges, for each `k` a pyramid may have (up to [`MAX_PYRAMID`]),
+/// computed once: the same numbers, without a sine and a cosine per edge of every contact.
+fn circle(k: usize) -> Option<&'static [(f64, f64)]> {
+    static CIRCLES: std::sync::OnceLock<Vec<Vec<(f64, f64)>>> = std::sync::OnceLock::new();
+    let circles = CIRCLES.get_or_init(|| {
+        (0..=MAX_PYRAMID)
+            .map(|k| (0..k).map(|j| angle(j, k)).collect())
+            .collect()
+    });
+    circles.get(k).map(Vec::as_slice)
 }
 
 /// The pyramids a scene's cone tests use, in the order their cases are pushed.
