@@ -19,6 +19,46 @@ MARGIN_CAP: float
 #: The package version (python/Cargo.toml's, which the wheel's metadata also carries).
 __version__: str
 
+class GraspColumns:
+    """The answers of N grasps as the engine made them (``planar_hold.GraspQualities`` wraps
+    it): columns, and each report rebuilt from them on request."""
+
+    def __len__(self) -> int: ...
+    def arrays(self) -> dict:
+        """The columns as numpy arrays: ``force_closure_code`` (0 false, 1 true, 2
+        uncertain), ``q1``, ``q1_lower``, ``q1_upper`` (NaN but for "coulomb"), ``weakest``
+        (N, 6), ``facet`` (bool), ``facet_generators`` / ``facet_contacts`` (uint32, back to
+        back) and their ``*_offsets`` (N + 1, int64), ``margin_checked``, ``friction_code``
+        and ``friction_names``, ``pyramid``, ``n_generators``, ``reason_bytes`` (UTF-8, back
+        to back), ``reason_offsets`` (N + 1) and ``has_reason``."""
+    def ids(self) -> List[Any]:
+        """Each grasp's id as read (a line's or row's own; the index for arrays)."""
+    def reports(self) -> List[dict]:
+        """Each grasp's report, as ``planar-hold gate`` writes it."""
+
+def grasp_arrays(
+    engine: "Engine",
+    points: npt.NDArray[np.float64],
+    normals: npt.NDArray[np.float64],
+    mu: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.int64],
+    half_size: npt.NDArray[np.float64],
+    pyramid: int,
+    friction: str,
+) -> GraspColumns:
+    """Fingertip grasps from C-contiguous arrays ((N, C, 3), (N, C, 3), (N, C), (N,), (N,)),
+    as ``planar_hold.grasp_quality`` checks and passes them. ValueError "grasp i: ..." for
+    the first bad grasp."""
+
+def grasp_lines(engine: "Engine", lines: Iterable[Any]) -> GraspColumns:
+    """Grasps from their dicts or JSON lines. ValueError "grasp i: ..." for the first bad
+    one (or one that is not a grasp)."""
+
+def grasp_arrow(engine: "Engine", batch: Any) -> GraspColumns:
+    """Grasps from a pyarrow RecordBatch of grasp rows (the Arrow PyCapsule interface), read
+    column by column as ``planar-hold gate`` reads Parquet rows (null meaning absent; an
+    ``id`` column needed). ValueError "grasp i: ..." for the first bad row."""
+
 class GpuError(RuntimeError):
     """The GPU engine failed: no adapter (the message says how to install a software one),
     device creation, device lost, out of memory or limits."""
@@ -238,3 +278,10 @@ def scene_generators(scene: Any, pyramid: int) -> np.ndarray:
     array in docs/contract-spatial.md §3's order, as the engine receives them; what
     ``planar_hold.check_proof`` rebuilds a scene's cone from. Raises ValueError for a planar
     scene, a bad line, or ``pyramid`` outside 3..64."""
+
+def region_map(scene: Any) -> dict:
+    """The support region's map of a spatial scene (its dict or JSON text; not a grasp):
+    ``{"origin", "axes", "unit", "half_width"}`` with the need at a centre-of-mass offset δ
+    ``origin + (δx/unit)·axes[0] + (δy/unit)·axes[1]`` and the clip box ``|δ| <= half_width·unit``
+    (docs/contract-support-region.md §4); what ``check_proof`` checks a
+    ``support_region_proof`` against. Raises ValueError for another kind of line."""

@@ -18,8 +18,8 @@ that form, or as numpy arrays of fingertip contacts (one point per contact)::
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterable, List, Optional
 
 import numpy as np
@@ -30,61 +30,91 @@ __all__ = ["GraspQualities", "grasp_quality", "grasp_lines"]
 FRICTIONS = ("inner", "outer", "coulomb")
 
 
-@dataclass
 class GraspQualities:
-    """The answers of N grasps as columns, each row the grasp's report (``reports[i]``, the
-    dict ``planar-hold gate`` writes for its line).
+    """The answers of N grasps as columns; ``reports[i]`` is grasp i's report (the dict
+    ``planar-hold gate`` writes for its line), made from the columns when first asked for.
 
     ``force_closure`` is True only where proven, ``uncertain`` where q1 is within the
     tolerance of 0 (the report's ``"uncertain"``); ``q1_upper`` is NaN but for "coulomb";
     ``facet_normal`` NaN where W has no facet (a flat W); ``facet_contacts[i]`` the contacts
-    on the binding facet (or supporting face, outside)."""
+    on the binding facet (or supporting face, outside). The engine answers every grasp into
+    numpy columns without the GIL; the lists (``ids``, ``facet_contacts``, ``reasons``,
+    ``reports``) are made only when read."""
 
-    ids: List[Any]
     force_closure: np.ndarray  # (N,) bool
     uncertain: np.ndarray  # (N,) bool
     q1: np.ndarray  # (N,) float64
+    q1_lower: np.ndarray  # (N,) float64: q1's bound from below (docs/contract-grasp.md)
     q1_upper: np.ndarray  # (N,) float64, NaN but for "coulomb"
     weakest: np.ndarray  # (N, 6) float64: the unit weakest wrench (force, moment / l)
     margin_checked: np.ndarray  # (N,) bool: the facet set proven complete
     pyramid: np.ndarray  # (N,) int64: the pyramid edges k used
     n_generators: np.ndarray  # (N,) int64
     facet_normal: np.ndarray  # (N, 6) float64, NaN where there is no facet
-    facet_contacts: List[np.ndarray]
-    reasons: List[Optional[str]]
-    reports: List[dict] = field(repr=False)
+    has_facet: np.ndarray  # (N,) bool
+
+    def __init__(self, native: Any, ids: Optional[List[Any]] = None) -> None:
+        a = native.arrays()
+        self._native = native
+        self._ids = ids
+        self._columns = a
+        code = a["force_closure_code"]
+        self.force_closure = code == 1
+        self.uncertain = code == 2
+        self.q1 = a["q1"]
+        self.q1_lower = a["q1_lower"]
+        self.q1_upper = a["q1_upper"]
+        self.weakest = a["weakest"]
+        self.margin_checked = a["margin_checked"]
+        self.pyramid = a["pyramid"]
+        self.n_generators = a["n_generators"]
+        self.has_facet = a["facet"]
+        self.facet_normal = np.where(self.has_facet[:, None], self.weakest, np.nan)
 
     def __len__(self) -> int:
-        return len(self.reports)
+        return len(self.q1)
 
-    @classmethod
-    def from_reports(cls, reports: List[dict]) -> "GraspQualities":
-        n = len(reports)
-        nan6 = [float("nan")] * 6
-        fc = [r["force_closure"] for r in reports]
-        return cls(
-            ids=[r.get("id") for r in reports],
-            force_closure=np.array([v is True for v in fc], dtype=bool).reshape(n),
-            uncertain=np.array([v == "uncertain" for v in fc], dtype=bool).reshape(n),
-            q1=np.array([r["q1"] for r in reports], dtype=np.float64).reshape(n),
-            q1_upper=np.array(
-                [r.get("q1_upper", float("nan")) for r in reports], dtype=np.float64
-            ).reshape(n),
-            weakest=np.array([r["weakest"] for r in reports], dtype=np.float64).reshape(n, 6),
-            margin_checked=np.array([r["margin_checked"] for r in reports], dtype=bool).reshape(n),
-            pyramid=np.array([r["pyramid"] for r in reports], dtype=np.int64).reshape(n),
-            n_generators=np.array([r["n_generators"] for r in reports], dtype=np.int64).reshape(n),
-            facet_normal=np.array(
-                [r["facet"]["normal"] if r.get("facet") else nan6 for r in reports],
-                dtype=np.float64,
-            ).reshape(n, 6),
-            facet_contacts=[
-                np.array(r["facet"]["contacts"] if r.get("facet") else [], dtype=np.int64)
-                for r in reports
-            ],
-            reasons=[r.get("reason") for r in reports],
-            reports=reports,
+    def __repr__(self) -> str:
+        return (
+            f"GraspQualities({len(self)} grasps: {int(self.force_closure.sum())} in force "
+            f"closure, {int(self.uncertain.sum())} uncertain)"
         )
+
+    @functools.cached_property
+    def ids(self) -> List[Any]:
+        """Each grasp's id: the ids given, else the dicts' own (the index for arrays)."""
+        return list(self._ids) if self._ids is not None else self._native.ids()
+
+    @functools.cached_property
+    def facet_contacts(self) -> List[np.ndarray]:
+        """The contacts on each grasp's binding facet (empty without one), int64."""
+        a = self._columns
+        values = a["facet_contacts"].astype(np.int64)
+        return np.split(values, a["facet_contact_offsets"][1:-1])
+
+    @functools.cached_property
+    def reasons(self) -> List[Optional[str]]:
+        """Why each grasp is not in force closure, in words; None where it is."""
+        a = self._columns
+        text, ends, has = a["reason_bytes"], a["reason_offsets"], a["has_reason"]
+        return [
+            text[ends[i] : ends[i + 1]].decode() if has[i] else None for i in range(len(self))
+        ]
+
+    @functools.cached_property
+    def friction(self) -> np.ndarray:
+        """Each grasp's friction model's name, (N,) str."""
+        a = self._columns
+        return np.array(a["friction_names"], dtype=object)[a["friction_code"]]
+
+    @functools.cached_property
+    def reports(self) -> List[dict]:
+        """Each grasp's report, as ``planar-hold gate`` writes it for its line."""
+        reports = self._native.reports()
+        if self._ids is not None:
+            for r, i in zip(reports, self._ids):
+                r["id"] = i
+        return reports
 
 
 def _per_grasp(name: str, value: Any, n: int, c: int) -> np.ndarray:
@@ -192,15 +222,14 @@ def grasp_quality(
     Raises ValueError naming the grasp's index and the problem for a bad grasp (no contacts,
     a zero normal, mu < 0, more than 256 generators, a mass, a line that is not a grasp)."""
     from . import _default
+    from . import _native
 
+    engine = engine if engine is not None else _default()
     if grasps is None:
         if points is None or normals is None or mu is None:
             raise TypeError("grasp_quality takes grasps, or points, normals and mu")
-        grasps = grasp_lines(
-            points, normals, mu, counts,
-            half_size=half_size, pyramid=pyramid, friction=friction, ids=ids,
-        )  # fmt: skip
-    elif points is not None or normals is not None or mu is not None:
+        return _arrays(engine, points, normals, mu, counts, half_size, pyramid, friction, ids)
+    if points is not None or normals is not None or mu is not None:
         raise TypeError("grasp_quality takes grasps or arrays, not both")
     if isinstance(grasps, (dict, str)):
         raise TypeError("grasp_quality takes an iterable of grasps, not one grasp")
@@ -210,12 +239,63 @@ def grasp_quality(
         if not marked:
             raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
     try:
-        reports = (engine if engine is not None else _default()).gate(grasps)
+        return GraspQualities(_native.grasp_lines(engine, grasps))
     except ValueError as e:
-        # The gate's "invalid input: scene i: ..." of a grasp reads "grasp i: ...".
+        # A dict that is no JSON line ("invalid input: scene i: ...") reads "grasp i: ...".
         text = re.sub(r"^(invalid input: )?scene (\d+): ", r"grasp \2: ", str(e))
         raise ValueError(text) from None
-    for i, r in enumerate(reports):
-        if "force_closure" not in r:
-            raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
-    return GraspQualities.from_reports(reports)
+
+
+def _arrays(
+    engine: Any,
+    points: Any,
+    normals: Any,
+    mu: Any,
+    counts: Any,
+    half_size: Any,
+    pyramid: int,
+    friction: str,
+    ids: Optional[Iterable[Any]],
+) -> GraspQualities:
+    """``grasp_quality`` on fingertip arrays: checked here for shape and finiteness (whole
+    arrays at once), then read and answered by the engine without a Python object a grasp."""
+    from . import _native
+
+    p = np.ascontiguousarray(points, dtype=np.float64)
+    nrm = np.ascontiguousarray(normals, dtype=np.float64)
+    if p.ndim != 3 or p.shape[2] != 3:
+        raise ValueError(f"points must be (N, C, 3); got shape {p.shape}")
+    if nrm.shape != p.shape:
+        raise ValueError(f"normals must have the shape of points {p.shape}; got {nrm.shape}")
+    n, c, _ = p.shape
+    mus = np.ascontiguousarray(_per_grasp("mu", mu, n, c))
+    ls = np.asarray(half_size, dtype=np.float64)
+    ls = np.full(n, float(ls)) if ls.ndim == 0 else np.ascontiguousarray(ls)
+    if ls.shape != (n,):
+        raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
+    used = np.full(n, c, dtype=np.int64) if counts is None else np.asarray(counts)
+    if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
+        raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
+    if ((used < 0) | (used > c)).any():
+        g = int(np.flatnonzero((used < 0) | (used > c))[0])
+        raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
+    if friction not in FRICTIONS:
+        raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
+    if ids is not None:
+        ids = list(ids)
+        if len(ids) != n:
+            raise ValueError(f"{len(ids)} ids for {n} grasps")
+    # The contacts in use, finite: the first contact holding a NaN or an infinity is named
+    # (as grasp_lines names it).
+    in_use = np.arange(c)[None, :] < used[:, None]
+    for name, a in (("points", p), ("normals", nrm), ("mu", mus)):
+        bad = ~np.isfinite(a.reshape(n, c, -1)).all(axis=2) & in_use
+        if bad.any():
+            g, j = (int(x) for x in np.argwhere(bad)[0])
+            raise ValueError(
+                f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
+                f"({a[g, j].tolist()})"
+            )
+    used = np.ascontiguousarray(used, dtype=np.int64)
+    native = _native.grasp_arrays(engine, p, nrm, mus, used, ls, int(pyramid), friction)
+    return GraspQualities(native, ids)

@@ -8,8 +8,8 @@ of a thin face's distance.
 
 ``check(generators, x, proof)`` gives the two bounds a proof proves; ``check_proof(case,
 answer)`` checks an answer line (a cone test's, a spatial scene's every need, a grasp's)
-against its case and returns the bounds it checked, or raises ``ProofError`` saying what
-failed.
+against its case and returns the bounds it checked (a spatial scene's support region's proof
+too, by ``check_region``), or raises ``ProofError`` saying what failed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["ProofError", "check", "check_answer", "check_proof"]
+__all__ = ["ProofError", "check", "check_answer", "check_proof", "check_region"]
 
 EPS = 1e-9  # the contract's tolerance: planes support within it, witnesses reproduce within it
 SIGN = 1e-24  # a determinant smaller than this (relative) has no trusted sign
@@ -244,6 +244,131 @@ def check_answer(generators: Any, x: Any, proof: Dict[str, Any], value: float, l
     return lo, up
 
 
+REGION_TOL = 1e-9  # a support region's tolerance, relative to the scene's length unit
+
+
+def _witnessed(g: np.ndarray, need: np.ndarray, idx: Any, w: Any) -> bool:
+    """``sum w_k g[idx_k] = need`` within the contract's tolerance, ``w >= 0``, at most d."""
+    if not isinstance(idx, list) or not isinstance(w, list) or len(idx) != len(w) or len(idx) > len(need):
+        return False
+    if not idx:
+        return not np.any(need)
+    if len(set(idx)) != len(idx) or any(not isinstance(i, int) or not 0 <= i < len(g) for i in idx):
+        return False
+    lam = np.asarray(w, dtype=np.float64)
+    norms = np.linalg.norm(g[idx], axis=1)
+    s = float(np.linalg.norm(need))
+    if not np.all(np.isfinite(lam)) or np.any(lam * norms < -EPS * s):
+        return False
+    residual = need - lam @ g[idx]
+    return float(np.linalg.norm(residual)) <= EPS * max(s, float(np.abs(lam) @ norms))
+
+
+def _distance_to_polygon(p: np.ndarray, poly: List[np.ndarray]) -> float:
+    """The distance from ``p`` to the convex hull of ``poly`` (counter-clockwise), 0 inside."""
+    if not poly:
+        return math.inf
+    best, area, inside = math.inf, 0.0, True
+    for a, b in zip(poly, poly[1:] + poly[:1]):
+        ab, ap = b - a, p - a
+        len2 = float(ab @ ab)
+        t = min(max(float(ab @ ap) / len2, 0.0), 1.0) if len2 > 0 else 0.0
+        best = min(best, float(np.hypot(*(ap - t * ab))))
+        area += a[0] * b[1] - a[1] * b[0]
+        inside &= ab[0] * ap[1] - ab[1] * ap[0] >= 0
+    return 0.0 if len(poly) >= 3 and inside and area > 0 else best
+
+
+_BOX = {"+x": ((-1.0, 0.0), 1.0), "-x": ((1.0, 0.0), 1.0), "+y": ((0.0, -1.0), 1.0), "-y": ((0.0, 1.0), 1.0)}
+
+
+def check_region(generators: Any, region_map: Dict[str, Any], region: Any, checked: bool,
+                 proof: Dict[str, Any]) -> float:
+    """A support region's proof (docs/contract-support-region.md §4) for the cone of
+    ``generators`` (K x 6) under ``region_map`` (``planar_hold.region_map(scene)``): each inner
+    point witnessed, each plane supporting every generator, the outer lines turning left once
+    around the reported ``region`` with its vertices on them, every vertex inside every line,
+    the gap recomputed no more than the proof's (within the tolerance when ``checked``).
+    Returns the gap found (length unit); raises ProofError."""
+    g = np.asarray(generators, dtype=np.float64).reshape(-1, 6)
+    o = np.asarray(region_map["origin"], dtype=np.float64)
+    ax = np.asarray(region_map["axes"], dtype=np.float64)
+    unit, r = float(region_map["unit"]), float(region_map["half_width"])
+    tol = REGION_TOL
+    need = lambda u: o + u[0] * ax[0] + u[1] * ax[1]  # noqa: E731
+    inner = []
+    for t, p in enumerate(proof.get("inner", [])):
+        u = np.asarray(p.get("at"), dtype=np.float64) / unit
+        if u.shape != (2,) or not np.all(np.isfinite(u)) or np.any(np.abs(u) > r + tol):
+            raise ProofError(f"inner {t}: {p.get('at')} is not in the box")
+        if not _witnessed(g, need(u), p.get("generators"), p.get("weights")):
+            raise ProofError(f"inner {t}: its generators and weights do not make need({p.get('at')})")
+        inner.append(u)
+    lines = []
+    for t, e in enumerate(proof.get("outer", [])):
+        if "box" in e:
+            if e["box"] not in _BOX:
+                raise ProofError(f"outer {t}: box side {e['box']!r}")
+            n, c = _BOX[e["box"]]
+            n, c = np.asarray(n), c * r
+        else:
+            z = np.asarray(e.get("plane"), dtype=np.float64)
+            nz = float(np.linalg.norm(z)) if z.shape == (6,) else 0.0
+            if not (nz > 0 and math.isfinite(nz)):
+                raise ProofError(f"outer {t}: the plane is not a direction")
+            bad = np.nonzero(g @ z < -EPS * nz * np.linalg.norm(g, axis=1))[0]
+            if len(bad):
+                raise ProofError(f"outer {t}: generator {int(bad[0])} lies beyond its plane")
+            a, b = ax @ z, float(z @ o)
+            if not region:
+                most = b + r * float(np.abs(a).sum())
+                scale = nz * (np.linalg.norm(o) + r * (np.linalg.norm(ax[0]) + np.linalg.norm(ax[1])))
+                if most < -EPS * scale and not proof.get("inner"):
+                    return 0.0
+                raise ProofError(f"outer {t}: its half-plane meets the box")
+            na = float(np.hypot(*a))
+            if not na > 1e-12 * nz * (np.linalg.norm(ax[0]) + np.linalg.norm(ax[1])):
+                raise ProofError(f"outer {t}: the plane does not depend on the point")
+            n, c = a / na, b / na
+        lines.append((n, c, e.get("from")))
+    if not region:
+        raise ProofError("an empty region without a plane that misses the box")
+    verts = [np.asarray(v, dtype=np.float64) / unit for v in region]
+    m, nv = len(lines), len(verts)
+    frm = [l[2] for l in lines]
+    if any(not isinstance(f, int) for f in frm):
+        raise ProofError("an outer line without its `from` vertex")
+    if m < 2 or frm[0] != 0 or frm[-1] != nv - 1:
+        raise ProofError(f"the outer lines do not run once around the {nv} reported vertices")
+    if any(frm[t] not in (frm[t - 1], frm[t - 1] + 1) for t in range(1, m)):
+        raise ProofError("`from` skips a vertex")
+    value = lambda l, u: float(l[0] @ u) + l[1]  # noqa: E731
+    around = 0.0
+    for t in range(m):
+        a, b = lines[t], lines[(t + 1) % m]
+        cross, cos = a[0][0] * b[0][1] - a[0][1] * b[0][0], float(a[0] @ b[0])
+        turn = math.atan2(cross, cos)
+        if not -1e-12 < turn < math.pi:
+            raise ProofError(f"outer {t} to {(t + 1) % m}: not a left turn")
+        around += turn
+        v = verts[frm[(t + 1) % m]]
+        on = tol * math.sqrt(max((1 + cos) / 2, 0.0))
+        if not (abs(value(a, v)) <= on and abs(value(b, v)) <= on):
+            raise ProofError(f"vertex {frm[(t + 1) % m]} is not where outer {t} and {(t + 1) % m} meet")
+    if abs(around - 2 * math.pi) > 1e-6:
+        raise ProofError(f"the outer lines turn {around} radians, not once around")
+    for what, pts in (("vertex", verts), ("inner", inner)):
+        for i, u in enumerate(pts):
+            if any(value(l, u) < -tol for l in lines):
+                raise ProofError(f"{what} {i} lies beyond an outer line")
+    gap = max(_distance_to_polygon(u, inner) for u in verts) * unit
+    if not proof.get("gap", -math.inf) >= gap - 1e-12 * unit:
+        raise ProofError(f"the gap {proof.get('gap')} is less than the proof's, {gap}")
+    if checked and not gap <= tol * unit:
+        raise ProofError(f"checked, but the polygons are {gap} apart")
+    return gap
+
+
 def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
     """An answer (a dict as ``answers``/``gate`` give it with ``proof=True``, or its JSON
     line) checked against its case (dict or line): a cone test's proof, every need's of a
@@ -291,6 +416,17 @@ def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
                                         EPS * float(np.linalg.norm(x)), CAP))
             except ProofError as e:
                 raise ProofError(f"need {t}: {e}") from None
+        if "support_region_proof" in answer:
+            from ._native import region_map
+
+            try:
+                # The region is the cone's at the line's own k (a "coulomb" answer's pyramid
+                # may be a refined one).
+                gr = np.asarray(scene_generators(case, case.get("pyramid", 4)))
+                check_region(gr, region_map(case), answer.get("support_region", []),
+                             answer.get("support_region_checked") is True, answer["support_region_proof"])
+            except ProofError as e:
+                raise ProofError(f"support region: {e}") from None
         return out
     if "generators" not in case or "binding" in answer:
         return []  # a planar scene, or the planar enumeration's answer

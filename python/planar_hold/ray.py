@@ -7,8 +7,9 @@ optional ``need``: as many numbers, null for the nominal weight, (0, 1, 0) or
 with the keys of ``eval``'s JSON Lines answers: ``id``, ``verdict`` (a string), ``margin``,
 ``capped``, ``witness`` ({``generators``, ``weights``} or null), ``certificate`` (or null),
 ``binding``, ``binding_candidate`` (planar answers), ``facet`` ({``normal``,
-``generators``} or null; general answers) and ``margin_checked`` (general answers; false only where
-the facet set could not be proven complete: the margin is then an upper bound). Rows of up to 16 three-number generators go to
+``generators``} or null; general answers), ``margin_checked`` (general answers; false only where
+the margin could not be proven: it is then an upper bound) and ``margin_lower`` (general
+answers: the proven bound from below). Rows of up to 16 three-number generators go to
 the planar enumeration, the others (more than 16, or six numbers: docs/contract-general.md, up
 to 256 generators) to the general engine; a batch may mix them. Every row has every column,
 null where its kind of answer has no such key (as in ``eval``'s Parquet answers). Each actor
@@ -59,6 +60,7 @@ ANSWER_SCHEMA = pa.schema(
             pa.struct([("normal", pa.list_(pa.float64())), ("generators", pa.list_(pa.int64()))]),
         ),
         ("margin_checked", pa.bool_()),
+        ("margin_lower", pa.float64()),
     ]
 )
 
@@ -260,6 +262,7 @@ GRASP_SCHEMA = pa.schema(
     [
         ("force_closure", pa.string()),
         ("q1", pa.float64()),
+        ("q1_lower", pa.float64()),
         ("q1_upper", pa.float64()),
         ("weakest", pa.list_(pa.float64())),
         (
@@ -284,37 +287,71 @@ GRASP_SCHEMA = pa.schema(
 GRASP_FIELDS = ("half_size", "pyramid", "friction", "contacts")
 
 
-def _grasp_line(i: int, row: Dict[str, Any]) -> Dict[str, Any]:
-    """A grasp row as its grasp line: the null fields left out (their defaults), and in each
-    contact too (a Parquet struct has every field of every contact); its place in the batch
-    for the line's id (the answer's id column is the batch's own)."""
-    line: Dict[str, Any] = {"id": i, "dim": 3, "grasp": True}
-    for name in GRASP_FIELDS:
-        if row.get(name) is not None:
-            line[name] = row[name]
-    if isinstance(line.get("contacts"), list):
-        line["contacts"] = [
-            {k: v for k, v in c.items() if v is not None} if isinstance(c, dict) else c
-            for c in line["contacts"]
-        ]
-    return line
+def grasp_table(out: Any) -> pa.Table:
+    """A ``GraspQualities`` as a table of GRASP_SCHEMA, column by column (no row made in
+    Python)."""
+    import pyarrow.compute as pc
+
+    a = out._columns
+    n = len(out)
+
+    def lists(offsets: np.ndarray, values: np.ndarray, valid: np.ndarray) -> pa.Array:
+        return pa.LargeListArray.from_arrays(
+            pa.array(offsets, pa.int64()), pa.array(values.astype(np.int64)),
+            mask=pa.array(~valid),
+        ).cast(pa.list_(pa.int64()))  # fmt: skip
+
+    def names(codes: np.ndarray, words: List[str]) -> pa.Array:
+        return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(words)).cast(pa.string())
+
+    six = pa.FixedSizeListArray.from_arrays(pa.array(out.weakest.ravel()), 6)
+    weakest = six.cast(pa.list_(pa.float64()))
+    normal = pc.if_else(pa.array(out.has_facet), weakest, pa.scalar(None, weakest.type))
+    facet = pa.StructArray.from_arrays(
+        [
+            normal,
+            lists(a["facet_generator_offsets"], a["facet_generators"], out.has_facet),
+            lists(a["facet_contact_offsets"], a["facet_contacts"], out.has_facet),
+        ],
+        names=["normal", "generators", "contacts"],
+        mask=pa.array(~out.has_facet),
+    )
+    reasons = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(a["reason_offsets"]), pa.py_buffer(a["reason_bytes"])
+    )
+    reason = pc.if_else(pa.array(a["has_reason"]), reasons, pa.scalar(None, reasons.type))
+    columns = [
+        names(a["force_closure_code"], ["false", "true", "uncertain"]),
+        pa.array(out.q1),
+        pa.array(out.q1_lower),
+        pa.array(out.q1_upper, mask=np.isnan(out.q1_upper)),
+        weakest,
+        facet,
+        pa.array(out.margin_checked),
+        names(a["friction_code"], list(a["friction_names"])),
+        pa.array(out.pyramid),
+        pa.array(out.n_generators),
+        reason.cast(pa.string()),
+    ]
+    return pa.Table.from_arrays(columns, schema=GRASP_SCHEMA)
 
 
 def grasp_rows(engine: Engine, batch: pa.Table) -> pa.Table:
     """Every grasp row of a batch answered in one engine call, as a table of GRASP_SCHEMA
-    with the batch's ``id`` column first."""
-    from .grasp import grasp_quality
+    with the batch's ``id`` column first: the rows handed to the engine as Arrow columns
+    (the C data interface) and read there column by column, each row's fields as a grasp
+    line's (null meaning absent), its place in the batch for its id."""
+    from ._native import grasp_arrow
+    from .grasp import GraspQualities
 
+    n = len(batch)
+    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(n)
+    if n == 0:
+        return GRASP_SCHEMA.empty_table().add_column(0, "id", ids)
     columns = [c for c in GRASP_FIELDS if c in batch.column_names]
-    rows = [_grasp_line(i, r) for i, r in enumerate(batch.select(columns).to_pylist())]
-    reports = grasp_quality(rows, engine=engine).reports if rows else []
-    for r in reports:
-        del r["id"]
-        fc = r["force_closure"]
-        r["force_closure"] = fc if isinstance(fc, str) else ("true" if fc else "false")
-    table = pa.Table.from_pylist(reports, schema=GRASP_SCHEMA)
-    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(reports))
-    return table.add_column(0, "id", ids)
+    rows = batch.select(columns).append_column("id", pa.array(np.arange(n), pa.int64()))
+    record = rows.combine_chunks().to_batches()[0]
+    return grasp_table(GraspQualities(grasp_arrow(engine, record))).add_column(0, "id", ids)
 
 
 class _GraspEvaluator:

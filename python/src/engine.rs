@@ -48,6 +48,11 @@ impl Engine {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         f(&mut state)
     }
+
+    /// The core engine, for the grasps' gate (`crate::grasp`); shared, no lock.
+    pub(crate) fn core(&self) -> &planar_hold::Engine {
+        &self.engine
+    }
 }
 
 /// How every call is answered: on all cores, with the inside margin unless asked otherwise,
@@ -241,4 +246,29 @@ pub fn scene_generators<'py>(
     let g = s.generators(pyramid, planar_hold::scene::main_pyramid(s.friction));
     let rows: Vec<Vec<f64>> = g.iter().map(|w| w.to_vec()).collect();
     Ok(numpy::PyArray2::from_vec2(py, &rows)?)
+}
+
+/// The support region's map of a spatial scene (its dict or JSON text): the need at a centre
+/// of mass offset δ, `origin + (δx/unit)·axes[0] + (δy/unit)·axes[1]`, and the clip box
+/// `|δx|, |δy| ≤ half_width·unit` (docs/contract-support-region.md §4), as a dict of
+/// `origin`, `axes`, `unit`, `half_width`. What `planar_hold.check_proof` checks a
+/// `support_region_proof` against.
+#[pyfunction]
+pub fn region_map<'py>(py: Python<'py>, scene: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let lines = scene_lines(PyList::new(py, [scene])?.as_any())?;
+    let line = parse_line(&lines[0]).map_err(|e| py_err(at("scene".into(), e)))?;
+    let planar_hold::scene::SceneLine::Spatial(s) = line else {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "scene: only a spatial scene (\"dim\": 3, not a grasp) has a support region",
+        ));
+    };
+    let m = planar_hold::scene::region_map(&s.body);
+    let text = serde_json::json!({
+        "origin": m.origin,
+        "axes": m.axes,
+        "unit": m.unit,
+        "half_width": m.half_width,
+    })
+    .to_string();
+    json_loads(py, &text)
 }

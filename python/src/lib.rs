@@ -2,12 +2,14 @@
 //!
 //! Built by maturin as `planar_hold._native`; the Python package `planar_hold` re-exports it.
 //! Split by subject: [`input`] converts the arguments (numpy arrays read in place, scene
-//! dicts and lines), [`engine`] runs the work without the GIL, [`output`] makes the
+//! dicts and lines), [`engine`] runs the work without the GIL, [`grasp`] answers grasps
+//! (arrays, lines, Arrow batches) as columns, [`output`] makes the
 //! results (numpy columns, or the answers as `planar-hold eval` writes them), [`error`] maps
 //! every Rust error to a Python exception.
 
 mod engine;
 mod error;
+mod grasp;
 mod input;
 mod output;
 
@@ -33,8 +35,13 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<engine::Engine>()?;
     m.add_function(wrap_pyfunction!(engine::scene_generators, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::region_map, m)?)?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
+    m.add_class::<grasp::GraspColumns>()?;
+    m.add_function(wrap_pyfunction!(grasp::grasp_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(grasp::grasp_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(grasp::grasp_arrow, m)?)?;
     m.add("GpuError", m.py().get_type::<error::GpuError>())?;
     m.add("SUPPORTED", planar_hold::Verdict::Supported as u8)?;
     m.add("UNSUPPORTED", planar_hold::Verdict::Unsupported as u8)?;

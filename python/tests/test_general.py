@@ -59,6 +59,7 @@ def result_dicts(out, ids):
                 if out.has_facet[i]
                 else None,
                 "margin_checked": bool(out.margin_checked[i]),
+                "margin_lower": float(out.margin_lower[i]),
             }
         )
     return rows

@@ -318,3 +318,56 @@ def test_bad_arrays_are_refused():
         planar_hold.grasp_quality([{"id": 0, "dim": 3, "contacts": []}])
     with pytest.raises(TypeError):
         planar_hold.grasp_quality(cube_grasp())
+
+
+# ------------------------------------------------------------------ the columns
+
+
+def test_the_lists_read_from_the_columns_are_the_reports(grasps):
+    points, normals, mu, counts = as_arrays(grasps)
+    ids = [f"g{i}" for i in range(len(grasps))]
+    out = planar_hold.grasp_quality(
+        points=points, normals=normals, mu=mu, counts=counts, half_size=0.05, ids=ids,
+        friction="coulomb",
+    )  # fmt: skip
+    reports = out.reports
+    assert [r["id"] for r in reports] == ids == out.ids
+    assert out.reasons == [r.get("reason") for r in reports]
+    assert any(out.reasons) and not all(out.reasons)
+    for r, contacts, normal in zip(reports, out.facet_contacts, out.facet_normal):
+        facet = r["facet"]
+        assert contacts.tolist() == (facet["contacts"] if facet else [])
+        assert np.isnan(normal).all() if facet is None else normal.tolist() == facet["normal"]
+    assert list(out.friction) == ["coulomb"] * len(grasps)
+    assert np.array_equal(out.q1_upper, [r["q1_upper"] for r in reports])
+    # "inner" has no q1_upper: NaN in the column, absent from the report.
+    inner = planar_hold.grasp_quality(points=points, normals=normals, mu=mu, counts=counts)
+    assert np.isnan(inner.q1_upper).all()
+    assert all("q1_upper" not in r for r in inner.reports)
+
+
+def test_the_gil_is_released_while_grasps_are_answered():
+    import threading
+
+    rng = np.random.default_rng(5)
+    s = rng.normal(size=(3000, 4, 3))
+    s /= np.linalg.norm(s, axis=2, keepdims=True)
+    ticks, done = [0], threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks[0] += 1
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        start = ticks[0]
+        out = planar_hold.grasp_quality(points=s, normals=-s, mu=0.5)
+        during = ticks[0] - start
+    finally:
+        done.set()
+        t.join()
+    assert len(out) == 3000
+    # A call that held the GIL would leave the counting thread a few switch intervals at
+    # most; released, it counts all along.
+    assert during > 100_000, during

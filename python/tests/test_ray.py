@@ -184,6 +184,49 @@ def test_ray_bad_grasp_row_is_named():
         planar_hold.ray.grasp_rows(engine, grasp_table(grasps))
 
 
+def test_grasp_rows_are_read_column_by_column(data, tmp_path):
+    """Grasp rows of other column types (fixed-size normals, float32 mu, an integer
+    half_size) answer as the same grasps' lines; a null field is an absent one, named with
+    its row and place."""
+    grasps = [g for g in read_jsonl(data / "grasp_public.jsonl") if g["category"] != "large"][:30]
+    fingertips = [g for g in grasps if all(len(c["points"]) == 1 and not isinstance(c["mu"], list)
+                                          for c in g["contacts"])]  # fmt: skip
+    assert len(fingertips) >= 10
+    contact = pa.struct([
+        ("points", pa.list_(pa.list_(pa.float64(), 3))),
+        ("normal", pa.list_(pa.float64(), 3)),
+        ("mu", pa.float32()),
+    ])  # fmt: skip
+    for g in fingertips:
+        for c in g["contacts"]:
+            c["mu"] = float(np.float32(c["mu"]))  # the float32 column's exact value
+    table = pa.table({
+        "id": [g["id"] for g in fingertips],
+        "half_size": pa.array([g["half_size"] for g in fingertips], pa.float32()),
+        "pyramid": pa.array([g.get("pyramid") for g in fingertips], pa.int16()),
+        "friction": [g.get("friction") for g in fingertips],
+        "contacts": pa.array([g["contacts"] for g in fingertips], pa.list_(contact)),
+    })  # fmt: skip
+    for g in fingertips:
+        g["half_size"] = float(np.float32(g["half_size"]))
+    engine = planar_hold.Engine("cpu")
+    got = planar_hold.ray.grasp_rows(engine, table).to_pylist()
+    want = planar_hold.grasp_quality(fingertips, engine=engine).reports
+    names = planar_hold.ray.GRASP_SCHEMA.names
+    for g, r, w in zip(fingertips, got, want):
+        assert r["id"] == g["id"]
+        fc = w["force_closure"]
+        w = {**dict.fromkeys(names), **{k: v for k, v in w.items() if k in names}}
+        w["force_closure"] = fc if isinstance(fc, str) else str(fc).lower()
+        assert {k: r[k] for k in names} == w, g["id"]
+    # A null normal: the contact has none.
+    rows = table.to_pylist()
+    rows[1]["contacts"][2]["normal"] = None
+    bad = pa.Table.from_pylist(rows, schema=table.schema)
+    with pytest.raises(ValueError, match=r"grasp 1: .*contacts\[2\]: missing field `normal`"):
+        planar_hold.ray.grasp_rows(engine, bad)
+
+
 def scene_table(scenes):
     """Scene lines as one Arrow table of their fields, every field of every line a column (a
     line's or a contact's absent fields null: a planar line's ``dim``, a planar contact's

@@ -2,7 +2,8 @@
 //! 256, 65,536 and N, the GPU's kernel-only share where the adapter has timestamps, the
 //! 256-case round-trip latency and the ratios between backends. A readable table on stdout,
 //! and with `--json` one machine-readable line last. `--general` times the general engine
-//! instead (`bench_general`), `--spatial` the gate on spatial scenes (`bench_spatial`).
+//! instead (`bench_general`), `--spatial` the gate on spatial scenes (`bench_spatial`),
+//! `--grasps FILE` the gate's stages on a file of grasps (`bench_grasps`).
 
 use std::time::{Duration, Instant};
 
@@ -51,7 +52,7 @@ pub struct Args {
     #[arg(long)]
     input: Option<String>,
     /// The input's format (default: from its extension).
-    #[arg(long, value_enum, requires = "input")]
+    #[arg(long, value_enum)]
     format: Option<super::pipeline::Format>,
     /// Time the general engine instead (d = 3 and 6, K = 16 … 256), on the CPU and (where
     /// `--backend` has gpu) the GPU; `--cases` scales the number of cases per row
@@ -72,6 +73,12 @@ pub struct Args {
     /// of scripts/spatial_peers.py).
     #[arg(long, requires = "spatial", value_name = "PATH")]
     spatial_out: Option<String>,
+    /// Time `gate` on these grasps (JSON Lines or Parquet) instead, around the engine: µs a
+    /// grasp per core of reading, parsing, planning and writing the answers, the engine's
+    /// own on the first grasps, and the pipeline's ceiling (the first --cases rows, at most
+    /// 65,536).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["input", "general", "spatial"])]
+    grasps: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -314,6 +321,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     if args.general && args.general_search_only {
         return super::bench_general::run_search(args.cases, args.json);
+    }
+    if let Some(path) = &args.grasps {
+        return super::bench_grasps::run(path, args.format, args.cases, args.json);
     }
     if args.spatial {
         let gpu = args.backend.contains(&Which::Gpu);

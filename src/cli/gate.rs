@@ -10,7 +10,7 @@ use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetAnswers,
     ParquetEncoder, ParquetGrasps, RowGroup,
 };
-use planar_hold::scene::{hold_reports, parse_grasp, parse_line, Report, SceneLine};
+use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
 
 use super::pictures::Pictures;
@@ -96,16 +96,12 @@ fn parse_chunk(chunk: &LineChunk, grasps_only: bool) -> Scenes {
     Scenes::of(chunk.lines.iter().map(|l| l.number).collect(), parsed)
 }
 
-/// The grasps of a chunk of Parquet rows, parsed on this thread: each row as the JSON text
-/// of its grasp line, through the grasp line's own parser.
+/// The grasps of a chunk of Parquet rows, read column by column on this thread.
 fn parse_rows(rows: &GraspRows) -> Scenes {
-    let parsed: Vec<_> = (0..rows.len())
-        .map(|i| {
-            let line = rows.row(i)?;
-            parse_grasp(&line.to_string())
-                .map(SceneLine::Grasp)
-                .map_err(|e| (line.get("id").cloned(), e.to_string()))
-        })
+    let parsed = rows
+        .grasps()
+        .into_iter()
+        .map(|g| g.map(SceneLine::Grasp))
         .collect();
     Scenes::of((0..rows.len()).map(|i| rows.number(i)).collect(), parsed)
 }
@@ -156,6 +152,9 @@ enum Chunk {
 struct Spare {
     lines: LineChunk,
     text: Vec<u8>,
+    /// Where the input stood once this chunk was read (bytes or rows): the progress bar's
+    /// position when its answers are written.
+    position: u64,
 }
 
 /// A chunk judged: its scenes and reports (for the pictures), its output (lines in
@@ -242,11 +241,15 @@ pub fn stream(
                 Err(e) => Err(read_failure(e)),
             },
         };
-        progress.set(match &source {
+        let position = match &source {
             Source::Json(lines) => lines.consumed(),
             Source::Parquet(rows) => rows.rows_read(),
-        });
-        Some(chunk)
+        };
+        Some(chunk.map(|mut chunk| {
+            let (Chunk::Lines(spare) | Chunk::Rows(_, spare)) = &mut chunk;
+            spare.position = position;
+            chunk
+        }))
     };
 
     let work = |chunk: Chunk, index: usize| -> Result<Judged, Failure> {
@@ -323,6 +326,7 @@ pub fn stream(
             _ => Err("internal error: an answer encoded for the other format".into()),
         }
         .map_err(|e| output.write_failure(e))?;
+        progress.set(done.spare.position);
         Ok(done.spare)
     };
     pipeline::stream(Spare::default, read, work, write)?;

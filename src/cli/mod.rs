@@ -3,11 +3,13 @@
 
 mod bench;
 mod bench_general;
+mod bench_grasps;
 mod bench_input;
 mod bench_spatial;
 mod check_proof;
 mod demo;
 mod draw;
+mod draw_answers;
 mod eval;
 mod gate;
 mod info;
@@ -68,15 +70,24 @@ enum Command {
     /// One SVG picture per scene or edit line: the scene with its forces or failure, and
     /// the wrench cone's slice with the needs. Writes DIR/<id>.svg.
     #[command(after_help = EXIT_STATUSES)]
+    ///
+    /// With --answers: one picture of a data set instead, from `gate`'s grasp answers.
     Draw {
         /// Input file, one scene or edit a line ("-" for standard input).
-        scenes: String,
-        /// Directory for the pictures (created if missing).
+        #[arg(required_unless_present = "answers")]
+        scenes: Option<String>,
+        /// Directory for the pictures (created if missing); with --answers, the SVG file.
         #[arg(short, long, value_name = "DIR")]
         output: String,
         /// gpu or cpu.
         #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
         backend: BackendArg,
+        /// Grasp answers of `gate` (JSON Lines or Parquet, one file or more): one picture of
+        /// the data set, the distribution of q1 and its force-closure share, and how q1
+        /// moves between two series answering the same ids (a "coulomb" file's inner and
+        /// outer pyramids, or two files).
+        #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "scenes")]
+        answers: Vec<String>,
     },
     /// The docs/contract-planar.md §6 reference scenes, two spatial scenes and a grasp through
     /// the gate, then a random batch on the GPU and the CPU.
@@ -183,7 +194,11 @@ fn command(command: Command) -> Result<(), Failure> {
             scenes,
             output,
             backend,
-        } => draw::run(&scenes, backend, &output),
+            answers,
+        } => match scenes {
+            Some(scenes) => draw::run(&scenes, backend, &output),
+            None => draw_answers::run(&answers, &output),
+        },
         Command::Demo { cases, backend } => demo::run(cases, backend),
         Command::Info { backend } => info::run(backend),
         Command::Bench(args) => bench::run(args),

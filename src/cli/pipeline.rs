@@ -210,7 +210,7 @@ pub fn stream<S: Send, C: Send, O: Send>(
     let from_reader = Mutex::new(from_reader);
     let (to_writer, from_workers) = channel::<(usize, Result<O, Failure>)>();
     std::thread::scope(|s| {
-        let reader = s.spawn(move || {
+        let reader = spawn(s, "reader".into(), move || {
             let mut sent = 0;
             while let Ok(spare) = take_spare.recv() {
                 let Some(chunk) = read(spare) else { break };
@@ -225,7 +225,7 @@ pub fn stream<S: Send, C: Send, O: Send>(
             }
             sent
         });
-        let writer = s.spawn(move || -> Result<usize, Failure> {
+        let writer = spawn(s, "writer".into(), move || -> Result<usize, Failure> {
             let (mut pending, mut written) = (BTreeMap::new(), 0);
             for (index, output) in from_workers {
                 pending.insert(index, output);
@@ -240,10 +240,10 @@ pub fn stream<S: Send, C: Send, O: Send>(
         // The workers are threads of their own, not rayon jobs: they block on channels,
         // which a rayon thread must not do (a join waiting nearby could steal a whole
         // worker's loop and never return).
-        for _ in 0..workers {
+        for w in 0..workers {
             let to_writer = to_writer.clone();
             let (from_reader, work) = (&from_reader, &work);
-            s.spawn(move || loop {
+            spawn(s, format!("worker {w}"), move || loop {
                 let next = from_reader
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -268,6 +268,18 @@ pub fn stream<S: Send, C: Send, O: Send>(
         }
         Ok(())
     })
+}
+
+/// A pipeline thread, named (as `top -H`, `perf` and /proc/PID/task/*/comm show it).
+fn spawn<'s, T: Send + 's>(
+    s: &'s std::thread::Scope<'s, '_>,
+    name: String,
+    f: impl FnOnce() -> T + Send + 's,
+) -> std::thread::ScopedJoinHandle<'s, T> {
+    std::thread::Builder::new()
+        .name(name)
+        .spawn_scoped(s, f)
+        .expect("a pipeline thread could not start")
 }
 
 fn internal(what: &str) -> Failure {

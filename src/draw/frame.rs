@@ -124,7 +124,7 @@ pub fn r(v: f64) -> f64 {
 }
 
 /// A tick spacing of 1, 2 or 5 × 10^k giving about five ticks over `span`.
-fn nice_step(span: f64) -> f64 {
+pub fn nice_step(span: f64) -> f64 {
     let raw = (span / 5.0).max(1e-12);
     let p = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
@@ -134,14 +134,14 @@ fn nice_step(span: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
+pub fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
 /// A tick number with as many decimals as the step needs.
-fn number(v: f64, step: f64) -> String {
+pub fn number(v: f64, step: f64) -> String {
     let decimals = (-step.log10().floor()).max(0.0) as usize;
     format!("{:.*}", decimals, v + 0.0)
 }

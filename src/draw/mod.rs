@@ -9,9 +9,11 @@
 //! and `data-scale` (pixels per unit, both axes) to read positions back.
 //!
 //! Spatial scenes are drawn by [`spatial`], grasp lines (their contacts and the weakest
-//! wrench as a screw) by [`grasp`].
+//! wrench as a screw) by [`grasp`], a data set of grasp answers (the distribution of q1) by
+//! [`dataset`].
 
 mod cone;
+pub mod dataset;
 mod frame;
 pub mod grasp;
 mod page;

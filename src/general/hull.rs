@@ -11,6 +11,9 @@
 //! it does, in O(d) and as accurate as they are; where the two almost cancel (a sharp ridge)
 //! it is derived again from the face's own points, twice orthogonalised.
 
+// Comparisons are written `!(x > t)` where a NaN must fail them.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -208,12 +211,12 @@ impl Hull {
         let mut normals = [0.0; MAX_DIM];
         let mut points = [0.0; MAX_DIM];
         for f in self.live() {
-            for k in 0..d {
-                normals[k] += f.normal[k];
+            for (s, v) in normals[..d].iter_mut().zip(&f.normal) {
+                *s += v;
             }
             for &p in &f.points[..d - 1] {
-                for k in 0..d {
-                    points[k] += self.points[p as usize][k];
+                for (s, v) in points[..d].iter_mut().zip(&self.points[p as usize]) {
+                    *s += v;
                 }
             }
         }

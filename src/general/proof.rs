@@ -27,6 +27,9 @@
 //! The bound from above is a plane: `upper`, d − 1 generators whose `n` (normalised, turned
 //! towards x) has every generator on its side within ε: the reported margin or q1 is its value.
 
+// Comparisons are written `!(x > t)` where a NaN must fail them.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 mod region;
 
 use std::collections::HashMap;
@@ -268,6 +271,7 @@ pub fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
             det = det.neg();
         }
         det = det.mul(a[col][col]);
+        #[allow(clippy::needless_range_loop)] // a[r] and a[col] at once
         for r in col + 1..d {
             let f = a[r][col].div(a[col][col]);
             for c in col..d {
@@ -303,7 +307,7 @@ fn value(measure: Measure, d: usize, n: &[f64], x: &[f64]) -> f64 {
 /// Checks `proof` (either kind) for the cone of `generators` (K vectors of R^d) about `x`:
 /// the bounds it gives, or why it fails.
 pub fn check(generators: &[f64], d: usize, x: &[f64], proof: &Proof) -> Result<Checked, String> {
-    if !(2..=8).contains(&d) || x.len() != d || generators.len() % d != 0 {
+    if !(2..=8).contains(&d) || x.len() != d || !generators.len().is_multiple_of(d) {
         return Err(format!("dimension {d}: the generators or x do not fit"));
     }
     let measure = match proof {
@@ -591,6 +595,7 @@ fn check_nearest(
 /// (outside) lies between the proof's bounds; the reported `lower` is no more than the proof
 /// gives; and `closed` (`margin_checked`) only where the two agree within `tol`. Values
 /// beyond `cap` (the margin's 1000) count as `cap`.
+#[allow(clippy::too_many_arguments)] // an answer's fields, as the answer names them
 pub fn check_answer(
     generators: &[f64],
     d: usize,

@@ -1,9 +1,11 @@
 //! Cases in and answers out, in the formats the CLI streams: JSON Lines ([`json`], read in
 //! bounded chunks by [`lines`]; the general cases' lines in [`general`]) and Parquet
-//! ([`parquet`]). A [`CaseBatch`] is the unit that flows from a reader through
+//! ([`parquet`]); grasps from rows of Arrow columns ([`arrow`]: Parquet's, Ray's). A [`CaseBatch`] is the unit that flows from a reader through
 //! [`Engine::evaluate`](crate::Engine::evaluate) to a writer, whatever the formats on either
 //! side: this module only reads and writes.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod general;
 pub mod json;
 pub mod lines;

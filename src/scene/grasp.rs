@@ -304,6 +304,9 @@ fn judge_circular(scene: &SpatialScene, pyramid: &GraspOutcome) -> GraspReport {
 
 /// Why a grasp is not in force closure, in words; `None` when it is.
 fn reason(verdict: ForceClosure, main: &GraspOutcome, coulomb: bool) -> Option<String> {
+    if verdict == ForceClosure::True {
+        return None; // most grasps of a data set: no words to format
+    }
     let d = main.weakest;
     let wrench = format!(
         "({:.4}, {:.4}, {:.4}, {:.4}, {:.4}, {:.4})",

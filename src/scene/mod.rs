@@ -34,6 +34,7 @@ mod parse;
 pub mod region;
 mod report;
 pub mod sample;
+pub mod slip;
 pub mod spatial;
 mod spatial_parse;
 mod spatial_report;
@@ -48,14 +49,16 @@ pub use report::{
     judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, SlidingReport,
     WitnessReport,
 };
+pub use slip::{sliding_ray, slip_direction};
 pub use spatial::{
-    pyramid_edges, sliding_ray, slip_direction, tangent_basis, wrench, FrictionModel, Motion,
-    Pyramid, SpatialBody, SpatialContact, SpatialScene, SpatialSource,
+    main_pyramid, pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid,
+    SpatialBody, SpatialContact, SpatialScene, SpatialSource,
 };
-pub use spatial_parse::{parse_grasp, parse_spatial, COPLANAR_TOLERANCE};
+pub use spatial_parse::{
+    fingertip_grasp, grasp_from_fields, parse_grasp, parse_spatial, Fingertip, COPLANAR_TOLERANCE,
+};
 pub use spatial_report::{
-    judge_spatial, main_pyramid, SpatialBinding, SpatialBindingNeed, SpatialNeedReport,
-    SpatialReport,
+    judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
 };
 pub use types::{
     edge_directions, edge_rays, planar_wrench, Body, Contact, EditSummary, Friction,

@@ -17,8 +17,7 @@
 
 use serde::Serialize;
 
-use super::spatial::{SpatialBody, SpatialScene};
-use super::spatial_report::main_pyramid;
+use super::spatial::{main_pyramid, SpatialBody, SpatialScene};
 use crate::general::linalg::Basis;
 use crate::general::proof::{check_region, RegionChecked, RegionMap, RegionProof};
 use crate::general::solver::{Route, Solver, RANK_TOL};

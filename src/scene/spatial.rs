@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::slip::{sliding_ray, slip_direction};
 use super::types::Friction;
 
 /// Most pyramid edges a contact point may have (docs/contract-spatial.md §2), and how far `"coulomb"`
@@ -157,37 +158,42 @@ pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 /// pyramid at a unit normal `n` (docs/contract-spatial.md §2).
 pub fn pyramid_edges(n: [f64; 3], mu: f64, k: usize) -> Vec<[f64; 3]> {
     let (t1, t2) = tangent_basis(n);
-    (0..k)
-        .map(|j| {
-            let th = std::f64::consts::TAU * j as f64 / k as f64;
-            let (s, c) = th.sin_cos();
-            std::array::from_fn(|a| n[a] + mu * (c * t1[a] + s * t2[a]))
-        })
-        .collect()
+    let edge = |(s, c): (f64, f64)| std::array::from_fn(|a| n[a] + mu * (c * t1[a] + s * t2[a]));
+    match circle(k) {
+        Some(angles) => angles.iter().map(|&sc| edge(sc)).collect(),
+        None => (0..k).map(|j| edge(angle(j, k))).collect(),
+    }
 }
 
-/// How small a slip's tangential part may be, relative to the slip, before it is taken as
-/// none (docs/contract-scenes.md, sliding contacts): a slip along the normal says nothing
-/// about which way friction acts.
-pub const SLIP_TANGENT_MIN: f64 = 1e-12;
-
-/// The unit direction `v_t/|v_t|` of a slip's tangential part `v_t = v − (v·n)n`, at a unit
-/// normal `n`, in the plane (`D = 2`) or in space (`D = 3`); `None` when `|v_t|` is at most
-/// [`SLIP_TANGENT_MIN`]`·|v|` (or `v` is zero): no direction to slide in.
-pub fn slip_direction<const D: usize>(n: [f64; D], v: [f64; D]) -> Option<[f64; D]> {
-    let vn: f64 = (0..D).map(|a| v[a] * n[a]).sum();
-    let vt: [f64; D] = std::array::from_fn(|a| v[a] - vn * n[a]);
-    let length = |u: &[f64; D]| u.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let (lt, lv) = (length(&vt), length(&v));
-    (lt > SLIP_TANGENT_MIN * lv && lt > 0.0).then(|| vt.map(|x| x / lt))
+/// `(sin θ_j, cos θ_j)` of `θ_j = 2πj/k`.
+fn angle(j: usize, k: usize) -> (f64, f64) {
+    (std::f64::consts::TAU * j as f64 / k as f64).sin_cos()
 }
 
-/// The one friction ray of a contact that slides along the unit tangential direction `u`
-/// ([`slip_direction`]): `n − μu`, on the Coulomb cone's boundary, its tangential part
-/// opposite the slip (docs/contract-scenes.md: Coulomb's law while slipping). The planar
-/// and the spatial generators, and the pictures, all take it from here.
-pub fn sliding_ray<const D: usize>(n: [f64; D], mu: f64, u: [f64; D]) -> [f64; D] {
-    std::array::from_fn(|a| n[a] - mu * u[a])
+/// Every [`angle`] of `k` edges, for each `k` a pyramid may have (up to [`MAX_PYRAMID`]),
+/// computed once: the same numbers, without a sine and a cosine per edge of every contact.
+fn circle(k: usize) -> Option<&'static [(f64, f64)]> {
+    static CIRCLES: std::sync::OnceLock<Vec<Vec<(f64, f64)>>> = std::sync::OnceLock::new();
+    let circles = CIRCLES.get_or_init(|| {
+        (0..=MAX_PYRAMID)
+            .map(|k| (0..k).map(|j| angle(j, k)).collect())
+            .collect()
+    });
+    circles.get(k).map(Vec::as_slice)
+}
+
+/// The pyramids a scene's cone tests use, in the order their cases are pushed.
+pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
+    match friction {
+        FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
+        FrictionModel::Outer => &[Pyramid::Outer],
+        FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
+    }
+}
+
+/// The pyramid the margins, witnesses and the support region come from.
+pub fn main_pyramid(friction: FrictionModel) -> Pyramid {
+    pyramids(friction)[0]
 }
 
 /// The dimensionless wrench of force `f` at point `p` (docs/contract-spatial.md §1):

@@ -33,7 +33,7 @@ struct RawSpatial {
 /// A grasp line (docs/contract-grasp.md): a spatial scene's fields but the body's, and
 /// `"grasp": true`; `category`, `sub` and `scale_of` are labels (of the public cases), read
 /// and ignored; `mass`, `com_offset` and `margin_min` are read to be refused by name.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawGrasp {
     id: Option<Value>,
@@ -62,7 +62,7 @@ struct RawMass {
     range: Option<[f64; 2]>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawContact {
     pair: Option<Value>,
@@ -82,6 +82,60 @@ fn input(msg: impl Into<String>) -> Error {
 pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
     let raw: RawGrasp =
         serde_json::from_str(text).map_err(|e| line_error("the grasp line", text, &e))?;
+    grasp_of(raw)
+}
+
+/// A grasp from the fields of any serde source (a Parquet row read column by column:
+/// `io::parquet::grasps`), read and checked as [`parse_grasp`] reads and checks a line, so
+/// that a row and its line give the same scene or the same refusal. The caller adds the
+/// row number.
+pub fn grasp_from_fields<'de, D: serde::Deserializer<'de>>(
+    fields: D,
+) -> Result<SpatialScene, Error> {
+    let raw = RawGrasp::deserialize(fields)
+        .map_err(|e| input(format!("invalid field in the grasp row: {e}")))?;
+    grasp_of(raw)
+}
+
+/// One fingertip of [`fingertip_grasp`]: its point (relative to the object's centre), its
+/// inward normal (any length but zero) and μ.
+pub type Fingertip = ([f64; 3], [f64; 3], f64);
+
+/// The grasp of fingertip contacts (one point each: the arrays of the Python package),
+/// checked as the grasp line of the same fields is (`id`, `half_size`, `pyramid`,
+/// `friction`, and a contact `{"points": [p], "normal": n, "mu": μ}` per fingertip), so that
+/// it gets the same scene or the same refusal. The caller adds the grasp's index.
+pub fn fingertip_grasp(
+    id: Value,
+    half_size: f64,
+    pyramid: usize,
+    friction: &str,
+    tips: impl IntoIterator<Item = Fingertip>,
+) -> Result<SpatialScene, Error> {
+    let number = |x: f64| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number);
+    let contacts = tips
+        .into_iter()
+        .map(|(p, normal, mu)| RawContact {
+            points: Some(vec![p]),
+            normal: Some(normal),
+            mu: Some(number(mu)),
+            ..RawContact::default()
+        })
+        .collect();
+    grasp_of(RawGrasp {
+        id: Some(id),
+        dim: Value::from(3),
+        grasp: Value::Bool(true),
+        half_size: Some(number(half_size)),
+        pyramid: Some(Value::from(pyramid)),
+        friction: Some(Value::from(friction)),
+        contacts: Some(contacts),
+        ..RawGrasp::default()
+    })
+}
+
+/// A grasp line's fields, checked, into its scene.
+fn grasp_of(raw: RawGrasp) -> Result<SpatialScene, Error> {
     if raw.grasp != Value::Bool(true) {
         return Err(input(format!(
             "grasp must be true on a grasp line (a spatial scene has no grasp field), got {}",
@@ -273,11 +327,13 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
              {MAX_GENERAL_GENERATORS} (too many)"
         )));
     }
-    // Every wrench and need must be finite in float64 (huge positions over a tiny half_size).
-    if let Some(i) = scene
-        .generators(pyramid, super::spatial::Pyramid::Outer)
-        .iter()
-        .position(|g| !g.iter().all(|v| v.is_finite()))
+    // Every wrench and need must be finite in float64 (huge positions over a tiny half_size);
+    // the wrenches are made only where a bound cannot vouch for them.
+    let wrenches = || scene.generators(pyramid, super::spatial::Pyramid::Outer);
+    let not_finite = |g: &[f64; 6]| !g.iter().all(|v| v.is_finite());
+    if let Some(i) = (!wrenches_surely_finite(&scene))
+        .then(|| wrenches().iter().position(not_finite))
+        .flatten()
     {
         return Err(input(format!(
             "generator {i} ({}) is not finite (positions too large for half_size?)",
@@ -291,6 +347,24 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
         ));
     }
     Ok(scene)
+}
+
+/// Whether every contact wrench of `scene` (points, normals and μ finite, half_size
+/// positive) is surely finite, every pyramid included, without making one: an edge
+/// `n + μ'(c·t₁ + s·t₂)` (unit n, t₁, t₂; |c|, |s| ≤ 1; μ' = μ / cos(π/k) ≤ 2μ) has no
+/// number, nor any step of one, above R = 1 + 4μ, and a moment `(p × r) / ℓ` none above
+/// 2·P·R / ℓ (P the largest coordinate of a point): far below f64::MAX, then.
+fn wrenches_surely_finite(scene: &SpatialScene) -> bool {
+    const FAR_BELOW_MAX: f64 = 1e300;
+    let mut bound: f64 = 0.0;
+    for c in &scene.contacts {
+        let r = 1.0 + 4.0 * c.mu.lower().max(0.0);
+        for p in &c.points {
+            let largest = p.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            bound = bound.max(2.0 * largest * r);
+        }
+    }
+    bound < FAR_BELOW_MAX && bound / scene.body.half_size < FAR_BELOW_MAX
 }
 
 /// `com_offset`: two intervals `[[δx_lo, δx_hi], [δy_lo, δy_hi]]`.
@@ -327,8 +401,17 @@ fn interval(what: &str, v: [f64; 2]) -> Result<(), Error> {
     Ok(())
 }
 
+/// `contacts[i]`, as the messages name a contact: written out only for a message.
+struct ContactAt(usize);
+
+impl std::fmt::Display for ContactAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "contacts[{}]", self.0)
+    }
+}
+
 fn contact(index: usize, raw: RawContact, grasp: bool) -> Result<SpatialContact, Error> {
-    let who = format!("contacts[{index}]");
+    let who = ContactAt(index);
     let pair = match raw.pair {
         None if grasp => index as u64,
         None => return Err(input(format!("{who}: missing field `pair`"))),
@@ -399,7 +482,7 @@ fn contact(index: usize, raw: RawContact, grasp: bool) -> Result<SpatialContact,
 /// `[vx, vz]`) or spatial (`D = 3`): `D` finite numbers with a tangential part, on a
 /// contact of one μ. `who` names the contact as its scene does.
 pub(super) fn slip<const D: usize>(
-    who: &str,
+    who: impl std::fmt::Display,
     v: &Value,
     normal: [f64; D],
     mu: &Friction,
@@ -423,7 +506,7 @@ pub(super) fn slip<const D: usize>(
              n − μ·v_t/|v_t| depends on μ, so no end is the worst: give one mu)"
         )));
     }
-    if super::spatial::slip_direction(normal, v).is_none() {
+    if super::slip::slip_direction(normal, v).is_none() {
         return Err(input(format!(
             "{who}: slip {v:?} has no tangential part; omit slip for a contact that sticks"
         )));
@@ -433,7 +516,7 @@ pub(super) fn slip<const D: usize>(
 
 /// A face's points lie on one plane within [`COPLANAR_TOLERANCE`] of the face's size: the
 /// plane through the centroid with Newell's normal (robust for any convex polygon).
-fn coplanar(who: &str, points: &[[f64; 3]]) -> Result<(), Error> {
+fn coplanar(who: &ContactAt, points: &[[f64; 3]]) -> Result<(), Error> {
     let n = points.len();
     let c = points.iter().fold([0.0; 3], |s, p| {
         [
@@ -477,4 +560,60 @@ fn coplanar(who: &str, points: &[[f64; 3]]) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::scene::spatial::Pyramid;
+
+    /// The bound never vouches for a wrench that is not finite: over scales from 1e-300 to
+    /// 1e300 of the points, half_size and μ, every answered grasp line's wrenches (inner and
+    /// outer pyramids) are finite, the bound vouches for every line of ordinary scales, and
+    /// the lines beyond it are still refused by the wrenches themselves.
+    #[test]
+    fn the_finite_wrench_bound_never_lets_a_non_finite_wrench_through() {
+        let mut rng = Rng::new(34);
+        let scale = |rng: &mut Rng| 10f64.powi(rng.below(601) as i32 - 300);
+        let (mut refused, mut vouched, mut made) = (0, 0, 0);
+        for _ in 0..20_000 {
+            let (p, h, mu) = (scale(&mut rng), scale(&mut rng), scale(&mut rng));
+            let k = 3 + rng.below(62);
+            let contacts: Vec<String> = (0..1 + rng.below(4))
+                .map(|_| {
+                    let [x, y, z] = rng.vector().map(|v| f64::from(v) * p);
+                    let [a, b, c] = rng.vector().map(f64::from);
+                    format!(
+                        r#"{{"points": [[{x:e}, {y:e}, {z:e}]], "normal": [{a:e}, {b:e}, {c:e}], "mu": {mu:e}}}"#
+                    )
+                })
+                .collect();
+            let line = format!(
+                r#"{{"id": 1, "dim": 3, "grasp": true, "half_size": {h:e}, "pyramid": {k}, "contacts": [{}]}}"#,
+                contacts.join(", ")
+            );
+            let ordinary = [p, h, mu].iter().all(|v| (1e-100..=1e100).contains(v));
+            match parse_grasp(&line) {
+                Ok(scene) => {
+                    for pyramid in [Pyramid::Inner, Pyramid::Outer] {
+                        let wrenches = scene.generators(k, pyramid);
+                        assert!(wrenches.iter().flatten().all(|v| v.is_finite()), "{line}");
+                    }
+                    if wrenches_surely_finite(&scene) {
+                        vouched += 1;
+                    } else {
+                        assert!(!ordinary, "{line}: not vouched for");
+                        made += 1;
+                    }
+                }
+                Err(e) if e.to_string().contains("is not finite (positions") => refused += 1,
+                Err(e) => assert!(e.to_string().contains("zero vector"), "{line}: {e}"),
+            }
+        }
+        assert!(
+            refused > 500 && vouched > 5000 && made > 100,
+            "{refused} {vouched} {made}"
+        );
+    }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::region::SupportRegion;
 use super::report::{sliding_words, SlidingReport, WitnessReport};
-use super::spatial::{FrictionModel, Motion, Pyramid, SpatialScene, MAX_PYRAMID};
+use super::spatial::{pyramids, FrictionModel, Motion, SpatialScene, MAX_PYRAMID};
 use crate::general::proof::RegionProof;
 use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
 use crate::{Error, Verdict};
@@ -147,20 +147,6 @@ pub struct SpatialReport {
     pub support_region_proof: Option<RegionProof>,
     /// One report per need, in need order ([`SpatialScene::need_points`]).
     pub needs: Vec<SpatialNeedReport>,
-}
-
-/// The pyramids a scene's cone tests use, in the order their cases are pushed.
-pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
-    match friction {
-        FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
-        FrictionModel::Outer => &[Pyramid::Outer],
-        FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
-    }
-}
-
-/// The pyramid the margins, witnesses and the support region come from.
-pub fn main_pyramid(friction: FrictionModel) -> Pyramid {
-    pyramids(friction)[0]
 }
 
 /// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::spatial::{sliding_ray, slip_direction};
+use super::slip::{sliding_ray, slip_direction};
 use super::LINE_TOLERANCE;
 use crate::{Case, CaseKind, Error};
 
@@ -25,7 +25,7 @@ impl Friction {
     ///
     /// [`Error::Input`] when it is neither a number nor `[lo, hi]` of finite numbers, is
     /// negative, or is an interval upside down.
-    pub fn parse(who: &str, v: &Value) -> Result<Friction, Error> {
+    pub fn parse(who: impl std::fmt::Display, v: &Value) -> Result<Friction, Error> {
         let input = |m: String| Err(Error::Input(format!("{who}: mu {m}")));
         let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
         let f = match v {

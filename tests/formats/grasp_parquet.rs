@@ -433,6 +433,41 @@ fn grasp_parquet_answers_equal_the_json_lines_answers_field_for_field() {
 }
 
 #[test]
+fn grasp_parquet_output_refuses_proofs_by_name() {
+    // A proof is a JSON object: `gate --proof` with a Parquet output is refused with status 2
+    // and says to write JSON Lines, before anything is read or written; without --proof the
+    // same grasps answer (q1_lower among the columns).
+    let rows: Vec<Value> = crate::common::read_data("grasp_public.jsonl")
+        .into_iter()
+        .take(8)
+        .collect();
+    let d = dir("proof");
+    let input = d.join("grasps.jsonl");
+    write_jsonl(&input, &rows);
+    let output = d.join("answers.parquet");
+    let out = crate::common::cli()
+        .arg("gate")
+        .arg(&input)
+        .args(["--backend", "cpu", "--proof", "-o"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--proof") && stderr.contains("JSON Lines"),
+        "{stderr}"
+    );
+    assert!(!output.exists());
+    assert_eq!(gate(&input, &output).status.code(), Some(0));
+    let (_, got) = parquet_answers(&output);
+    assert_eq!(got.len(), rows.len());
+    assert!(got
+        .iter()
+        .all(|a| a["q1_lower"].as_f64().unwrap() <= a["q1"].as_f64().unwrap() + 1e-9));
+}
+
+#[test]
 fn grasp_parquet_rows_are_numbered_across_chunks_and_row_groups() {
     // 9,000 rows over three chunks of 4,096 and row groups of 1,000: good grasps at the
     // first and last rows and on either side of each chunk boundary, the rest refused
@@ -535,4 +570,241 @@ fn grasp_parquet_output_refuses_lines_that_are_not_grasps() {
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("no `contacts` column"), "{stderr}");
     assert!(!answers.exists());
+}
+
+/// One fingertip of a hand-built grasp row: each field may be null (`None`), and lists may
+/// hold nulls or the wrong number of numbers.
+#[derive(Clone)]
+struct Tip {
+    points: Option<Vec<Vec<Option<f64>>>>,
+    normal: Option<Vec<Option<f64>>>,
+    mu: Option<f32>,
+}
+
+fn tip(p: [f64; 3], n: [f64; 3]) -> Tip {
+    Tip {
+        points: Some(vec![p.iter().map(|&x| Some(x)).collect()]),
+        normal: Some(n.iter().map(|&x| Some(x)).collect()),
+        mu: Some(0.5),
+    }
+}
+
+/// Four fingertips on a unit cube, in force closure (the README's grasp, scaled).
+fn four_tips() -> Vec<Tip> {
+    vec![
+        tip([1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]),
+        tip([-1.0, 0.6, 0.0], [1.0, 0.0, 0.0]),
+        tip([-1.0, -0.6, 0.4], [1.0, 0.0, 0.0]),
+        tip([0.0, 0.0, 1.0], [0.0, 0.0, -1.0]),
+    ]
+}
+
+/// Rows of (id, half_size, tips) as Parquet in row groups of `group_rows`: `id` int64,
+/// `half_size` int64 (an integer column where a line has a number), `pyramid` int32,
+/// `contacts` list<struct<points: list<list<float64>>, normal: list<float64>, mu: float32>>.
+fn write_tips(path: &Path, rows: &[TipRow], group_rows: usize) {
+    use arrow_array::builder::{Float32Builder, Int32Builder, StructBuilder};
+    let points_type = DataType::List(Arc::new(Field::new_list_field(
+        DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))),
+        true,
+    )));
+    let fields = Fields::from(vec![
+        Field::new("points", points_type, true),
+        Field::new(
+            "normal",
+            DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))),
+            true,
+        ),
+        Field::new("mu", DataType::Float32, true),
+    ]);
+    let contact = StructBuilder::new(
+        fields,
+        vec![
+            Box::new(ListBuilder::new(ListBuilder::new(Float64Builder::new()))),
+            Box::new(ListBuilder::new(Float64Builder::new())),
+            Box::new(Float32Builder::new()),
+        ],
+    );
+    let mut contacts = ListBuilder::new(contact);
+    let (mut ids, mut half, mut k) = (
+        Int64Builder::new(),
+        Int64Builder::new(),
+        Int32Builder::new(),
+    );
+    for (id, half_size, tips) in rows {
+        ids.append_option(*id);
+        half.append_option(*half_size);
+        k.append_value(6);
+        let s = contacts.values();
+        for t in tips {
+            let points = s
+                .field_builder::<ListBuilder<ListBuilder<Float64Builder>>>(0)
+                .unwrap();
+            match &t.points {
+                Some(ps) => {
+                    for p in ps {
+                        points.values().values().extend(p.iter().copied());
+                        points.values().append(true);
+                    }
+                    points.append(true);
+                }
+                None => points.append(false),
+            }
+            let normal = s.field_builder::<ListBuilder<Float64Builder>>(1).unwrap();
+            match &t.normal {
+                Some(n) => {
+                    normal.values().extend(n.iter().copied());
+                    normal.append(true);
+                }
+                None => normal.append(false),
+            }
+            s.field_builder::<Float32Builder>(2)
+                .unwrap()
+                .append_option(t.mu);
+            s.append(true);
+        }
+        contacts.append(true);
+    }
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(ids.finish()) as ArrayRef),
+        ("half_size", Arc::new(half.finish()) as ArrayRef),
+        ("pyramid", Arc::new(k.finish()) as ArrayRef),
+        ("contacts", Arc::new(contacts.finish()) as ArrayRef),
+    ])
+    .unwrap();
+    let mut w =
+        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
+    for start in (0..batch.num_rows()).step_by(group_rows) {
+        w.write(&batch.slice(start, group_rows.min(batch.num_rows() - start)))
+            .unwrap();
+        w.flush().unwrap();
+    }
+    w.close().unwrap();
+}
+
+/// A hand-built row: (id, half_size, fingertips).
+type TipRow = (Option<i64>, Option<i64>, Vec<Tip>);
+
+/// A change made to a good row: its fingertips, id and half_size.
+type Edit = dyn Fn(&mut Vec<Tip>, &mut Option<i64>, &mut Option<i64>);
+
+/// A row's grasp line: what the row means, for the rows that can be read.
+fn tips_line(id: i64, half_size: i64, tips: &[Tip]) -> Value {
+    let contacts: Vec<Value> = tips
+        .iter()
+        .map(|t| {
+            let p: Vec<Vec<f64>> = t
+                .points
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|p| p.iter().map(|x| x.unwrap()).collect())
+                .collect();
+            let n: Vec<f64> = t
+                .normal
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|x| x.unwrap())
+                .collect();
+            json!({"points": p, "normal": n, "mu": t.mu.unwrap()})
+        })
+        .collect();
+    json!({"id": id, "dim": 3, "grasp": true, "half_size": half_size, "pyramid": 6, "contacts": contacts})
+}
+
+#[test]
+fn grasp_rows_are_read_column_by_column_with_each_bad_value_named_by_row_and_place() {
+    // Ten rows in row groups of three: good rows on both sides of each group boundary, bad
+    // ones holding a null, a list of the wrong length or a NaN where a line could not.
+    let good = four_tips();
+    let mut rows: Vec<TipRow> = Vec::new();
+    let mut want_error: Vec<(usize, &str)> = Vec::new();
+    let mut edit = |n: usize, error: &'static str, change: &Edit| {
+        let (mut tips, mut id, mut half) = (good.clone(), Some(n as i64), Some(1));
+        change(&mut tips, &mut id, &mut half);
+        rows.push((id, half, tips));
+        if !error.is_empty() {
+            want_error.push((n, error));
+        }
+    };
+    edit(1, "", &|_, _, _| ());
+    edit(
+        2,
+        "contacts[1].normal: invalid length 2, expected an array of length 3",
+        &|t, _, _| {
+            t[1].normal.as_mut().unwrap().pop();
+        },
+    );
+    edit(3, "contacts[1]: missing field `normal`", &|t, _, _| {
+        t[1].normal = None
+    });
+    edit(4, "", &|_, _, _| ());
+    edit(
+        5,
+        "contacts[0].points[0][1]: non-finite number NaN",
+        &|t, _, _| {
+            t[0].points.as_mut().unwrap()[0][1] = Some(f64::NAN);
+        },
+    );
+    edit(
+        6,
+        "contacts[2].normal[1]: invalid type: null, expected f64",
+        &|t, _, _| {
+            t[2].normal.as_mut().unwrap()[1] = None;
+        },
+    );
+    edit(7, "", &|_, _, _| ());
+    edit(8, "missing field `half_size`", &|_, _, h| *h = None);
+    edit(9, "contacts[3].points[0]: invalid length 4", &|t, _, _| {
+        t[3].points.as_mut().unwrap()[0].push(Some(0.0));
+    });
+    edit(10, "missing field `id`", &|_, id, _| *id = None);
+    edit(11, "contacts[2]: missing field `mu`", &|t, _, _| {
+        t[2].mu = None
+    });
+    edit(12, "", &|t, _, _| t.truncate(3));
+    let d = dir("columns");
+    let parquet = d.join("tips.parquet");
+    write_tips(&parquet, &rows, 3);
+    let answers = d.join("answers.jsonl");
+    let out = gate(&parquet, &answers);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    let got = json_lines(&answers);
+    assert_eq!(got.len(), rows.len());
+    for (n, error) in &want_error {
+        let a = &got[n - 1];
+        assert_eq!(a["line"], json!(n), "row {n}: {a}");
+        let text = a["error"].as_str().unwrap_or_default();
+        assert!(text.contains(error), "row {n}: {text}");
+        assert!(stderr.contains(&format!(":{n}: ")), "row {n}: {stderr}");
+        // The id where the row has one, the rest of the row refused.
+        let id = if *n == 10 { Value::Null } else { json!(n) };
+        assert_eq!(a["id"], id, "row {n}");
+    }
+    // The good rows: the answers of the same grasps as JSON Lines, byte for byte.
+    let good_rows: Vec<usize> = (1..=rows.len())
+        .filter(|n| !want_error.iter().any(|(m, _)| m == n))
+        .collect();
+    assert_eq!(good_rows, [1, 4, 7, 12]);
+    let lines: Vec<Value> = good_rows
+        .iter()
+        .map(|&n| tips_line(n as i64, 1, &rows[n - 1].2))
+        .collect();
+    let jsonl = d.join("tips.jsonl");
+    write_jsonl(&jsonl, &lines);
+    let from_lines = d.join("from_lines.jsonl");
+    let out = gate(&jsonl, &from_lines);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = json_lines(&from_lines);
+    for (k, &n) in good_rows.iter().enumerate() {
+        assert_eq!(got[n - 1], want[k], "row {n}");
+        assert!(got[n - 1]["q1"].is_f64());
+    }
+    assert_eq!(got[0]["force_closure"], json!(true));
 }

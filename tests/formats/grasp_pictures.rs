@@ -1,7 +1,8 @@
 //! `planar-hold draw` on grasp lines (`planar_hold::draw::grasp`): the picture carries the
 //! q1 `gate` reports, one pyramid per contact, the binding facet's contacts, and the weakest
 //! wrench as the screw its numbers make; spatial scenes drawn beside grasps draw as before;
-//! the grasp pictures in docs/pictures are what the command makes.
+//! the grasp pictures in docs/pictures are what the command makes; `draw --answers` pictures
+//! a data set from gate's answers in either format.
 
 use std::path::{Path, PathBuf};
 
@@ -358,4 +359,187 @@ fn spatial_scenes_beside_grasps_draw_as_before() {
     );
     assert!(out.join("four-fingers.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `planar-hold draw --answers FILES -o OUT`, which must succeed.
+fn draw_answers(files: &[&Path], out: &Path) {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["draw".as_ref(), "--answers".as_ref()];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    args.extend(["-o".as_ref(), out.as_os_str()]);
+    crate::common::cli_ok(args);
+}
+
+#[test]
+fn draw_answers_pictures_a_data_set_from_gates_answers_in_either_format() {
+    let dir = scratch("answers");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Fingertip grasps, a refused one among them, as "inner" and as "coulomb" at k = 4.
+    let mut grasps: Vec<Value> = crate::common::read_data("grasp_public.jsonl")
+        .into_iter()
+        .filter(|g| g["category"] == "fingertip" && g["contacts"].as_array().unwrap().len() <= 4)
+        .take(16)
+        .collect();
+    for g in &mut grasps {
+        g["pyramid"] = 4.into();
+        g["friction"] = "inner".into();
+    }
+    let mut bad = grasps[0].clone();
+    bad["half_size"] = (-1.0).into();
+    grasps.insert(7, bad);
+    let lines = |gs: &[Value]| gs.iter().map(|g| format!("{g}\n")).collect::<String>();
+    let inner = dir.join("inner.jsonl");
+    std::fs::write(&inner, lines(&grasps)).unwrap();
+    let outer: Vec<Value> = grasps
+        .iter()
+        .map(|g| {
+            let mut g = g.clone();
+            g["friction"] = "outer".into();
+            g
+        })
+        .collect();
+    let outer_in = dir.join("outer.jsonl");
+    std::fs::write(&outer_in, lines(&outer)).unwrap();
+    let gate = |input: &Path, output: &Path| {
+        let out = crate::common::cli()
+            .args([
+                "gate".as_ref(),
+                input.as_os_str(),
+                "--backend".as_ref(),
+                "cpu".as_ref(),
+            ])
+            .args(["-o".as_ref(), output.as_os_str()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(5), "one row refused");
+    };
+    let (json, parquet) = (dir.join("answers.jsonl"), dir.join("answers.parquet"));
+    gate(&inner, &json);
+    gate(&inner, &parquet);
+    let outer_out = dir.join("outer-answers.jsonl");
+    gate(&outer_in, &outer_out);
+
+    // The same picture from either format, but for the file named in the title.
+    let (a, b) = (dir.join("a.svg"), dir.join("b.svg"));
+    draw_answers(&[&json], &a);
+    draw_answers(&[&parquet], &b);
+    let a = std::fs::read_to_string(&a).unwrap();
+    let b = std::fs::read_to_string(&b).unwrap();
+    let name = |p: &Path| p.display().to_string();
+    assert_eq!(
+        a.replace(&name(&json), "F"),
+        b.replace(&name(&parquet), "F")
+    );
+    let answers: Vec<Value> = std::fs::read_to_string(&json)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let held = answers
+        .iter()
+        .filter(|r| r["force_closure"] == Value::Bool(true))
+        .count();
+    let doc = roxmltree::Document::parse(&a).unwrap();
+    let counted = |class: &str| -> usize {
+        all_with(&doc, class)
+            .iter()
+            .filter(|n| has_class(n, "bin"))
+            .map(|n| num(n, "data-count") as usize)
+            .sum()
+    };
+    assert_eq!(counted("closure"), held);
+    assert_eq!(
+        counted("closure") + counted("uncertain") + counted("open"),
+        answers.len() - 1,
+        "every answered grasp in one bar"
+    );
+    assert!(a.contains("16 grasps answered, 1 rows refused"), "{a}");
+    assert!(a.contains("inner, k = 4: 16 grasps"), "{a}");
+    assert!(
+        all_with(&doc, "shift").is_empty(),
+        "one series: nothing to compare"
+    );
+
+    // Two files of the same grasps: compared grasp by grasp. A "coulomb" file's answers
+    // (here made of the two: the inner q1 and verdict, the outer q1 as q1_upper) are two
+    // series of their own; with the "inner" file beside them, three.
+    let read = |p: &Path| -> Vec<Value> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let coulomb: String = read(&json)
+        .iter()
+        .zip(read(&outer_out))
+        .map(|(i, o)| {
+            let mut c = i.clone();
+            if c.get("error").is_none() {
+                c["friction"] = "coulomb".into();
+                c["q1_upper"] = o["q1"].clone();
+            }
+            format!("{c}\n")
+        })
+        .collect();
+    let coulomb_out = dir.join("coulomb-answers.jsonl");
+    std::fs::write(&coulomb_out, coulomb).unwrap();
+    let c = dir.join("c.svg");
+    draw_answers(&[&coulomb_out, &json], &c);
+    let c = std::fs::read_to_string(&c).unwrap();
+    let doc = roxmltree::Document::parse(&c).unwrap();
+    assert!(c.contains("inner pyramids, k = 4") && c.contains("outer pyramids, k = 4"));
+    let lines = all_with(&doc, "cdf")[0]
+        .children()
+        .filter(|n| n.tag_name().name() == "path")
+        .count();
+    assert_eq!(lines, 3);
+    let pairs: usize = all_with(&doc, "shift")[0]
+        .children()
+        .filter(|n| has_class(n, "bin"))
+        .map(|n| num(&n, "data-count") as usize)
+        .sum();
+    assert_eq!(pairs, 16);
+    assert!(
+        c.contains("lower on 0 (0.0 %)"),
+        "the outer pyramids never lower q1: {c}"
+    );
+    let o = dir.join("o.svg");
+    draw_answers(&[&json, &outer_out], &o);
+    let o = std::fs::read_to_string(&o).unwrap();
+    assert!(o.contains("outer, k = 4 against inner, k = 4, on the 16 grasps both answer"));
+    // A file of fewer grasps beside it: each file's count in the title, the pairs its own.
+    let some = dir.join("some-outer.jsonl");
+    let first: Vec<String> = read(&outer_out)
+        .into_iter()
+        .filter(|r| r.get("error").is_none())
+        .take(10)
+        .map(|r| format!("{r}\n"))
+        .collect();
+    std::fs::write(&some, first.concat()).unwrap();
+    let s = dir.join("s.svg");
+    draw_answers(&[&json, &some], &s);
+    let s = std::fs::read_to_string(&s).unwrap();
+    assert!(s.contains("16 and 10 grasps answered"), "{s}");
+    assert!(s.contains("on the 10 grasps both answer"), "{s}");
+
+    // Answers that are not a grasp's: refused, nothing written.
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        "{\"id\":1,\"verdict\":\"supported\",\"margin\":0.5}\n",
+    )
+    .unwrap();
+    let out = crate::common::cli()
+        .args([
+            "draw".as_ref(),
+            "--answers".as_ref(),
+            cases.as_os_str(),
+            "-o".as_ref(),
+        ])
+        .arg(dir.join("none.svg"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1: not a grasp answer"));
+    assert!(!dir.join("none.svg").exists());
 }

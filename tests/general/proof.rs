@@ -224,9 +224,7 @@ fn planted_bugs_are_caught() {
             // Two faces that share no more than half their indices: the trade makes new ones.
             let mut p = good.clone();
             let j = (1..p.faces.len())
-                .find(|&j| {
-                    p.faces[j].iter().filter(|i| p.faces[0].contains(i)).count() * 2 <= d - 1
-                })
+                .find(|&j| p.faces[j].iter().filter(|i| p.faces[0].contains(i)).count() * 2 < d)
                 .unwrap();
             let b = p.faces[j]
                 .iter()

@@ -811,7 +811,7 @@ fn a_planar_scene_of_more_than_16_generators_with_slips_goes_to_the_general_engi
         // The distinct wrenches (p0's of each contact) through the enumeration.
         let distinct: Vec<[f32; 3]> = scene.generators().into_iter().step_by(2).collect();
         let case = planar_hold::Case::new(&distinct, scene.needs()[0]).unwrap();
-        let o = &crate::common::planar_outcomes(&mut engine, &[case])[0];
+        let o = &crate::common::planar_outcomes(&engine, &[case])[0];
         assert_eq!(o.verdict().as_str(), r.needs[0].verdict, "{n} contacts");
         assert!(
             (o.margin - r.robust_margin).abs() <= 2e-5 * o.margin.abs().max(1.0),

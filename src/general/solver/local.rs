@@ -10,6 +10,9 @@
 //! it holds) is searched again in L's complement: there it is pointed, its facets are C's
 //! (each holds L), and the proof carries the lines and the witnesses of their opposites.
 
+// Comparisons are written `!(x > t)` where a NaN must fail them.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use super::columns::most_against;
 use super::{lex_less, FoundFacet, Solver, EPS, MAX_DIM, RANK_TOL};
 use crate::general::hull::{Face, Hull};

@@ -1,16 +1,17 @@
 //! Grasps (docs/contract-grasp.md) from Parquet rows and their answers to Parquet, for
 //! `planar-hold gate`.
 //!
-//! Reading: each row of a chunk becomes the JSON object of a grasp line ([`GraspRows::row`]:
-//! a small generic Arrow → JSON conversion, every column by its name, null meaning absent,
-//! `"dim": 3` and `"grasp": true` implied), which the gate parses exactly as it parses a
-//! JSON line, so that the answers are those of the same grasps as JSON Lines. Columns:
-//! `contacts`, a list of structs {`points`: list of 3-number lists, `normal`: 3 numbers,
-//! `mu`: a number or a list of two}; optional `id` (any type with a JSON form), `half_size`,
-//! `pyramid`, `friction`, `dim`, `grasp`. Any other column is an unknown field of the row
-//! (refused by the grasp parser, as on a line), but for the public cases' labels
+//! Reading: a chunk's rows are read column by column ([`crate::io::arrow`]) into
+//! the fields of a grasp line, and checked by the grasp line's own reader
+//! (`scene::grasp_from_fields`), so that the answers are those of the same grasps as JSON Lines:
+//! no JSON text in between. Columns: `contacts`, a list of structs {`points`: list of
+//! 3-number lists, `normal`: 3 numbers, `mu`: a number or a list of two}; optional `id`
+//! (any type with a JSON form), `half_size`, `pyramid`, `friction`, `dim`, `grasp`; null
+//! means absent (in a contact's struct too). Any other column is an unknown field of the row
+//! (refused by the grasp reader, as on a line), but for the public cases' labels
 //! `category`, `sub` and `scale_of`. Numbers may be any integer or float type (float32 is
-//! taken at its exact value), lists of either offset width or of fixed size.
+//! taken at its exact value; a non-finite one refused), lists of either offset width or of
+//! fixed size.
 //!
 //! Writing: [`grasp_answers_file`] and [`grasp_answers_batch`], the columns of
 //! [`grasp_answer_schema`], one per field of [`GraspReport`], and `line`, `error` on the
@@ -24,12 +25,7 @@ use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int64Builder, ListBuilder, StringBuilder, UInt32Builder,
     UInt64Builder,
 };
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
-    UInt32Type, UInt64Type, UInt8Type,
-};
-use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_array::{ArrayRef, RecordBatch, StructArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
@@ -39,11 +35,12 @@ use parquet::arrow::arrow_reader::{
 use parquet::basic::Compression;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::ChunkReader;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::read::{guarded, names};
 use super::write::{file_of, ParquetAnswers, ParquetEncoder};
-use crate::scene::GraspReport;
+use crate::io::arrow::check_grasp_columns;
+use crate::scene::{GraspReport, SpatialScene};
 
 /// A Parquet file of grasps, read a chunk of rows at a time on the calling thread (memory
 /// bounded by the chunk, not the file).
@@ -62,7 +59,7 @@ impl ParquetGrasps {
 
     /// Opens `file` (a `File`, or `bytes::Bytes` in memory), checks its columns, and reads
     /// `chunk_rows` rows per chunk. Refused here, for the whole file: no `contacts` column,
-    /// or a column of a type without a JSON form (binary, dates, decimals, maps...).
+    /// or a column of a type a row cannot be read from (binary, dates, decimals, maps...).
     pub fn new<T: ChunkReader + 'static>(file: T, chunk_rows: usize) -> Result<Self, String> {
         // The Parquet schema alone, as the cases' reader does (a corrupt embedded Arrow
         // schema cannot panic the decoder), every column read.
@@ -76,14 +73,8 @@ impl ParquetGrasps {
                 names(&schema)
             ));
         }
-        if let Some(f) = schema.fields().iter().find(|f| !json_form(f.data_type())) {
-            return Err(format!(
-                "column `{}` has type {}, which has no JSON form (grasp rows are read as \
-                 JSON lines)",
-                f.name(),
-                f.data_type()
-            ));
-        }
+        // Every column must be one a row can be read from (the same check as each chunk's).
+        check_grasp_columns(&schema)?;
         let id_type = schema
             .field_with_name("id")
             .ok()
@@ -129,7 +120,7 @@ impl ParquetGrasps {
     }
 }
 
-/// A chunk of grasp rows as decoded, turned into JSON apart ([`GraspRows::row`]), on any
+/// A chunk of grasp rows as decoded, read into grasps apart ([`GraspRows::grasps`]), on any
 /// thread.
 pub struct GraspRows {
     record: RecordBatch,
@@ -152,119 +143,12 @@ impl GraspRows {
         self.first + i as u64
     }
 
-    /// Row `i` as the JSON object of a grasp line: each non-null column under its name,
-    /// `"dim": 3` and `"grasp": true` where absent. On failure (a non-finite number), the
-    /// row's id where it could be read and the problem.
-    pub fn row(&self, i: usize) -> Result<Value, (Option<Value>, String)> {
-        let mut object = Map::new();
-        let schema = self.record.schema();
-        for (field, column) in schema.fields().iter().zip(self.record.columns()) {
-            if null_at(column.as_ref(), i) {
-                continue;
-            }
-            match arrow_value(column.as_ref(), i) {
-                Ok(v) => {
-                    object.insert(field.name().clone(), v);
-                }
-                Err(e) => {
-                    let id = self.record.column_by_name("id");
-                    let id = id.and_then(|a| (!null_at(a, i)).then(|| arrow_value(a, i).ok()));
-                    return Err((id.flatten(), format!("column `{}`: {e}", field.name())));
-                }
-            }
-        }
-        object.entry("dim").or_insert(Value::from(3));
-        object.entry("grasp").or_insert(Value::Bool(true));
-        Ok(Value::Object(object))
+    /// The chunk's grasps: each row read column by column into a grasp line's fields and
+    /// checked as a line is ([`crate::io::arrow::grasps`]). For each row its scene, or its
+    /// id (where it could be read) and the problem.
+    pub fn grasps(&self) -> Vec<Result<SpatialScene, (Option<Value>, String)>> {
+        crate::io::arrow::grasps(&self.record)
     }
-}
-
-/// Whether values of type `t` have a JSON form here ([`arrow_value`]).
-fn json_form(t: &DataType) -> bool {
-    use DataType::*;
-    match t {
-        Null | Boolean | Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64
-        | Float16 | Float32 | Float64 | Utf8 | LargeUtf8 | Utf8View => true,
-        List(f) | LargeList(f) | FixedSizeList(f, _) => json_form(f.data_type()),
-        Struct(fields) => fields.iter().all(|f| json_form(f.data_type())),
-        _ => false,
-    }
-}
-
-/// Whether entry `i` of `a` is null (every entry of a column of type null).
-fn null_at(a: &dyn Array, i: usize) -> bool {
-    a.data_type() == &DataType::Null || a.is_null(i)
-}
-
-/// Entry `i` of `a` as JSON: numbers, booleans, strings, lists (of either offset width or of
-/// fixed size) as arrays, structs as objects without their null fields, null as null.
-/// Refused: a non-finite number, a type without a JSON form.
-pub fn arrow_value(a: &dyn Array, i: usize) -> Result<Value, String> {
-    if null_at(a, i) {
-        return Ok(Value::Null);
-    }
-    macro_rules! ints {
-        ($($t:ty),*) => {$(
-            if let Some(p) = a.as_primitive_opt::<$t>() {
-                return Ok(Value::from(p.value(i)));
-            }
-        )*};
-    }
-    ints!(Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type);
-    let float = match a.data_type() {
-        DataType::Float64 => a.as_primitive_opt::<Float64Type>().map(|p| p.value(i)),
-        DataType::Float32 => a
-            .as_primitive_opt::<Float32Type>()
-            .map(|p| p.value(i).into()),
-        DataType::Float16 => a
-            .as_primitive_opt::<Float16Type>()
-            .map(|p| p.value(i).into()),
-        _ => None,
-    };
-    if let Some(x) = float {
-        return serde_json::Number::from_f64(x)
-            .map(Value::Number)
-            .ok_or_else(|| format!("non-finite number {x}"));
-    }
-    if let Some(b) = a.as_boolean_opt() {
-        return Ok(Value::Bool(b.value(i)));
-    }
-    if let Some(s) = a.as_string_opt::<i32>() {
-        return Ok(Value::from(s.value(i)));
-    }
-    if let Some(s) = a.as_string_opt::<i64>() {
-        return Ok(Value::from(s.value(i)));
-    }
-    if let Some(s) = a.as_string_view_opt() {
-        return Ok(Value::from(s.value(i)));
-    }
-    let items = |values: &ArrayRef, range: std::ops::Range<usize>| -> Result<Value, String> {
-        let items: Result<Vec<Value>, String> =
-            range.map(|j| arrow_value(values.as_ref(), j)).collect();
-        items.map(Value::Array)
-    };
-    if let Some(l) = a.as_list_opt::<i32>() {
-        let o = l.value_offsets();
-        return items(l.values(), o[i] as usize..o[i + 1] as usize);
-    }
-    if let Some(l) = a.as_list_opt::<i64>() {
-        let o = l.value_offsets();
-        return items(l.values(), o[i] as usize..o[i + 1] as usize);
-    }
-    if let Some(l) = a.as_fixed_size_list_opt() {
-        let start = l.value_offset(i) as usize;
-        return items(l.values(), start..start + l.value_length() as usize);
-    }
-    if let Some(s) = a.as_struct_opt() {
-        let mut object = Map::new();
-        for (name, column) in s.column_names().into_iter().zip(s.columns()) {
-            if !null_at(column.as_ref(), i) {
-                object.insert(name.to_string(), arrow_value(column.as_ref(), i)?);
-            }
-        }
-        return Ok(Value::Object(object));
-    }
-    Err(format!("type {} has no JSON form", a.data_type()))
 }
 
 /// The output's `id` column type for an input whose `id` column has type `input` (`None`:
@@ -280,7 +164,8 @@ pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
 }
 
 /// The grasp answers' schema, the `id` column of type `id` ([`grasp_id_type`]): one column
-/// per field of a [`GraspReport`], and `line`, `error` for the refused rows.
+/// per field of a [`GraspReport`] but its `proof` (`gate --proof` is refused with a Parquet
+/// output), and `line`, `error` for the refused rows.
 pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let mut fields = vec![Field::new("id", id, true)];
@@ -525,69 +410,4 @@ pub fn grasp_answers_batch<'a>(
         Arc::new(error.finish()),
     ];
     RecordBatch::try_new(schema.clone(), columns).map_err(fail)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow_array::builder::{FixedSizeListBuilder, LargeListBuilder};
-    use arrow_array::{Float32Array, Float64Array, Int32Array, Int64Array, NullArray};
-    use serde_json::json;
-
-    #[test]
-    fn arrow_values_are_the_json_of_their_rows() {
-        let mut fixed = FixedSizeListBuilder::new(Float64Builder::new(), 3);
-        fixed.values().append_slice(&[1.0, 0.0, -2.5]);
-        fixed.append(true);
-        fixed.values().append_slice(&[0.0, 0.0, 0.0]);
-        fixed.append(false);
-        let mut large = LargeListBuilder::new(Int64Builder::new());
-        large.values().append_value(7);
-        large.append(true);
-        large.values().append_null();
-        large.append(true);
-        let mu: ArrayRef = Arc::new(Float32Array::from(vec![Some(0.5), None]));
-        let n: ArrayRef = Arc::new(Int32Array::from(vec![3, 4]));
-        let nothing: ArrayRef = Arc::new(NullArray::new(2));
-        let s = StructArray::from(vec![
-            (Arc::new(Field::new("mu", DataType::Float32, true)), mu),
-            (Arc::new(Field::new("k", DataType::Int32, true)), n),
-            (Arc::new(Field::new("none", DataType::Null, true)), nothing),
-        ]);
-        let fixed = fixed.finish();
-        let large = large.finish();
-        assert_eq!(arrow_value(&fixed, 0).unwrap(), json!([1.0, 0.0, -2.5]));
-        assert_eq!(arrow_value(&fixed, 1).unwrap(), Value::Null);
-        assert_eq!(arrow_value(&large, 1).unwrap(), json!([null]));
-        assert_eq!(arrow_value(&s, 0).unwrap(), json!({"mu": 0.5, "k": 3}));
-        assert_eq!(
-            arrow_value(&s, 1).unwrap(),
-            json!({"k": 4}),
-            "nulls dropped"
-        );
-        let nan = Float64Array::from(vec![f64::NAN]);
-        assert!(arrow_value(&nan, 0).unwrap_err().contains("non-finite"));
-        let bytes = arrow_array::BinaryArray::from(vec![&b"x"[..]]);
-        assert!(arrow_value(&bytes, 0).is_err());
-        assert!(!json_form(bytes.data_type()));
-        assert!(json_form(s.data_type()) && json_form(large.data_type()));
-    }
-
-    #[test]
-    fn a_row_is_a_grasp_line_with_dim_and_grasp_implied() {
-        let id: ArrayRef = Arc::new(Int64Array::from(vec![Some(9), None]));
-        let half: ArrayRef = Arc::new(Float64Array::from(vec![Some(0.5), Some(f64::INFINITY)]));
-        let record = RecordBatch::try_from_iter([("id", id), ("half_size", half)]).unwrap();
-        let rows = GraspRows { record, first: 41 };
-        assert_eq!(
-            rows.row(0).unwrap(),
-            json!({"id": 9, "half_size": 0.5, "dim": 3, "grasp": true})
-        );
-        let (id, error) = rows.row(1).unwrap_err();
-        assert_eq!((id, rows.number(1)), (None, 42));
-        assert!(
-            error.contains("`half_size`") && error.contains("non-finite"),
-            "{error}"
-        );
-    }
 }
