@@ -325,9 +325,9 @@ fn thresholds_agree_with_the_full_q1() {
 #[test]
 fn circular_is_refused_off_grasp_lines_and_bad_thresholds() {
     let spatial = r#"{"id": 1, "dim": 3, "half_size": 1, "friction": "circular", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
-    let e = parse_line(spatial).err().expect("refused").to_string();
+    let e = parse_line(spatial).expect_err("refused").to_string();
     assert!(e.contains("circular") && e.contains("grasp"), "{e}");
     let bad = r#"{"id": 2, "dim": 3, "grasp": true, "half_size": 1, "q1_at_least": "high", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
-    let e = parse_line(bad).err().expect("refused").to_string();
+    let e = parse_line(bad).expect_err("refused").to_string();
     assert!(e.contains("q1_at_least"), "{e}");
 }
