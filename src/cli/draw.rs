@@ -14,7 +14,13 @@ pub fn run(path: &str, backend: BackendArg, dir: &str) -> Result<(), Failure> {
         ));
     }
     let pictures = Pictures::new(dir)?;
-    super::gate::stream(path, backend, Some(NULL_DEVICE), Some(pictures), false)
+    super::gate::stream(
+        path,
+        backend,
+        Some(NULL_DEVICE),
+        Some(pictures),
+        super::gate::Asked::default(),
+    )
 }
 
 /// Where `draw` sends the reports it does not keep.

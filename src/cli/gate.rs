@@ -35,6 +35,11 @@ pub struct Args {
     /// (`"proof"`, docs/proof.md), which `planar-hold check-proof` checks.
     #[arg(long)]
     proof: bool,
+    /// Ask of every grasp line without its own `"q1_at_least"` whether q1 ≥ T: answered
+    /// `"q1_at_least": true/false/"uncertain"`, the search stopping once its bracket decides
+    /// it (docs/contract-grasp.md §6).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    q1_at_least: Option<f64>,
 }
 
 /// A chunk of lines (or rows), parsed: for each its number and its scene, or its id (when
@@ -103,13 +108,31 @@ fn parse_rows(rows: &GraspRows) -> Scenes {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let pictures = args.draw.as_deref().map(Pictures::new).transpose()?;
+    if let Some(t) = args.q1_at_least.filter(|t| !t.is_finite()) {
+        return Err(Failure::new(
+            format!("--q1-at-least must be a finite number, got {t}"),
+            exit::USAGE,
+        ));
+    }
     stream(
         &args.scenes,
         args.backend,
         args.output.as_deref(),
         pictures,
-        args.proof,
+        Asked {
+            proof: args.proof,
+            q1_at_least: args.q1_at_least,
+        },
     )
+}
+
+/// What the gate asks of every line beyond its answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Asked {
+    /// Each answer's proof (`--proof`).
+    pub proof: bool,
+    /// The threshold of every grasp line that names none (`--q1-at-least`).
+    pub q1_at_least: Option<f64>,
 }
 
 /// Where chunks come from.
@@ -159,8 +182,9 @@ pub fn stream(
     backend: BackendArg,
     output: Option<&str>,
     mut pictures: Option<Pictures>,
-    proof: bool,
+    asked: Asked,
 ) -> Result<(), Failure> {
+    let proof = asked.proof;
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let mut source = match Format::of(path, None) {
         Format::Json => Source::Json(pipeline::line_reader(path, pipeline::GATE_CHUNK_ROWS)?),
@@ -229,10 +253,17 @@ pub fn stream(
     };
 
     let work = |chunk: Chunk, index: usize| -> Result<Judged, Failure> {
-        let (scenes, mut spare) = match chunk {
+        let (mut scenes, mut spare) = match chunk {
             Chunk::Lines(spare) => (parse_chunk(&spare.lines, grasps_only), spare),
             Chunk::Rows(rows, spare) => (parse_rows(&rows), spare),
         };
+        if let Some(t) = asked.q1_at_least {
+            for s in &mut scenes.scenes {
+                if let SceneLine::Grasp(g) = s {
+                    g.q1_at_least.get_or_insert(t);
+                }
+            }
+        }
         let good = &scenes.scenes;
         let reports = hold_reports(&engines.main, good, Engines::options(proof))?;
         let mut disagreements = Vec::new();

@@ -173,7 +173,7 @@ fn title(report: &GraspReport) -> String {
 fn main_pyramid(f: FrictionModel) -> Pyramid {
     match f {
         FrictionModel::Outer => Pyramid::Outer,
-        FrictionModel::Inner | FrictionModel::Coulomb => Pyramid::Inner,
+        FrictionModel::Inner | FrictionModel::Coulomb | FrictionModel::Circular => Pyramid::Inner,
     }
 }
 

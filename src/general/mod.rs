@@ -14,6 +14,7 @@
 //! [`GeneralOutcome`]s, fixed-size (no allocation per case).
 
 pub mod check;
+pub mod circular;
 mod complete;
 pub mod grasp;
 pub mod host;

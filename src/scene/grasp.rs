@@ -8,9 +8,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::spatial::{FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
+use super::spatial::{tangent_basis, FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
+use crate::general::circular::{self, Ask, CircularOutcome, Decided, Disc};
 use crate::general::grasp::{ForceClosure, GraspOutcome};
 use crate::general::proof::Proof;
+use crate::general::EPS;
 use crate::general::{GeneralBatch, MAX_GENERAL_GENERATORS};
 use crate::Error;
 
@@ -20,7 +22,7 @@ pub const COULOMB_GAP: f64 = 1e-3;
 /// The pyramids a grasp's cases use, in the order they are pushed.
 fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
     match friction {
-        FrictionModel::Inner => &[Pyramid::Inner],
+        FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
         FrictionModel::Outer => &[Pyramid::Outer],
         FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
     }
@@ -115,6 +117,10 @@ pub struct GraspReport {
     pub pyramid: usize,
     /// Generators at the line's k: Σ points × k.
     pub n_generators: usize,
+    /// With a threshold T (`"q1_at_least"`, `--q1-at-least`): whether q1 ≥ T, `true`,
+    /// `false` or `"uncertain"`, decided by the bracket `[q1_lower, q1]` reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q1_at_least: Option<Value>,
     /// `"coulomb"` only, when k was doubled: where the verdict was decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refined: Option<GraspRefined>,
@@ -159,6 +165,9 @@ pub fn judge_grasp(
     last: Option<(usize, &[GraspOutcome])>,
     proof: Option<Proof>,
 ) -> GraspReport {
+    if scene.friction == FrictionModel::Circular {
+        return judge_circular(scene, &first[0]);
+    }
     let k = scene.pyramid;
     let main = &first[0];
     let coulomb = scene.friction == FrictionModel::Coulomb && first.len() == 2;
@@ -205,9 +214,91 @@ pub fn judge_grasp(
         friction: scene.friction.as_str(),
         pyramid: k,
         n_generators: scene.generator_count(k),
+        q1_at_least: scene
+            .q1_at_least
+            .map(|t| Decided::at_least(main.q1_lower, main.q1, t).as_json()),
         refined,
         reason,
         proof,
+    }
+}
+
+/// The discs of a grasp's contact points (docs/contract-grasp.md §5): every point of an
+/// edge or face its own.
+pub fn discs(scene: &SpatialScene) -> Vec<Disc> {
+    scene
+        .contacts
+        .iter()
+        .enumerate()
+        .flat_map(|(ci, c)| {
+            let t = tangent_basis(c.normal).0;
+            let mu = c.mu.lower();
+            c.points.iter().map(move |&p| Disc {
+                p,
+                n: c.normal,
+                mu,
+                contact: ci,
+                t,
+            })
+        })
+        .collect()
+}
+
+/// The circular q1 of a grasp line, its bracket started from what the inner pyramids at the
+/// line's k proved (`pyramid`: their W lies in the true cones', so its bound from below
+/// holds) and their generators.
+pub fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> CircularOutcome {
+    let d = discs(scene);
+    let seeds = scene.generators(scene.pyramid, Pyramid::Inner);
+    let scale = circular::Discs::new(&d, scene.body.half_size).scale;
+    circular::quality(
+        &d,
+        scene.body.half_size,
+        &seeds,
+        Ask {
+            tol: EPS * scale,
+            at_least: scene.q1_at_least,
+            lower: pyramid.q1_lower,
+        },
+    )
+}
+
+/// The report of a `"circular"` grasp line from the inner pyramids' outcome at its k.
+fn judge_circular(scene: &SpatialScene, pyramid: &GraspOutcome) -> GraspReport {
+    let c = circular_outcome(scene, pyramid);
+    let force_closure = match c.force_closure {
+        Decided::True => ForceClosure::True,
+        Decided::False => ForceClosure::False,
+        Decided::Uncertain => ForceClosure::Uncertain,
+    };
+    let main = GraspOutcome {
+        force_closure,
+        q1: c.q1,
+        q1_lower: c.q1_lower,
+        weakest: c.weakest,
+        margin_checked: c.closed,
+        ..GraspOutcome::default()
+    };
+    GraspReport {
+        id: scene.id.clone(),
+        force_closure: force_closure.as_json(),
+        q1: c.q1,
+        q1_lower: c.q1_lower,
+        q1_upper: None,
+        weakest: c.weakest,
+        facet: c.q1.is_finite().then(|| GraspFacet {
+            normal: c.weakest,
+            generators: Vec::new(),
+            contacts: c.contacts.clone(),
+        }),
+        margin_checked: c.closed,
+        friction: scene.friction.as_str(),
+        pyramid: scene.pyramid,
+        n_generators: scene.generator_count(scene.pyramid),
+        q1_at_least: c.at_least.map(|a| a.as_json()),
+        refined: None,
+        reason: reason(force_closure, &main, false),
+        proof: None,
     }
 }
 
@@ -233,6 +324,13 @@ fn reason(verdict: ForceClosure, main: &GraspOutcome, coulomb: bool) -> Option<S
              weakest against {wrench})",
             main.q1
         )),
+        ForceClosure::Uncertain if !main.margin_checked && main.generators.is_empty() => {
+            Some(format!(
+                "force closure unproven: the bounds did not meet (q1 between {:.3e} and \
+                 {:.3e}, weakest against {wrench})",
+                main.q1_lower, main.q1
+            ))
+        }
         ForceClosure::Uncertain if !main.margin_checked => Some(format!(
             "force closure unproven: the facet set could not be proven complete (q1 at most \
              {:.3e}, weakest against {wrench})",

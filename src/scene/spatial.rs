@@ -30,6 +30,10 @@ pub enum FrictionModel {
     /// Both: held when the inner holds, not held when the outer is certified, else
     /// uncertain (after refining k up to [`MAX_PYRAMID`]).
     Coulomb,
+    /// The true cones, no pyramid (grasp lines only, docs/contract-grasp.md §5): q1
+    /// bracketed by the support function's search ([`crate::general::circular`]); the
+    /// inner pyramids at the line's k answer alongside.
+    Circular,
 }
 
 impl FrictionModel {
@@ -39,6 +43,7 @@ impl FrictionModel {
             FrictionModel::Inner => "inner",
             FrictionModel::Outer => "outer",
             FrictionModel::Coulomb => "coulomb",
+            FrictionModel::Circular => "circular",
         }
     }
 }
@@ -180,7 +185,7 @@ fn circle(k: usize) -> Option<&'static [(f64, f64)]> {
 /// The pyramids a scene's cone tests use, in the order their cases are pushed.
 pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
     match friction {
-        FrictionModel::Inner => &[Pyramid::Inner],
+        FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
         FrictionModel::Outer => &[Pyramid::Outer],
         FrictionModel::Coulomb => &[Pyramid::Inner, Pyramid::Outer],
     }
@@ -266,6 +271,9 @@ pub struct SpatialScene {
     pub contacts: Vec<SpatialContact>,
     /// Least robust margin the gate accepts.
     pub margin_min: f64,
+    /// A grasp line's threshold (`"q1_at_least"`): answer whether q1 ≥ it, stopping as soon
+    /// as the bracket decides it.
+    pub q1_at_least: Option<f64>,
 }
 
 /// Where a spatial generator comes from: contact, application point, pyramid edge (or the

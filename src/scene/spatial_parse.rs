@@ -43,6 +43,7 @@ struct RawGrasp {
     pyramid: Option<Value>,
     friction: Option<Value>,
     contacts: Option<Vec<RawContact>>,
+    q1_at_least: Option<Value>,
     mass: Option<serde::de::IgnoredAny>,
     com_offset: Option<serde::de::IgnoredAny>,
     margin_min: Option<serde::de::IgnoredAny>,
@@ -168,7 +169,20 @@ fn grasp_of(raw: RawGrasp) -> Result<SpatialScene, Error> {
         contacts: raw.contacts,
         margin_min: None,
     };
-    scene_of(spatial, true)
+    let mut scene = scene_of(spatial, true)?;
+    scene.q1_at_least = match raw.q1_at_least {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64() {
+            Some(t) if t.is_finite() => Some(t),
+            _ => {
+                return Err(input(format!(
+                    "q1_at_least must be a finite number (the threshold q1 is tested \
+                     against), got {v}"
+                )))
+            }
+        },
+    };
+    Ok(scene)
 }
 
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
@@ -214,17 +228,24 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
             }
         },
     };
-    let friction = match raw.friction.as_ref().map(|v| (v, v.as_str())) {
-        None => FrictionModel::Inner,
-        Some((_, Some("inner"))) => FrictionModel::Inner,
-        Some((_, Some("outer"))) => FrictionModel::Outer,
-        Some((_, Some("coulomb"))) => FrictionModel::Coulomb,
-        Some((v, _)) => {
-            return Err(input(format!(
-                "friction must be \"inner\", \"outer\" or \"coulomb\", got {v}"
-            )))
-        }
-    };
+    let friction =
+        match raw.friction.as_ref().map(|v| (v, v.as_str())) {
+            None => FrictionModel::Inner,
+            Some((_, Some("inner"))) => FrictionModel::Inner,
+            Some((_, Some("outer"))) => FrictionModel::Outer,
+            Some((_, Some("coulomb"))) => FrictionModel::Coulomb,
+            Some((_, Some("circular"))) if grasp => FrictionModel::Circular,
+            Some((_, Some("circular"))) => return Err(input(
+                "friction \"circular\" is for grasp lines (\"grasp\": true); a spatial scene's \
+                 friction is \"inner\", \"outer\" or \"coulomb\"",
+            )),
+            Some((v, _)) => {
+                return Err(input(format!(
+                    "friction must be \"inner\", \"outer\", \"coulomb\" or (grasp lines) \
+                 \"circular\", got {v}"
+                )))
+            }
+        };
     let (mass_nominal, mass_range) = match raw.mass {
         None => (1.0, [1.0, 1.0]),
         Some(m) => {
@@ -285,6 +306,7 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
         friction,
         contacts,
         margin_min,
+        q1_at_least: None,
     };
     let k = scene.generator_count(pyramid);
     if k > MAX_GENERAL_GENERATORS {

@@ -7,6 +7,7 @@ mod common;
 mod draw_planar;
 mod draw_spatial;
 mod grasp;
+mod grasp_circular;
 mod planar;
 mod planar_gpu;
 mod sliding;

@@ -87,7 +87,7 @@ fn line_distance(p: [f64; 3], q: [f64; 3], u: [f64; 3]) -> f64 {
 fn main_pyramid(f: FrictionModel) -> Pyramid {
     match f {
         FrictionModel::Outer => Pyramid::Outer,
-        FrictionModel::Inner | FrictionModel::Coulomb => Pyramid::Inner,
+        FrictionModel::Inner | FrictionModel::Coulomb | FrictionModel::Circular => Pyramid::Inner,
     }
 }
 

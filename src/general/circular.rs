@@ -1,0 +1,626 @@
+//! Grasp quality on the true Coulomb cones (docs/contract-grasp.md §5, `"friction":
+//! "circular"`): W is the convex hull of the contacts' friction discs at unit normal force,
+//! `{(f, p × f/ℓ) : f = n + μt, t ⊥ n, |t| ≤ 1}` for every contact point, and no finite list
+//! of generators spans it. Its support function has a closed form, so q1 is found by two
+//! searches that ask it only for support points, each keeping two proven bounds
+//! (docs/contract-general.md §9):
+//!
+//! - **outside or not yet known**: Wolfe's minimum-norm-point algorithm (1976) on W: a point
+//!   `x` of W (a convex combination of support points) gives `q1 ≥ −|x|`, its direction
+//!   `u = −x/|x|` gives `q1 ≤ h_W(u)`; it ends when they meet (0 ∉ W) or when `x` reaches 0
+//!   with a simplex of support points around it (0 ∈ W);
+//! - **inside**: the expanding polytope of the local search ([`super::hull`]) on the lifted
+//!   points `(s, w)` around `e₀`, started from that simplex: its nearest face `(β, a)` bounds
+//!   q1 from below by `sβ/|a|` (every point of the inner hull lies on a disc), the support
+//!   function of its direction `u = −a/|a|` bounds it from above by `h_W(u)`, and the support
+//!   point there is added until the two meet within the tolerance. The bound from below is
+//!   checked by the proof checker ([`super::proof::check`]) on the points the hull used.
+//!
+//! A threshold T (`"q1_at_least"`) ends either search as soon as the bracket decides it.
+
+use super::hull::Hull;
+use super::linalg::{dot, Basis, Vector};
+use super::proof::{self, InnerProof, Measure, Proof};
+use super::tolerance::{EPS, RANK_TOL};
+use super::MAX_DIM;
+
+/// One contact point's friction disc: position relative to the reference point, inward unit
+/// normal, μ (its lower end), and the contact it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Disc {
+    /// Position, in the scene's length unit.
+    pub p: [f64; 3],
+    /// Inward unit normal.
+    pub n: [f64; 3],
+    /// Friction coefficient.
+    pub mu: f64,
+    /// Index of the line's contact.
+    pub contact: usize,
+    /// A unit tangent (the support point where the tangential part vanishes).
+    pub t: [f64; 3],
+}
+
+/// A three-valued answer: a threshold's (or force closure's) decision from a bracket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Decided {
+    /// Proven true.
+    True,
+    /// Proven false.
+    False,
+    /// The bracket straddles the question within tolerance.
+    #[default]
+    Uncertain,
+}
+
+impl Decided {
+    /// `true`, `false` or `"uncertain"`, as the answers write it.
+    pub fn as_json(&self) -> serde_json::Value {
+        match self {
+            Decided::True => serde_json::Value::Bool(true),
+            Decided::False => serde_json::Value::Bool(false),
+            Decided::Uncertain => serde_json::Value::String("uncertain".into()),
+        }
+    }
+
+    /// "Is the value at least `t`?" from the bracket `[lower, upper]`: true when
+    /// `lower ≥ t`, false when `upper < t`, else uncertain.
+    pub fn at_least(lower: f64, upper: f64, t: f64) -> Decided {
+        if lower >= t {
+            Decided::True
+        } else if upper < t {
+            Decided::False
+        } else {
+            Decided::Uncertain
+        }
+    }
+}
+
+/// The circular q1 of a grasp, its bracket and what decided it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CircularOutcome {
+    /// Upper bound, attained by `weakest`: `h_W(weakest)` by the closed form.
+    pub q1: f64,
+    /// Proven lower bound.
+    pub q1_lower: f64,
+    /// The unit direction of least support found.
+    pub weakest: [f64; 6],
+    /// Force closure from the bracket: true only when `q1_lower > tol`, false only when
+    /// `q1 < −tol`.
+    pub force_closure: Decided,
+    /// The bracket met within the tolerance.
+    pub closed: bool,
+    /// The threshold's answer, when one was asked.
+    pub at_least: Option<Decided>,
+    /// The contacts whose discs touch the plane `weakest·x = q1` (within tolerance).
+    pub contacts: Vec<usize>,
+    /// Support queries made.
+    pub queries: usize,
+}
+
+/// What a search is asked: the tolerance the bracket closes to and an optional threshold.
+#[derive(Clone, Copy, Debug)]
+pub struct Ask {
+    /// Absolute tolerance of the bracket (ε·max|w| unless the line asks for less).
+    pub tol: f64,
+    /// Stop as soon as `q1 ≥ T` is decided.
+    pub at_least: Option<f64>,
+    /// A bound from below already proven (an inner pyramid's q1_lower; −∞ for none).
+    pub lower: f64,
+}
+
+/// Support queries at most, each search: a grasp that has not closed by then answers its
+/// bracket as it stands (`closed` false).
+const MAX_QUERIES: usize = 4000;
+
+/// The grasp wrench space of the discs, by its support function.
+pub struct Discs<'a> {
+    discs: &'a [Disc],
+    ell: f64,
+    /// An upper bound of max |w| over W: `√(1+μ²)·√(1+(|p|/ℓ)²)`, the tolerance's scale.
+    pub scale: f64,
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+impl<'a> Discs<'a> {
+    /// The discs of one grasp, `ell` its moment unit ℓ.
+    pub fn new(discs: &'a [Disc], ell: f64) -> Discs<'a> {
+        let scale = discs
+            .iter()
+            .map(|d| {
+                let r = dot(&d.p, &d.p).sqrt() / ell;
+                (1.0 + d.mu * d.mu).sqrt() * (1.0 + r * r).sqrt()
+            })
+            .fold(0.0, f64::max);
+        Discs {
+            discs,
+            ell,
+            scale: if scale > 0.0 { scale } else { 1.0 },
+        }
+    }
+
+    /// The direction seen at disc `d` by the wrench direction `u`: `v = u_f + (u_τ × p)/ℓ`,
+    /// so that `u·(f, p × f/ℓ) = v·f`.
+    fn seen(&self, d: &Disc, u: &[f64; 6]) -> [f64; 3] {
+        let c = cross([u[3], u[4], u[5]], d.p);
+        [
+            u[0] + c[0] / self.ell,
+            u[1] + c[1] / self.ell,
+            u[2] + c[2] / self.ell,
+        ]
+    }
+
+    /// `h_i(u) = v·n + μ|v − (v·n)n|` at disc `d`, and its tangential part `v_t`.
+    fn disc_support(&self, d: &Disc, u: &[f64; 6]) -> (f64, [f64; 3]) {
+        let v = self.seen(d, u);
+        let vn = dot(&v, &d.n);
+        let vt = [v[0] - vn * d.n[0], v[1] - vn * d.n[1], v[2] - vn * d.n[2]];
+        (vn + d.mu * dot(&vt, &vt).sqrt(), vt)
+    }
+
+    /// `h_W(u) = maxᵢ hᵢ(u)` (−∞ for no disc).
+    pub fn support(&self, u: &[f64; 6]) -> f64 {
+        self.discs
+            .iter()
+            .map(|d| self.disc_support(d, u).0)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// `h_W(u)` and a point of W attaining it: `f = n + μt̂` on the best disc (`t̂` the
+    /// tangential part of `v` made unit; the disc's own tangent where it vanishes),
+    /// `w = (f, p × f/ℓ)`.
+    pub fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
+        let mut best = (f64::NEG_INFINITY, 0, [0.0; 3]);
+        for (i, d) in self.discs.iter().enumerate() {
+            let (h, vt) = self.disc_support(d, u);
+            if h > best.0 || i == 0 {
+                best = (h, i, vt);
+            }
+        }
+        let (h, i, vt) = best;
+        let d = &self.discs[i];
+        // The tangent made exactly tangent again (a vanishing v_t is rounding, pointing
+        // anywhere): a support point off the disc would break the bound from below.
+        let c = dot(&vt, &d.n);
+        let vt = [vt[0] - c * d.n[0], vt[1] - c * d.n[1], vt[2] - c * d.n[2]];
+        let l = dot(&vt, &vt).sqrt();
+        let v = self.seen(d, u);
+        let t = if l > 1e-12 * dot(&v, &v).sqrt() {
+            vt.map(|v| v / l)
+        } else {
+            d.t
+        };
+        let f = [
+            d.n[0] + d.mu * t[0],
+            d.n[1] + d.mu * t[1],
+            d.n[2] + d.mu * t[2],
+        ];
+        let m = cross(d.p, f);
+        (
+            h,
+            [
+                f[0],
+                f[1],
+                f[2],
+                m[0] / self.ell,
+                m[1] / self.ell,
+                m[2] / self.ell,
+            ],
+        )
+    }
+
+    /// The contacts whose discs reach the plane `u·x = h` within `tol`.
+    pub fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> Vec<usize> {
+        let mut c: Vec<usize> = self
+            .discs
+            .iter()
+            .filter(|d| self.disc_support(d, u).0 >= h - tol)
+            .map(|d| d.contact)
+            .collect();
+        c.dedup();
+        c
+    }
+}
+
+/// The bracket as a search keeps it: the least `h_W(u)` seen (and its u), the best bound
+/// from below.
+struct Bracket {
+    upper: f64,
+    weakest: [f64; 6],
+    lower: f64,
+    queries: usize,
+}
+
+impl Bracket {
+    fn offer(&mut self, u: &[f64; 6], h: f64) {
+        if h < self.upper {
+            self.upper = h;
+            self.weakest = *u;
+        }
+    }
+
+    /// The search may stop: closed, or the threshold decided.
+    fn done(&self, ask: &Ask) -> bool {
+        decided(self.lower, self.upper, ask)
+    }
+}
+
+fn unit6(x: &[f64; 6]) -> Option<[f64; 6]> {
+    let n = dot(x, x).sqrt();
+    (n > 0.0 && n.is_finite()).then(|| x.map(|v| v / n))
+}
+
+/// Whether the bracket `[lower, upper]` answers what was asked: closed within the
+/// tolerance, or the threshold decided.
+fn decided(lower: f64, upper: f64, ask: &Ask) -> bool {
+    upper - lower <= ask.tol
+        || ask
+            .at_least
+            .is_some_and(|t| Decided::at_least(lower, upper, t) != Decided::Uncertain)
+}
+
+/// q1 of the discs' W, bracketed (the module's text). `seeds` are extra points of W (the
+/// inner pyramid's generators serve) that a simplex around 0 may be completed from.
+pub fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) -> CircularOutcome {
+    let w = Discs::new(discs, ell);
+    if discs.is_empty() {
+        return CircularOutcome {
+            q1: f64::NEG_INFINITY,
+            q1_lower: f64::NEG_INFINITY,
+            force_closure: Decided::False,
+            closed: true,
+            at_least: ask.at_least.map(|_| Decided::False),
+            ..CircularOutcome::default()
+        };
+    }
+    let mut b = Bracket {
+        upper: f64::INFINITY,
+        weakest: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        lower: ask.lower,
+        queries: 0,
+    };
+    if let Some(simplex) = min_norm(&w, &mut b, &ask) {
+        if !b.done(&ask) {
+            expand(&w, &mut b, &ask, &simplex, seeds);
+        }
+    }
+    let tol = ask.tol;
+    let (lower, upper) = (b.lower.min(b.upper), b.upper);
+    CircularOutcome {
+        q1: upper,
+        q1_lower: lower,
+        weakest: b.weakest,
+        force_closure: if lower > tol {
+            Decided::True
+        } else if upper < -tol {
+            Decided::False
+        } else {
+            Decided::Uncertain
+        },
+        closed: upper - lower <= tol,
+        at_least: ask.at_least.map(|t| Decided::at_least(lower, upper, t)),
+        contacts: w.touching(&b.weakest, upper, tol),
+        queries: b.queries,
+    }
+}
+
+/// Wolfe's minimum-norm point of W from its support points. Returns the corral (points of W
+/// whose convex hull holds 0, affinely independent) when 0 ∈ W was found, else `None` (the
+/// bracket closed or was decided outside, or the search stopped).
+fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> {
+    // The first point: the support point along the first disc's normal force.
+    let d0 = &w.discs[0];
+    let f0 = [d0.n[0], d0.n[1], d0.n[2], 0.0, 0.0, 0.0];
+    let (_, first) = w.support_point(&f0);
+    let mut s: Vec<[f64; 6]> = vec![first];
+    let mut lam: Vec<f64> = vec![1.0];
+    let mut x = first;
+    // 0 counts as reached within rounding of the points' scale.
+    let zero = 1e-14 * w.scale;
+    let (mut last, mut stall) = (f64::INFINITY, 0);
+    while b.queries < MAX_QUERIES {
+        let nx = dot(&x, &x).sqrt();
+        if nx <= zero {
+            b.lower = b.lower.max(-nx);
+            return Some(s);
+        }
+        b.lower = b.lower.max(-nx);
+        let u = x.map(|v| -v / nx);
+        let (h, q) = w.support_point(&u);
+        b.queries += 1;
+        b.offer(&u, h);
+        if b.done(ask) || s.len() > MAX_DIM {
+            return None;
+        }
+        // q lies no farther than x along u: x is the nearest point (to rounding); or the
+        // search stalls.
+        if h + nx <= 1e-15 * w.scale || nx >= last * (1.0 - 1e-15) {
+            stall += 1;
+            if stall > 40 || h + nx <= 1e-15 * w.scale {
+                return None;
+            }
+        }
+        last = last.min(nx);
+        s.push(q);
+        lam.push(0.0);
+        // Minor cycles: the affine minimiser of the corral, moved back into its hull.
+        loop {
+            let Some(alpha) = affine_min(&s) else {
+                // The new point all but in the corral's affine hull: the corral's weakest
+                // other point leaves (the weights stay convex, x stays in W).
+                let k = (0..s.len() - 1).min_by(|&a, &b| lam[a].total_cmp(&lam[b]))?;
+                let gone = lam[k];
+                s.remove(k);
+                lam.remove(k);
+                let n = lam.len();
+                lam.iter_mut().for_each(|l| *l += gone / n as f64);
+                continue;
+            };
+            if alpha.iter().all(|&a| a > 1e-14) {
+                lam = alpha;
+                break;
+            }
+            let mut theta = 1.0f64;
+            for (l, a) in lam.iter().zip(&alpha) {
+                if *a <= 1e-14 {
+                    let t = l / (l - a);
+                    if t < theta {
+                        theta = t;
+                    }
+                }
+            }
+            let theta = theta.clamp(0.0, 1.0);
+            for (l, a) in lam.iter_mut().zip(&alpha) {
+                *l += theta * (a - *l);
+            }
+            let mut k = 0;
+            while k < s.len() {
+                if lam[k] <= 1e-14 {
+                    s.swap_remove(k);
+                    lam.swap_remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            if s.is_empty() {
+                return None;
+            }
+            let total: f64 = lam.iter().sum();
+            lam.iter_mut().for_each(|l| *l /= total);
+        }
+        x = [0.0; 6];
+        for (p, l) in s.iter().zip(&lam) {
+            for k in 0..6 {
+                x[k] += l * p[k];
+            }
+        }
+    }
+    None
+}
+
+/// The weights `α` (summing to 1) of the point of least norm in the affine hull of `s`:
+/// `α ∝ (SᵀS + 11ᵀ)⁻¹1`, by Gaussian elimination with partial pivoting; `None` when the
+/// points are affinely dependent (to rounding).
+fn affine_min(s: &[[f64; 6]]) -> Option<Vec<f64>> {
+    let m = s.len();
+    let mut a = vec![vec![0.0; m + 1]; m];
+    for i in 0..m {
+        for j in 0..m {
+            a[i][j] = dot(&s[i], &s[j]) + 1.0;
+        }
+        a[i][m] = 1.0;
+    }
+    let big = a
+        .iter()
+        .flat_map(|r| r[..m].iter())
+        .fold(0.0f64, |x, v| x.max(v.abs()));
+    for col in 0..m {
+        let p = (col..m).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if a[p][col].abs().partial_cmp(&(1e-13 * big)) != Some(std::cmp::Ordering::Greater) {
+            return None;
+        }
+        a.swap(p, col);
+        for r in 0..m {
+            if r != col {
+                let f = a[r][col] / a[col][col];
+                if f != 0.0 {
+                    let pivot = a[col].clone();
+                    for (x, pv) in a[r][col..=m].iter_mut().zip(&pivot[col..=m]) {
+                        *x -= f * pv;
+                    }
+                }
+            }
+        }
+    }
+    let x: Vec<f64> = (0..m).map(|i| a[i][m] / a[i][i]).collect();
+    let total: f64 = x.iter().sum();
+    (total.is_finite() && total != 0.0).then(|| x.iter().map(|v| v / total).collect())
+}
+
+/// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W
+/// around 0) completed to 7 independent lifted points from `seeds` and the support points
+/// of the coordinate directions.
+fn expand(w: &Discs<'_>, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], seeds: &[[f64; 6]]) {
+    let d = MAX_DIM;
+    let s = w.scale;
+    let lift = |p: &[f64; 6]| -> (Vector, Vector) {
+        let mut raw = [0.0; MAX_DIM];
+        raw[0] = s;
+        raw[1..].copy_from_slice(p);
+        let n = dot(&raw, &raw).sqrt();
+        (raw.map(|v| v / n), raw)
+    };
+    let mut points: Vec<[f64; 6]> = Vec::new();
+    let mut basis = Basis::new(d);
+    let take = |p: &[f64; 6], points: &mut Vec<[f64; 6]>, basis: &mut Basis| {
+        if points.len() < d && basis.push(&lift(p).0, RANK_TOL) {
+            points.push(*p);
+        }
+    };
+    for p in simplex {
+        take(p, &mut points, &mut basis);
+    }
+    if points.len() < d {
+        let mut more: Vec<[f64; 6]> = seeds.to_vec();
+        for k in 0..12 {
+            let mut u = [0.0; 6];
+            u[k / 2] = if k % 2 == 0 { 1.0 } else { -1.0 };
+            more.push(w.support_point(&u).1);
+        }
+        for p in &more {
+            take(p, &mut points, &mut basis);
+        }
+    }
+    if points.len() < d {
+        // W has no interior (its lifted points span less than R⁷) and holds 0: it lies in a
+        // hyperplane through 0, whose normal's h_W (either sign) is q1's upper bound.
+        let n = basis.complement();
+        let a: [f64; 6] = std::array::from_fn(|k| n[k + 1]);
+        if let Some(u) = unit6(&a) {
+            for u in [u, u.map(|v| -v)] {
+                let h = w.support(&u);
+                b.queries += 1;
+                b.offer(&u, h);
+            }
+        }
+        return;
+    }
+    let mut e0 = [0.0; MAX_DIM];
+    e0[0] = 1.0;
+    let (units, raws): (Vec<Vector>, Vec<Vector>) = points.iter().map(lift).unzip();
+    let ids: Vec<u32> = (0..d as u32).collect();
+    let mut hull = Hull::default();
+    if hull.start(d, &e0, &units, &raws, &ids).is_err() {
+        return;
+    }
+    let offset = |n: &Vector| -> Option<([f64; 6], f64)> {
+        let a: [f64; 6] = std::array::from_fn(|k| n[k + 1]);
+        let na = dot(&a, &a).sqrt();
+        (na > 0.0).then(|| (a.map(|v| -v / na), s * n[0] / na))
+    };
+    let mut lower = f64::NEG_INFINITY;
+    while b.queries < MAX_QUERIES {
+        let Some(f) = hull.nearest() else { return };
+        let face = hull.faces[f as usize];
+        let Some((u, off)) = offset(&face.normal) else {
+            return;
+        };
+        // The nearest face is the least: its offset bounds q1 from below (checked below).
+        lower = off;
+        let (h, q) = w.support_point(&u);
+        b.queries += 1;
+        b.offer(&u, h);
+        if decided(lower.max(b.lower), b.upper, ask) {
+            break;
+        }
+        let (unit, raw) = lift(&q);
+        if hull.add(&unit, &raw, points.len() as u32, f).is_err() {
+            break;
+        }
+        points.push(q);
+    }
+    // The bound from below, proven by the checker on the points the hull used: its faces a
+    // closed cycle around e₀, each face's plane at least `lower` from 0.
+    if lower > b.lower {
+        if let Some(checked) = check_lower(&hull, &points, s, lower) {
+            b.lower = b.lower.max(checked.min(lower));
+        }
+    }
+}
+
+/// The checker's bound from below for the hull over `points` (generators `(1, w)`), or
+/// `None` when its proof does not pass.
+fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<f64> {
+    let d = MAX_DIM;
+    let lifted: Vec<f64> = points
+        .iter()
+        .flat_map(|p| std::iter::once(1.0).chain(p.iter().copied()))
+        .collect();
+    let g = |i: u32| &lifted[i as usize * d..(i as usize + 1) * d];
+    let mut faces = Vec::new();
+    for f in hull.live() {
+        let mut v: Vec<u32> = f.points[..d - 1]
+            .iter()
+            .map(|&p| hull.ids[p as usize])
+            .collect();
+        let mut m = [[0.0; 8]; 8];
+        for (r, &i) in v.iter().enumerate() {
+            m[r][..d].copy_from_slice(g(i));
+        }
+        // The face's normal in the lift (1, w): (s·n₀, n₁…) (the hull's is in (s, w)).
+        m[d - 1][..d].copy_from_slice(&f.normal[..d]);
+        m[d - 1][0] *= s;
+        if proof::det(d, &m) < 0.0 {
+            v.swap(0, 1);
+        }
+        faces.push(v);
+    }
+    let upper = faces.first()?.clone();
+    let mut e0 = vec![0.0; d];
+    e0[0] = 1.0;
+    let p = Proof::Inner(InnerProof {
+        measure: Measure::Grasp,
+        interior: e0.clone(),
+        lines: Vec::new(),
+        faces,
+        lower: lower - EPS * lower.abs(),
+        upper,
+        holds: None,
+    });
+    proof::check(&lifted, d, &e0, &p).ok().map(|c| c.lower)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two contacts with one normal: every force has unit normal part, so W keeps at least
+    /// 1 from 0 along −n and q1 ≤ −1 (a support point off its disc once broke this).
+    #[test]
+    fn two_contacts_with_one_normal_stay_out() {
+        let n = [-0.1268373188957942, -0.6628934873041465, 0.7378919426481588];
+        let t = crate::scene::tangent_basis(n).0;
+        let discs = [
+            Disc {
+                p: [
+                    -0.004073856168643691,
+                    0.08230960933008166,
+                    -0.013760194014265712,
+                ],
+                n,
+                mu: 0.3006123776547481,
+                contact: 0,
+                t,
+            },
+            Disc {
+                p: [
+                    0.05447740521054323,
+                    -0.0023103625298148862,
+                    -0.07971503159634277,
+                ],
+                n,
+                mu: 0.3006123776547481,
+                contact: 1,
+                t,
+            },
+        ];
+        let o = quality(
+            &discs,
+            0.12935364268032037,
+            &[],
+            Ask {
+                tol: 1e-9,
+                at_least: None,
+                lower: f64::NEG_INFINITY,
+            },
+        );
+        assert!(o.closed && o.q1 <= -1.0 && o.q1_lower <= o.q1, "{o:?}");
+        assert_eq!(o.force_closure, Decided::False);
+    }
+}
