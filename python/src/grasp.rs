@@ -57,6 +57,8 @@ struct Columns {
     pyramid: Vec<i64>,
     n_generators: Vec<i64>,
     refined: Vec<Option<GraspRefined>>,
+    /// With a threshold: whether q1 ≥ T (true, false or "uncertain").
+    q1_at_least: Vec<Option<Value>>,
     /// The reasons back to back, the offsets of each grasp's (N + 1), and which have one.
     reasons: String,
     reason_ends: Vec<i64>,
@@ -98,6 +100,7 @@ impl Columns {
         self.pyramid.push(r.pyramid as i64);
         self.n_generators.push(r.n_generators as i64);
         self.refined.push(r.refined);
+        self.q1_at_least.push(r.q1_at_least);
         self.has_reason.push(r.reason.is_some());
         self.reasons.push_str(r.reason.as_deref().unwrap_or(""));
         self.reason_ends.push(self.reasons.len() as i64);
@@ -136,6 +139,7 @@ impl Columns {
             pyramid: self.pyramid[i] as usize,
             n_generators: self.n_generators[i] as usize,
             refined: self.refined[i].clone(),
+            q1_at_least: self.q1_at_least[i].clone(),
             reason: self.has_reason[i].then(|| self.reasons[range(&self.reason_ends)].to_string()),
             proof: None,
         }
