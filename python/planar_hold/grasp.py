@@ -27,7 +27,7 @@ import numpy as np
 __all__ = ["GraspQualities", "grasp_quality", "grasp_lines"]
 
 #: ``friction`` values a grasp takes (docs/contract-grasp.md §5).
-FRICTIONS = ("inner", "outer", "coulomb")
+FRICTIONS = ("inner", "outer", "coulomb", "circular")
 
 
 class GraspQualities:
@@ -52,6 +52,8 @@ class GraspQualities:
     n_generators: np.ndarray  # (N,) int64
     facet_normal: np.ndarray  # (N, 6) float64, NaN where there is no facet
     has_facet: np.ndarray  # (N,) bool
+    q1_at_least: np.ndarray  # (N,) bool: q1 >= the threshold, proven (False where not asked)
+    q1_at_least_uncertain: np.ndarray  # (N,) bool: the bracket could not decide it
 
     def __init__(self, native: Any, ids: Optional[List[Any]] = None) -> None:
         a = native.arrays()
@@ -69,6 +71,8 @@ class GraspQualities:
         self.pyramid = a["pyramid"]
         self.n_generators = a["n_generators"]
         self.has_facet = a["facet"]
+        self.q1_at_least = a["q1_at_least_code"] == 1
+        self.q1_at_least_uncertain = a["q1_at_least_code"] == 2
         self.facet_normal = np.where(self.has_facet[:, None], self.weakest, np.nan)
 
     def __len__(self) -> int:
@@ -209,6 +213,7 @@ def grasp_quality(
     friction: str = "inner",
     ids: Optional[Iterable[Any]] = None,
     engine: Any = None,
+    q1_at_least: Optional[float] = None,
 ) -> GraspQualities:
     """The Ferrari–Canny quality of N grasps in one batch: ``GraspQualities``.
 
@@ -218,6 +223,9 @@ def grasp_quality(
     ``half_size``, ``pyramid``, ``friction``, ``ids`` apply to all). ``engine``: the
     ``planar_hold.Engine`` to run on (default: the shared CPU one); a GPU engine runs the
     float32 search on the device and every proof on the host, with the same answers.
+    ``q1_at_least``: a threshold T for every grasp that names none of its own (``"q1_at_least"``
+    in a dict): ``GraspQualities.q1_at_least`` says where q1 >= T is proven, and the search
+    stops as soon as the bracket [q1_lower, q1] decides it (docs/contract-grasp.md).
 
     Raises ValueError naming the grasp's index and the problem for a bad grasp (no contacts,
     a zero normal, mu < 0, more than 256 generators, a mass, a line that is not a grasp)."""
@@ -225,10 +233,16 @@ def grasp_quality(
     from . import _native
 
     engine = engine if engine is not None else _default()
+    if q1_at_least is not None:
+        q1_at_least = float(q1_at_least)
+        if not np.isfinite(q1_at_least):
+            raise ValueError(f"q1_at_least must be a finite number, got {q1_at_least}")
     if grasps is None:
         if points is None or normals is None or mu is None:
             raise TypeError("grasp_quality takes grasps, or points, normals and mu")
-        return _arrays(engine, points, normals, mu, counts, half_size, pyramid, friction, ids)
+        return _arrays(
+            engine, points, normals, mu, counts, half_size, pyramid, friction, ids, q1_at_least
+        )
     if points is not None or normals is not None or mu is not None:
         raise TypeError("grasp_quality takes grasps or arrays, not both")
     if isinstance(grasps, (dict, str)):
@@ -239,7 +253,7 @@ def grasp_quality(
         if not marked:
             raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
     try:
-        return GraspQualities(_native.grasp_lines(engine, grasps))
+        return GraspQualities(_native.grasp_lines(engine, grasps, q1_at_least))
     except ValueError as e:
         # A dict that is no JSON line ("invalid input: scene i: ...") reads "grasp i: ...".
         text = re.sub(r"^(invalid input: )?scene (\d+): ", r"grasp \2: ", str(e))
@@ -256,6 +270,7 @@ def _arrays(
     pyramid: int,
     friction: str,
     ids: Optional[Iterable[Any]],
+    q1_at_least: Optional[float] = None,
 ) -> GraspQualities:
     """``grasp_quality`` on fingertip arrays: checked here for shape and finiteness (whole
     arrays at once), then read and answered by the engine without a Python object a grasp."""
@@ -297,5 +312,7 @@ def _arrays(
                 f"({a[g, j].tolist()})"
             )
     used = np.ascontiguousarray(used, dtype=np.int64)
-    native = _native.grasp_arrays(engine, p, nrm, mus, used, ls, int(pyramid), friction)
+    native = _native.grasp_arrays(
+        engine, p, nrm, mus, used, ls, int(pyramid), friction, q1_at_least
+    )
     return GraspQualities(native, ids)

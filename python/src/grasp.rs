@@ -39,6 +39,8 @@ struct Columns {
     ids: Vec<Value>,
     /// 0 false, 1 true, 2 uncertain.
     force_closure: Vec<u8>,
+    /// With a threshold: 0 false, 1 true, 2 uncertain; 3 where none was asked.
+    q1_at_least_code: Vec<u8>,
     q1: Vec<f64>,
     q1_lower: Vec<f64>,
     /// NaN where the report has none (but "coulomb").
@@ -100,6 +102,12 @@ impl Columns {
         self.pyramid.push(r.pyramid as i64);
         self.n_generators.push(r.n_generators as i64);
         self.refined.push(r.refined);
+        self.q1_at_least_code.push(match &r.q1_at_least {
+            Some(Value::Bool(false)) => 0,
+            Some(Value::Bool(true)) => 1,
+            Some(_) => 2,
+            None => 3,
+        });
         self.q1_at_least.push(r.q1_at_least);
         self.has_reason.push(r.reason.is_some());
         self.reasons.push_str(r.reason.as_deref().unwrap_or(""));
@@ -171,6 +179,7 @@ impl GraspColumns {
         d.set_item("q1", column(py, &c.q1))?;
         d.set_item("q1_lower", column(py, &c.q1_lower))?;
         d.set_item("q1_upper", column(py, &c.q1_upper))?;
+        d.set_item("q1_at_least_code", column(py, &c.q1_at_least_code))?;
         let weakest = Array2::from_shape_vec((n, 6), c.weakest.clone()).expect("six a grasp");
         d.set_item("weakest", PyArray2::from_owned_array(py, weakest))?;
         d.set_item("facet", column(py, &c.facet))?;
@@ -280,9 +289,10 @@ fn answer(
 
 /// Fingertip grasps from arrays (checked for shape and finiteness by `planar_hold.grasp`):
 /// `points`, `normals` (N, C, 3), `mu` (N, C), `counts` (N,) contacts in use, `half_size`
-/// (N,), all float64 and contiguous but `counts` (int64); `pyramid` and `friction` for all.
+/// (N,), all float64 and contiguous but `counts` (int64); `pyramid`, `friction` and the
+/// threshold `q1_at_least` (checked finite by the caller) for all.
 #[pyfunction]
-#[pyo3(signature = (engine, points, normals, mu, counts, half_size, pyramid, friction))]
+#[pyo3(signature = (engine, points, normals, mu, counts, half_size, pyramid, friction, q1_at_least = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grasp_arrays(
     py: Python<'_>,
@@ -294,6 +304,7 @@ pub(crate) fn grasp_arrays(
     half_size: PyReadonlyArray1<'_, f64>,
     pyramid: usize,
     friction: &str,
+    q1_at_least: Option<f64>,
 ) -> PyResult<GraspColumns> {
     let shape = points.shape().to_vec();
     let (n, c) = (shape[0], shape[1]);
@@ -325,23 +336,32 @@ pub(crate) fn grasp_arrays(
                 let xyz = |a: &[f64]| [a[at], a[at + 1], a[at + 2]];
                 (xyz(p), xyz(nrm), m[g * c + j])
             });
-            fingertip_grasp(Value::from(g), l[g], pyramid, friction, tips)
+            fingertip_grasp(Value::from(g), l[g], pyramid, friction, tips).map(|mut s| {
+                s.q1_at_least = q1_at_least;
+                s
+            })
         })
     })?;
     Ok(GraspColumns { columns })
 }
 
-/// Grasps from their JSON lines (each a grasp: `"dim": 3, "grasp": true`).
+/// Grasps from their JSON lines (each a grasp: `"dim": 3, "grasp": true`); `q1_at_least`
+/// the threshold of the lines that name none of their own.
 #[pyfunction]
+#[pyo3(signature = (engine, lines, q1_at_least = None))]
 pub(crate) fn grasp_lines(
     py: Python<'_>,
     engine: &Engine,
     lines: &Bound<'_, PyAny>,
+    q1_at_least: Option<f64>,
 ) -> PyResult<GraspColumns> {
     let lines = crate::input::scene_lines(lines)?;
     let columns = py.detach(|| {
         answer(engine, lines.len(), |i| match parse_line(&lines[i])? {
-            SceneLine::Grasp(g) => Ok(g),
+            SceneLine::Grasp(mut g) => {
+                g.q1_at_least = g.q1_at_least.or(q1_at_least);
+                Ok(g)
+            }
             _ => Err(Error::Input(
                 "not a grasp (a grasp has \"dim\": 3, \"grasp\": true)".into(),
             )),

@@ -371,3 +371,36 @@ def test_the_gil_is_released_while_grasps_are_answered():
     # A call that held the GIL would leave the counting thread a few switch intervals at
     # most; released, it counts all along.
     assert during > 100_000, during
+
+
+def test_thresholds_and_the_circular_cone_from_arrays():
+    """q1_at_least= on fingertip arrays (and on dicts) agrees with the full q1's bracket, and
+    friction="circular" lies between the inner and outer pyramids' q1."""
+    rng = np.random.default_rng(7)
+    n, c = 40, 4
+    p = rng.normal(size=(n, c, 3))
+    p /= np.linalg.norm(p, axis=2, keepdims=True)
+    normals = -p
+    full = planar_hold.grasp_quality(points=p, normals=normals, mu=0.5, pyramid=8)
+    t = float(np.median(full.q1))
+    asked = planar_hold.grasp_quality(points=p, normals=normals, mu=0.5, pyramid=8, q1_at_least=t)
+    decided = ~asked.q1_at_least_uncertain
+    assert decided.sum() >= n - 2
+    assert np.array_equal(asked.q1_at_least[decided], (full.q1_lower >= t)[decided])
+    assert not (asked.q1_at_least & (full.q1 < t)).any()
+    for r in asked.reports:
+        assert r["q1_at_least"] in (True, False, "uncertain")
+    # The same threshold on the grasps' dicts: as asked of the arrays; a dict's own wins.
+    grasps = planar_hold.grasp_lines(p[:5], normals[:5], 0.5, pyramid=8)
+    by_lines = planar_hold.grasp_quality(grasps, q1_at_least=t)
+    assert np.array_equal(by_lines.q1_at_least, asked.q1_at_least[:5])
+    own = planar_hold.grasp_quality([dict(g, q1_at_least=-1.0) for g in grasps], q1_at_least=t)
+    assert own.q1_at_least[(full.q1_lower[:5] >= -1.0)].all()
+    inner = planar_hold.grasp_quality(points=p[:8], normals=normals[:8], mu=0.5, pyramid=8)
+    outer = planar_hold.grasp_quality(points=p[:8], normals=normals[:8], mu=0.5, pyramid=8, friction="outer")
+    circ = planar_hold.grasp_quality(points=p[:8], normals=normals[:8], mu=0.5, friction="circular")
+    tol = 1e-7 * 4
+    assert (circ.q1 >= inner.q1 - tol).all() and (circ.q1 <= outer.q1 + tol).all()
+    assert (circ.q1_lower <= circ.q1 + 1e-9).all()
+    with pytest.raises(ValueError):
+        planar_hold.grasp_quality(points=p, normals=normals, mu=0.5, q1_at_least=float("nan"))
