@@ -20,6 +20,7 @@
 
 use super::hull::Hull;
 use super::linalg::{dot, Basis, Vector};
+use super::min_norm;
 use super::proof::{self, InnerProof, Measure, Proof};
 use super::tolerance::{EPS, RANK_TOL};
 use super::MAX_DIM;
@@ -310,155 +311,39 @@ pub fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) -> Circul
     }
 }
 
-/// Wolfe's minimum-norm point of W from its support points. Returns the corral (points of W
-/// whose convex hull holds 0, affinely independent) when 0 ∈ W was found, else `None` (the
-/// bracket closed or was decided outside, or the search stopped).
+/// Wolfe's minimum-norm point of W from its support points ([`super::min_norm`]). Returns
+/// the corral (points of W whose convex hull holds 0) when 0 ∈ W was found, else `None`
+/// (the bracket closed or was decided outside, or the search stopped).
 fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> {
     // The first point: the support point along the first disc's normal force.
     let d0 = &w.discs[0];
     let f0 = [d0.n[0], d0.n[1], d0.n[2], 0.0, 0.0, 0.0];
-    let (_, first) = w.support_point(&f0);
-    let mut s: Vec<[f64; 6]> = vec![first];
-    let mut lam: Vec<f64> = vec![1.0];
-    let mut x = first;
-    // 0 counts as reached within rounding of the points' scale.
-    let zero = 1e-14 * w.scale;
-    let (mut last, mut stall) = (f64::INFINITY, 0);
-    while b.queries < MAX_QUERIES {
-        let nx = dot(&x, &x).sqrt();
-        if nx <= zero {
+    let support = |u: &[f64; 6]| {
+        let (h, q) = w.support_point(u);
+        (h, q, 0)
+    };
+    let mut queries = b.queries;
+    let c = min_norm::wolfe(
+        support(&f0),
+        support,
+        |u, h, lower| {
+            b.lower = b.lower.max(lower);
+            b.offer(u, h);
+            b.done(ask)
+        },
+        w.scale,
+        &mut queries,
+        MAX_QUERIES,
+    );
+    b.queries = queries;
+    let nx = dot(&c.x, &c.x).sqrt();
+    match c.end {
+        min_norm::End::Inside => {
             b.lower = b.lower.max(-nx);
-            return Some(s);
+            Some(c.points)
         }
-        b.lower = b.lower.max(-nx);
-        let u = x.map(|v| -v / nx);
-        let (h, q) = w.support_point(&u);
-        b.queries += 1;
-        b.offer(&u, h);
-        if b.done(ask) || s.len() > MAX_DIM {
-            return None;
-        }
-        // q lies no farther than x along u: x is the nearest point (to rounding); or the
-        // search stalls.
-        if h + nx <= 1e-15 * w.scale || nx >= last * (1.0 - 1e-15) {
-            stall += 1;
-            if stall > 40 || h + nx <= 1e-15 * w.scale {
-                return None;
-            }
-        }
-        last = last.min(nx);
-        s.push(q);
-        lam.push(0.0);
-        // Minor cycles: the affine minimiser of the corral, moved back into its hull.
-        loop {
-            let Some(alpha) = affine_min(&s) else {
-                // The new point all but in the corral's affine hull: the corral's weakest
-                // other point leaves (the weights stay convex, x stays in W).
-                let k = (0..s.len() - 1).min_by(|&a, &b| lam[a].total_cmp(&lam[b]))?;
-                let gone = lam[k];
-                s.remove(k);
-                lam.remove(k);
-                let n = lam.len();
-                lam.iter_mut().for_each(|l| *l += gone / n as f64);
-                continue;
-            };
-            if alpha.iter().all(|&a| a > 1e-14) {
-                lam = alpha;
-                break;
-            }
-            let mut theta = 1.0f64;
-            for (l, a) in lam.iter().zip(&alpha) {
-                if *a <= 1e-14 {
-                    let t = l / (l - a);
-                    if t < theta {
-                        theta = t;
-                    }
-                }
-            }
-            let theta = theta.clamp(0.0, 1.0);
-            for (l, a) in lam.iter_mut().zip(&alpha) {
-                *l += theta * (a - *l);
-            }
-            let mut k = 0;
-            while k < s.len() {
-                if lam[k] <= 1e-14 {
-                    s.swap_remove(k);
-                    lam.swap_remove(k);
-                } else {
-                    k += 1;
-                }
-            }
-            if s.is_empty() {
-                return None;
-            }
-            let total: f64 = lam.iter().sum();
-            lam.iter_mut().for_each(|l| *l /= total);
-        }
-        // Seven affinely independent points with positive weights: their affine hull is
-        // R⁶, its least point 0, so 0 lies in their hull (the inner search proves how far).
-        if s.len() == MAX_DIM {
-            return Some(s);
-        }
-        x = [0.0; 6];
-        for (p, l) in s.iter().zip(&lam) {
-            for k in 0..6 {
-                x[k] += l * p[k];
-            }
-        }
+        _ => None,
     }
-    None
-}
-
-/// The weights `α` (summing to 1) of the point of least norm in the affine hull of `s`:
-/// `s₀ + Dβ` with `D = [s₁ − s₀, …]`, `β` the least-squares solution of `Dβ = −s₀` by a
-/// twice-orthogonalised QR of `D` (not the normal equations: the points of a curved W crowd
-/// together near its nearest point, and squaring `D`'s condition number would call them
-/// dependent long before rounding does); `None` when they are affinely dependent to
-/// rounding.
-fn affine_min(s: &[[f64; 6]]) -> Option<Vec<f64>> {
-    let m = s.len();
-    if m == 1 {
-        return Some(vec![1.0]);
-    }
-    if m > 7 {
-        return None;
-    }
-    let k = m - 1;
-    let mut q = [[0.0f64; 6]; 6];
-    let mut r = [[0.0f64; 6]; 6];
-    for j in 0..k {
-        let mut v: [f64; 6] = std::array::from_fn(|t| s[j + 1][t] - s[0][t]);
-        let len = dot(&v, &v).sqrt();
-        for _ in 0..2 {
-            for i in 0..j {
-                let c = dot(&q[i], &v);
-                r[i][j] += c;
-                for t in 0..6 {
-                    v[t] -= c * q[i][t];
-                }
-            }
-        }
-        let rest = dot(&v, &v).sqrt();
-        if !(rest > 1e-12 * len) {
-            return None;
-        }
-        r[j][j] = rest;
-        q[j] = v.map(|x| x / rest);
-    }
-    // R β = −Qᵀ s₀.
-    let mut beta = [0.0f64; 6];
-    for i in (0..k).rev() {
-        let mut acc = -dot(&q[i], &s[0]);
-        for j in i + 1..k {
-            acc -= r[i][j] * beta[j];
-        }
-        beta[i] = acc / r[i][i];
-    }
-    let rest: f64 = beta[..k].iter().sum();
-    let alpha: Vec<f64> = std::iter::once(1.0 - rest)
-        .chain(beta[..k].iter().copied())
-        .collect();
-    alpha.iter().all(|a| a.is_finite()).then_some(alpha)
 }
 
 /// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W

@@ -24,6 +24,7 @@
 //! weights and `h_W(u*) = −|p*|` (then `min q1 ≥ −|p*|` because `p* ∈ W`) is the proof.
 
 use super::linalg::{dot, norm, pivoted, Vector};
+use super::min_norm;
 use super::proof::{self, Combination, InnerProof, Measure, NearestProof, Proof};
 use super::solver::Solver;
 use super::tolerance::{EPS, RANK_TOL};
@@ -202,11 +203,18 @@ fn finish_upper(w: &Wrenches<'_>, outcome: &GeneralOutcome, solver: &mut Solver)
         Verdict::Unsupported | Verdict::Uncertain => outside(w, outcome),
     };
     match found {
+        // Inside to the engine's tolerance, but its facet's h_W below −ε: 0 lies outside W
+        // by more than q1's tolerance, which the nearest point proves.
+        Some((g, true)) if g.q1 < -w.tol() && g.nearest.is_none() => {
+            nearest(w).map(|(g, _)| g).unwrap_or(g)
+        }
         Some((g, true)) => g,
-        // The answer proves nothing: the facets, searched and proven again; else any
-        // direction's h_W, an upper bound.
-        other => from_facets(w, solver)
+        // The answer proves nothing: W's nearest point to 0 by Wolfe's search on the
+        // wrenches themselves where 0 lies outside; else the facets, searched and proven
+        // again; else any direction's h_W, an upper bound.
+        other => nearest(w)
             .map(|(g, _)| g)
+            .or_else(|| from_facets(w, solver).map(|(g, _)| g))
             .or(other.map(|(mut g, _)| {
                 g.q1_lower = f64::NEG_INFINITY;
                 g
@@ -332,6 +340,77 @@ fn outside(w: &Wrenches<'_>, o: &GeneralOutcome) -> Option<(GraspOutcome, bool)>
     Some((g, proven))
 }
 
+/// W's nearest point to 0 by Wolfe's search over the wrenches (the engine's nearest point
+/// in R⁷ did not prove itself: 0 within rounding of W's boundary, or its combination off),
+/// with the corral it ends on: `None` unless the search found 0 outside W and proven so
+/// (`h_W(−p/|p|) ≤ −|p| + ε·max|wᵢ|`).
+fn wolfe_nearest(w: &Wrenches<'_>) -> Option<(min_norm::Corral, [f64; 6], [f64; 6], f64)> {
+    let support = |u: &[f64; 6]| -> min_norm::Support {
+        let (i, h) = (0..w.len())
+            .map(|i| dot(w.get(i), u))
+            .enumerate()
+            .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+        let q: [f64; 6] = std::array::from_fn(|k| w.get(i)[k]);
+        (h, q, i as u32)
+    };
+    let mut queries = 0;
+    let mut c = min_norm::wolfe(
+        support(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+        support,
+        |_, h, lower| h <= lower + 1e-15 * w.s,
+        w.s,
+        &mut queries,
+        64 * w.len().max(8),
+    );
+    if c.end == min_norm::End::Inside || c.ids.iter().any(|&i| i as usize >= w.len()) {
+        return None;
+    }
+    // The direction from the point made accurate to its own size; the point rebuilt from
+    // its convex weights as the proof's checker will.
+    let x = min_norm::refine(&mut c);
+    let nx = norm(&x);
+    let total: f64 = c.weights.iter().sum();
+    if !(total > 0.0 && nx > 0.0) || c.weights.iter().any(|&x| x.is_nan() || x < 0.0) {
+        return None;
+    }
+    let mut p = [0.0; 6];
+    for (&i, &ci) in c.ids.iter().zip(&c.weights) {
+        for (pk, wk) in p.iter_mut().zip(w.get(i as usize)) {
+            *pk += ci / total * wk;
+        }
+    }
+    let np = norm(&p);
+    let u = x.map(|v| -v / nx);
+    let h = w.support(&u);
+    (np > 0.0 && np.is_finite() && h <= -np + w.tol()).then_some((c, p, u, h))
+}
+
+/// [`wolfe_nearest`] as the grasp's metric: `q1 = h_W(u*)`, `q1_lower = −|p*|`.
+fn nearest(w: &Wrenches<'_>) -> Option<(GraspOutcome, bool)> {
+    let (_, p, u, h) = wolfe_nearest(w)?;
+    Some((
+        GraspOutcome {
+            force_closure: w.verdict(h, true),
+            q1: h,
+            q1_lower: -norm(&p),
+            weakest: u,
+            generators: w.on_plane(&u, h),
+            margin_checked: true,
+            nearest: Some(p),
+        },
+        true,
+    ))
+}
+
+/// The point of W the engine's nearest point in R⁷ stands for, as [`outside`] rebuilds it.
+fn engine_nearest(case: &GeneralCase<'_>, o: &GeneralOutcome) -> Option<[f64; 6]> {
+    let w = Wrenches {
+        case,
+        s: case.generators.first().copied().unwrap_or(1.0),
+    };
+    outside(&w, o).and_then(|(g, _)| g.nearest)
+}
+
 /// Every facet of the lifted cone, proven complete or not, and the one of least `β`.
 fn from_facets(w: &Wrenches<'_>, solver: &mut Solver) -> Option<(GraspOutcome, bool)> {
     let (facets, complete) = solver.facets_proven(w.case);
@@ -395,7 +474,21 @@ pub fn proof(
             let (basis, picked) =
                 pivoted(GRASP_DIM, GRASP_DIM - 1, RANK_TOL, || on.iter().copied());
             if basis.len() != GRASP_DIM - 1 {
-                return None;
+                // W spans less than a hyperplane (μ = 0 with every normal through the
+                // reference point: pure forces): the witness's point of W, within rounding
+                // of 0, and the plane (0, weakest), which every wrench lies on.
+                let holds = holds()?;
+                return proof_checked(
+                    case,
+                    &lifted,
+                    g,
+                    Proof::Nearest(NearestProof {
+                        measure: Measure::Grasp,
+                        generators: holds.generators,
+                        weights: holds.weights,
+                        plane: std::iter::once(0.0).chain(g.weakest).collect(),
+                    }),
+                );
             }
             Proof::Inner(InnerProof {
                 measure: Measure::Grasp,
@@ -407,7 +500,9 @@ pub fn proof(
                 holds: Some(holds()?),
             })
         }
-        (Verdict::Unsupported | Verdict::Uncertain, _) if g.nearest.is_some() => {
+        (Verdict::Unsupported | Verdict::Uncertain, _)
+            if g.nearest.is_some() && g.nearest == engine_nearest(case, outcome) =>
+        {
             let n = outcome.nearest_len as usize;
             Proof::Nearest(NearestProof {
                 measure: Measure::Grasp,
@@ -416,11 +511,36 @@ pub fn proof(
                 plane: std::iter::once(0.0).chain(g.weakest).collect(),
             })
         }
+        // The nearest point found by Wolfe's search on the wrenches (the same search as
+        // [`finish`]'s, so the same point).
+        _ if g.nearest.is_some() => {
+            let (c, p, _, _) = wolfe_nearest(&Wrenches { case, s })?;
+            if Some(p) != g.nearest {
+                return None;
+            }
+            Proof::Nearest(NearestProof {
+                measure: Measure::Grasp,
+                generators: c.ids,
+                weights: c.weights,
+                plane: std::iter::once(0.0).chain(g.weakest).collect(),
+            })
+        }
         _ => return None,
     };
+    proof_checked(case, &lifted, g, found)
+}
+
+/// `found` where [`proof::check_answer`] passes it for the answer `g`, else `None`.
+fn proof_checked(
+    case: &GeneralCase<'_>,
+    lifted: &[f64],
+    g: &GraspOutcome,
+    found: Proof,
+) -> Option<Proof> {
+    let s = case.generators.first().copied().unwrap_or(1.0);
     let e: Vec<f64> = std::iter::once(1.0).chain([0.0; 6]).collect();
     proof::check_answer(
-        &lifted,
+        lifted,
         GRASP_DIM,
         &e,
         &found,

@@ -20,6 +20,7 @@ pub mod grasp;
 pub mod host;
 pub(crate) mod hull;
 pub mod linalg;
+pub(crate) mod min_norm;
 pub mod proof;
 pub mod sample;
 pub mod search;

@@ -194,13 +194,13 @@ const SIGN: f64 = 1e-24;
 
 /// A double-double number: `hi + lo`, `|lo| ≤ ulp(hi)/2`.
 #[derive(Clone, Copy, Debug)]
-struct Dd {
-    hi: f64,
-    lo: f64,
+pub(crate) struct Dd {
+    pub(crate) hi: f64,
+    pub(crate) lo: f64,
 }
 
 impl Dd {
-    fn new(v: f64) -> Dd {
+    pub(crate) fn new(v: f64) -> Dd {
         Dd { hi: v, lo: 0.0 }
     }
 
@@ -219,14 +219,14 @@ impl Dd {
         }
     }
 
-    fn add(self, o: Dd) -> Dd {
+    pub(crate) fn add(self, o: Dd) -> Dd {
         let s = Dd::two_sum(self.hi, o.hi);
         let t = Dd::two_sum(self.lo, o.lo);
         let s = Dd::quick(s.hi, s.lo + t.hi);
         Dd::quick(s.hi, s.lo + t.lo)
     }
 
-    fn neg(self) -> Dd {
+    pub(crate) fn neg(self) -> Dd {
         Dd {
             hi: -self.hi,
             lo: -self.lo,
@@ -235,7 +235,7 @@ impl Dd {
 
     /// Dekker's exact product of the high parts (Veltkamp splitting: no fused multiply-add,
     /// which a portable build would call in software), plus the cross terms.
-    fn mul(self, o: Dd) -> Dd {
+    pub(crate) fn mul(self, o: Dd) -> Dd {
         fn split(a: f64) -> (f64, f64) {
             let c = 134_217_729.0 * a; // 2^27 + 1
             let hi = c - (c - a);
@@ -248,7 +248,7 @@ impl Dd {
         Dd::quick(p, e + (self.hi * o.lo + self.lo * o.hi))
     }
 
-    fn div(self, o: Dd) -> Dd {
+    pub(crate) fn div(self, o: Dd) -> Dd {
         let q1 = self.hi / o.hi;
         let r = self.add(o.mul(Dd::new(q1)).neg());
         let q2 = r.hi / o.hi;
@@ -308,9 +308,9 @@ pub fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
     let mut sign = 1.0;
     for k in 0..m {
         let (mut pr, mut pc, mut best) = (k, k, -1.0);
-        for r in k..m {
+        for (r, row) in a.iter().enumerate().take(m).skip(k) {
             for (c, &col) in cols.iter().enumerate().take(d).skip(k) {
-                let v = a[r][col].hi.abs();
+                let v = row[col].hi.abs();
                 if v > best {
                     (pr, pc, best) = (r, c, v);
                 }
