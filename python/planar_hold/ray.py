@@ -257,7 +257,9 @@ def _map_actors(
 
 #: The grasp answer columns after ``id``: the keys of a grasp's report (docs/contract-grasp.md
 #: §6); ``force_closure`` as a string ("true", "false" or "uncertain"), ``q1_upper`` null but
-#: for "coulomb", ``facet`` null where W has none.
+#: for "coulomb", ``facet`` null where W has none; a row's threshold answered as ``gate``'s
+#: Parquet answers have it: ``q1_at_least`` (null where undecided) and
+#: ``q1_at_least_uncertain``, both null where the row asked none.
 GRASP_SCHEMA = pa.schema(
     [
         ("force_closure", pa.string()),
@@ -279,12 +281,14 @@ GRASP_SCHEMA = pa.schema(
         ("friction", pa.string()),
         ("pyramid", pa.int64()),
         ("n_generators", pa.int64()),
+        ("q1_at_least", pa.bool_()),
+        ("q1_at_least_uncertain", pa.bool_()),
         ("reason", pa.string()),
     ]
 )
 
 #: The fields of a grasp row, as of a grasp line (docs/contract-grasp.md §1).
-GRASP_FIELDS = ("half_size", "pyramid", "friction", "contacts")
+GRASP_FIELDS = ("half_size", "pyramid", "friction", "contacts", "q1_at_least", "tolerance")
 
 
 def grasp_table(out: Any) -> pa.Table:
@@ -320,6 +324,7 @@ def grasp_table(out: Any) -> pa.Table:
         n, pa.py_buffer(a["reason_offsets"]), pa.py_buffer(a["reason_bytes"])
     )
     reason = pc.if_else(pa.array(a["has_reason"]), reasons, pa.scalar(None, reasons.type))
+    asked = a["q1_at_least_code"] != 3
     columns = [
         names(a["force_closure_code"], ["false", "true", "uncertain"]),
         pa.array(out.q1),
@@ -331,6 +336,8 @@ def grasp_table(out: Any) -> pa.Table:
         names(a["friction_code"], list(a["friction_names"])),
         pa.array(out.pyramid),
         pa.array(out.n_generators),
+        pa.array(out.q1_at_least, mask=~asked | out.q1_at_least_uncertain),
+        pa.array(out.q1_at_least_uncertain, mask=~asked),
         reason.cast(pa.string()),
     ]
     return pa.Table.from_arrays(columns, schema=GRASP_SCHEMA)
