@@ -7,7 +7,7 @@
 //! no JSON text in between. Columns: `contacts`, a list of structs {`points`: list of
 //! 3-number lists, `normal`: 3 numbers, `mu`: a number or a list of two}; optional `id`
 //! (any type with a JSON form), `half_size`, `pyramid`, `friction` (`"circular"` too),
-//! `q1_at_least` (the row's threshold), `dim`, `grasp`; null means absent (in a contact's
+//! `q1_at_least` (the row's threshold), `tolerance`, `dim`, `grasp`; null means absent (in a contact's
 //! struct too; a null `q1_at_least` takes `gate --q1-at-least`'s). Any other column is an
 //! unknown field of the row (refused by the grasp reader, as on a line), but for the public
 //! cases' labels `category`, `sub` and `scale_of`. Numbers may be any integer or float type
