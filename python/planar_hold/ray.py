@@ -22,7 +22,8 @@ JSON; docs/contract-scenes.md).
 
 ``grasp_quality(ds)`` maps a Dataset of grasp rows (a grasp line's fields as columns:
 ``contacts``, optional ``half_size``, ``pyramid``, ``friction``, ``id``) to rows of the grasp
-reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md).
+reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md);
+on the CPU as Ray tasks, each worker process keeping one engine for all its batches.
 
 Needs ``pip install "./python[ray]"``.
 """
