@@ -46,17 +46,21 @@ def grasp_arrays(
     pyramid: int,
     friction: str,
     q1_at_least: Optional[float] = None,
+    tolerance: Optional[float] = None,
 ) -> GraspColumns:
     """Fingertip grasps from C-contiguous arrays ((N, C, 3), (N, C, 3), (N, C), (N,), (N,)),
     as ``planar_hold.grasp_quality`` checks and passes them, each with the threshold
-    ``q1_at_least`` when given. ValueError "grasp i: ..." for
-    the first bad grasp."""
+    ``q1_at_least`` and the ``tolerance`` when given (ValueError for a tolerance not in
+    (0, 0.1]). ValueError "grasp i: ..." for the first bad grasp."""
 
 def grasp_lines(
-    engine: "Engine", lines: Iterable[Any], q1_at_least: Optional[float] = None
+    engine: "Engine",
+    lines: Iterable[Any],
+    q1_at_least: Optional[float] = None,
+    tolerance: Optional[float] = None,
 ) -> GraspColumns:
-    """Grasps from their dicts or JSON lines (``q1_at_least``: the threshold of those that
-    name none of their own). ValueError "grasp i: ..." for the first bad
+    """Grasps from their dicts or JSON lines (``q1_at_least``, ``tolerance``: those of the
+    grasps that name none of their own). ValueError "grasp i: ..." for the first bad
     one (or one that is not a grasp)."""
 
 def grasp_arrow(engine: "Engine", batch: Any) -> GraspColumns:

@@ -121,6 +121,11 @@ class GraspQualities:
         return reports
 
 
+def _float(x: Any) -> Optional[float]:
+    """An optional number as a float (None stays None)."""
+    return None if x is None else float(x)
+
+
 def _per_grasp(name: str, value: Any, n: int, c: int) -> np.ndarray:
     """A scalar, (N,) or (N, C) argument as an (N, C) float64 array."""
     a = np.asarray(value, dtype=np.float64)
@@ -214,6 +219,7 @@ def grasp_quality(
     ids: Optional[Iterable[Any]] = None,
     engine: Any = None,
     q1_at_least: Optional[float] = None,
+    tolerance: Optional[float] = None,
 ) -> GraspQualities:
     """The Ferrari–Canny quality of N grasps in one batch: ``GraspQualities``.
 
@@ -226,6 +232,10 @@ def grasp_quality(
     ``q1_at_least``: a threshold T for every grasp that names none of its own (``"q1_at_least"``
     in a dict): ``GraspQualities.q1_at_least`` says where q1 >= T is proven, and the search
     stops as soon as the bracket [q1_lower, q1] decides it (docs/contract-grasp.md).
+    ``tolerance``: how far apart, relative to the grasp's scale, q1's bounds may stay (above 0,
+    at most 0.1; default 1e-9), for every grasp that names none of its own (``"tolerance"``):
+    a ``"circular"`` search stops once its bracket is that narrow; pyramid grasps are answered
+    by their exact facets whatever it is.
 
     Raises ValueError naming the grasp's index and the problem for a bad grasp (no contacts,
     a zero normal, mu < 0, more than 256 generators, a mass, a line that is not a grasp)."""
@@ -241,8 +251,9 @@ def grasp_quality(
         if points is None or normals is None or mu is None:
             raise TypeError("grasp_quality takes grasps, or points, normals and mu")
         return _arrays(
-            engine, points, normals, mu, counts, half_size, pyramid, friction, ids, q1_at_least
-        )
+            engine, points, normals, mu, counts, half_size, pyramid, friction, ids, q1_at_least,
+            tolerance,
+        )  # fmt: skip
     if points is not None or normals is not None or mu is not None:
         raise TypeError("grasp_quality takes grasps or arrays, not both")
     if isinstance(grasps, (dict, str)):
@@ -253,7 +264,7 @@ def grasp_quality(
         if not marked:
             raise ValueError(f'grasp {i}: not a grasp (a grasp has "dim": 3, "grasp": true)')
     try:
-        return GraspQualities(_native.grasp_lines(engine, grasps, q1_at_least))
+        return GraspQualities(_native.grasp_lines(engine, grasps, q1_at_least, _float(tolerance)))
     except ValueError as e:
         # A dict that is no JSON line ("invalid input: scene i: ...") reads "grasp i: ...".
         text = re.sub(r"^(invalid input: )?scene (\d+): ", r"grasp \2: ", str(e))
@@ -271,6 +282,7 @@ def _arrays(
     friction: str,
     ids: Optional[Iterable[Any]],
     q1_at_least: Optional[float] = None,
+    tolerance: Optional[float] = None,
 ) -> GraspQualities:
     """``grasp_quality`` on fingertip arrays: checked here for shape and finiteness (whole
     arrays at once), then read and answered by the engine without a Python object a grasp."""
@@ -313,6 +325,7 @@ def _arrays(
             )
     used = np.ascontiguousarray(used, dtype=np.int64)
     native = _native.grasp_arrays(
-        engine, p, nrm, mus, used, ls, int(pyramid), friction, q1_at_least
-    )
+        engine, p, nrm, mus, used, ls, int(pyramid), friction, q1_at_least,
+        _float(tolerance),
+    )  # fmt: skip
     return GraspQualities(native, ids)

@@ -22,7 +22,8 @@ JSON; docs/contract-scenes.md).
 
 ``grasp_quality(ds)`` maps a Dataset of grasp rows (a grasp line's fields as columns:
 ``contacts``, optional ``half_size``, ``pyramid``, ``friction``, ``id``) to rows of the grasp
-reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md).
+reports (``GRASP_SCHEMA``: force closure, q1, the weakest wrench, the facet; docs/contract-grasp.md);
+on the CPU as Ray tasks, each worker process keeping one engine for all its batches.
 
 Needs ``pip install "./python[ray]"``.
 """
@@ -257,7 +258,9 @@ def _map_actors(
 
 #: The grasp answer columns after ``id``: the keys of a grasp's report (docs/contract-grasp.md
 #: §6); ``force_closure`` as a string ("true", "false" or "uncertain"), ``q1_upper`` null but
-#: for "coulomb", ``facet`` null where W has none.
+#: for "coulomb", ``facet`` null where W has none; a row's threshold answered as ``gate``'s
+#: Parquet answers have it: ``q1_at_least`` (null where undecided) and
+#: ``q1_at_least_uncertain``, both null where the row asked none.
 GRASP_SCHEMA = pa.schema(
     [
         ("force_closure", pa.string()),
@@ -279,12 +282,14 @@ GRASP_SCHEMA = pa.schema(
         ("friction", pa.string()),
         ("pyramid", pa.int64()),
         ("n_generators", pa.int64()),
+        ("q1_at_least", pa.bool_()),
+        ("q1_at_least_uncertain", pa.bool_()),
         ("reason", pa.string()),
     ]
 )
 
 #: The fields of a grasp row, as of a grasp line (docs/contract-grasp.md §1).
-GRASP_FIELDS = ("half_size", "pyramid", "friction", "contacts")
+GRASP_FIELDS = ("half_size", "pyramid", "friction", "contacts", "q1_at_least", "tolerance")
 
 
 def grasp_table(out: Any) -> pa.Table:
@@ -320,6 +325,7 @@ def grasp_table(out: Any) -> pa.Table:
         n, pa.py_buffer(a["reason_offsets"]), pa.py_buffer(a["reason_bytes"])
     )
     reason = pc.if_else(pa.array(a["has_reason"]), reasons, pa.scalar(None, reasons.type))
+    asked = a["q1_at_least_code"] != 3
     columns = [
         names(a["force_closure_code"], ["false", "true", "uncertain"]),
         pa.array(out.q1),
@@ -331,6 +337,8 @@ def grasp_table(out: Any) -> pa.Table:
         names(a["friction_code"], list(a["friction_names"])),
         pa.array(out.pyramid),
         pa.array(out.n_generators),
+        pa.array(out.q1_at_least, mask=~asked | out.q1_at_least_uncertain),
+        pa.array(out.q1_at_least_uncertain, mask=~asked),
         reason.cast(pa.string()),
     ]
     return pa.Table.from_arrays(columns, schema=GRASP_SCHEMA)
@@ -355,13 +363,26 @@ def grasp_rows(engine: Engine, batch: pa.Table) -> pa.Table:
 
 
 class _GraspEvaluator:
-    """One Ray actor for grasps: its engine made once, serving every batch."""
+    """One Ray actor for grasps on a GPU: its engine made once, serving every batch."""
 
     def __init__(self, backend: str) -> None:
         self.engine = Engine(backend)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         return grasp_rows(self.engine, batch)
+
+
+#: The CPU engine of this worker process, made by its first batch of grasps and kept for
+#: every later batch and job (Ray reuses a task's worker process).
+_task_engine: Optional[Engine] = None
+
+
+def _grasp_task(batch: pa.Table) -> pa.Table:
+    """A batch of grasp rows answered as a Ray task, on the process's own CPU engine."""
+    global _task_engine
+    if _task_engine is None:
+        _task_engine = Engine("cpu")
+    return grasp_rows(_task_engine, batch)
 
 
 def grasp_quality(
@@ -377,7 +398,21 @@ def grasp_quality(
     ``ray.data.Dataset`` of rows of ``GRASP_SCHEMA`` after ``id``: the reports of
     ``planar_hold.grasp_quality``. ``backend``, ``concurrency`` and ``map_batches_args`` as
     for :func:`evaluate`; ``batch_size`` grasps per engine call. A bad row fails the job
-    with a ValueError naming its position in the batch ("grasp 3: ...")."""
+    with a ValueError naming its position in the batch ("grasp 3: ...").
+
+    On the CPU the batches are Ray tasks, not actors: each worker process makes its engine
+    with its first batch and keeps it, a job starts no actor (their start was most of a job's
+    fixed cost, seconds on a small machine), and Ray Data fuses the read with the map, so a
+    batch goes from the file to the engine in one process. ``concurrency`` is then the most
+    tasks at once (an int)."""
+    if backend == "cpu":
+        return dataset.map_batches(
+            _grasp_task,
+            batch_size=batch_size,
+            batch_format="pyarrow",
+            concurrency=concurrency,
+            **map_batches_args,
+        )
     return _map_actors(
         dataset, _GraspEvaluator, backend, batch_size, concurrency, map_batches_args
     )

@@ -20,8 +20,8 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use planar_hold::scene::{
-    fingertip_grasp, hold_reports, parse_line, GraspFacet, GraspRefined, GraspReport, Report,
-    SceneLine, SpatialScene,
+    fingertip_grasp, grasp_tolerance, hold_reports, parse_line, GraspFacet, GraspRefined,
+    GraspReport, Report, SceneLine, SpatialScene,
 };
 use planar_hold::{Error, Options};
 
@@ -289,10 +289,10 @@ fn answer(
 
 /// Fingertip grasps from arrays (checked for shape and finiteness by `planar_hold.grasp`):
 /// `points`, `normals` (N, C, 3), `mu` (N, C), `counts` (N,) contacts in use, `half_size`
-/// (N,), all float64 and contiguous but `counts` (int64); `pyramid`, `friction` and the
-/// threshold `q1_at_least` (checked finite by the caller) for all.
+/// (N,), all float64 and contiguous but `counts` (int64); `pyramid`, `friction`, the
+/// threshold `q1_at_least` (checked finite by the caller) and the `tolerance` for all.
 #[pyfunction]
-#[pyo3(signature = (engine, points, normals, mu, counts, half_size, pyramid, friction, q1_at_least = None))]
+#[pyo3(signature = (engine, points, normals, mu, counts, half_size, pyramid, friction, q1_at_least = None, tolerance = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grasp_arrays(
     py: Python<'_>,
@@ -305,7 +305,9 @@ pub(crate) fn grasp_arrays(
     pyramid: usize,
     friction: &str,
     q1_at_least: Option<f64>,
+    tolerance: Option<f64>,
 ) -> PyResult<GraspColumns> {
+    let tolerance = checked_tolerance(tolerance)?;
     let shape = points.shape().to_vec();
     let (n, c) = (shape[0], shape[1]);
     let same = normals.shape() == shape.as_slice()
@@ -338,6 +340,7 @@ pub(crate) fn grasp_arrays(
             });
             fingertip_grasp(Value::from(g), l[g], pyramid, friction, tips).map(|mut s| {
                 s.q1_at_least = q1_at_least;
+                s.tolerance = tolerance;
                 s
             })
         })
@@ -346,20 +349,23 @@ pub(crate) fn grasp_arrays(
 }
 
 /// Grasps from their JSON lines (each a grasp: `"dim": 3, "grasp": true`); `q1_at_least`
-/// the threshold of the lines that name none of their own.
+/// and `tolerance` those of the lines that name none of their own.
 #[pyfunction]
-#[pyo3(signature = (engine, lines, q1_at_least = None))]
+#[pyo3(signature = (engine, lines, q1_at_least = None, tolerance = None))]
 pub(crate) fn grasp_lines(
     py: Python<'_>,
     engine: &Engine,
     lines: &Bound<'_, PyAny>,
     q1_at_least: Option<f64>,
+    tolerance: Option<f64>,
 ) -> PyResult<GraspColumns> {
+    let tolerance = checked_tolerance(tolerance)?;
     let lines = crate::input::scene_lines(lines)?;
     let columns = py.detach(|| {
         answer(engine, lines.len(), |i| match parse_line(&lines[i])? {
             SceneLine::Grasp(mut g) => {
                 g.q1_at_least = g.q1_at_least.or(q1_at_least);
+                g.tolerance = g.tolerance.or(tolerance);
                 Ok(g)
             }
             _ => Err(Error::Input(
@@ -368,6 +374,17 @@ pub(crate) fn grasp_lines(
         })
     })?;
     Ok(GraspColumns { columns })
+}
+
+/// A tolerance for every grasp, checked as a line's `"tolerance"` is.
+fn checked_tolerance(tolerance: Option<f64>) -> PyResult<Option<f64>> {
+    tolerance
+        .map(grasp_tolerance)
+        .transpose()
+        .map_err(|e| match e {
+            Error::Input(m) => PyValueError::new_err(m),
+            e => py_err(e),
+        })
 }
 
 /// Grasps from a pyarrow `RecordBatch` of grasp rows (anything with `__arrow_c_array__`

@@ -404,3 +404,35 @@ def test_thresholds_and_the_circular_cone_from_arrays():
     assert (circ.q1_lower <= circ.q1 + 1e-9).all()
     with pytest.raises(ValueError):
         planar_hold.grasp_quality(points=p, normals=normals, mu=0.5, q1_at_least=float("nan"))
+
+
+def test_a_tolerance_closes_the_circular_bracket_to_it():
+    """tolerance= (and a dict's own "tolerance") closes a circular bracket no tighter than
+    asked, around the default's; pyramid grasps keep their exact facets' answer; a tolerance
+    not in (0, 0.1] is refused."""
+    rng = np.random.default_rng(11)
+    n, c = 12, 4
+    p = rng.normal(size=(n, c, 3))
+    p /= np.linalg.norm(p, axis=2, keepdims=True)
+    normals = -p + 0.3 * rng.normal(size=(n, c, 3))
+    args = dict(points=p, normals=normals, mu=0.5, friction="circular")
+    tight = planar_hold.grasp_quality(**args)
+    loose = planar_hold.grasp_quality(**args, tolerance=1e-3)
+    scale = math.sqrt(1 + 0.5**2) * math.sqrt(2)  # the support function's bound of max |w|
+    gap = loose.q1 - loose.q1_lower
+    assert (gap[loose.margin_checked] <= 1e-3 * scale).all()
+    assert (loose.q1_lower <= tight.q1 + 1e-7).all() and (tight.q1_lower <= loose.q1 + 1e-7).all()
+    assert (gap[tight.margin_checked] > 1e-9 * scale).any()  # the search stopped earlier
+    grasps = planar_hold.grasp_lines(p, normals, 0.5, friction="circular")
+    by_dicts = planar_hold.grasp_quality([dict(g, tolerance=1e-3) for g in grasps])
+    assert np.array_equal(by_dicts.q1, loose.q1) and np.array_equal(by_dicts.q1_lower, loose.q1_lower)
+    own = planar_hold.grasp_quality([dict(g, tolerance=1e-3) for g in grasps], tolerance=1e-9)
+    assert np.array_equal(own.q1, loose.q1)  # a dict's own wins
+    inner = dict(args, friction="inner", pyramid=8)
+    a, b = planar_hold.grasp_quality(**inner), planar_hold.grasp_quality(**inner, tolerance=1e-3)
+    assert np.array_equal(a.q1, b.q1) and np.array_equal(a.q1_lower, b.q1_lower)
+    for bad in (0.0, -1e-6, 0.5, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="tolerance must be a number above 0"):
+            planar_hold.grasp_quality(**args, tolerance=bad)
+        with pytest.raises(ValueError, match="tolerance must be a number above 0"):
+            planar_hold.grasp_quality(grasps, tolerance=bad)

@@ -227,6 +227,32 @@ def test_grasp_rows_are_read_column_by_column(data, tmp_path):
         planar_hold.ray.grasp_rows(engine, bad)
 
 
+def test_grasp_rows_read_thresholds_and_tolerances(data):
+    """Grasp rows with a q1_at_least column (null: none asked) and a tolerance column answer
+    as the same grasps' dicts, the threshold's answer in two boolean columns."""
+    pyramids = [g for g in read_jsonl(data / "grasp_public.jsonl") if g["category"] != "large"]
+    grasps = pyramids[:12] + read_jsonl(data / "grasp_circular_public.jsonl")[:6]
+    for i, g in enumerate(grasps):
+        if i % 3:
+            g["q1_at_least"] = 0.05 if i % 3 == 1 else -1.0
+        if g["friction"] == "circular" and i % 2:
+            g["tolerance"] = 1e-3
+    fields = ["id", "half_size", "pyramid", "friction", "contacts", "q1_at_least", "tolerance"]
+    table = pa.Table.from_pylist([{f: g.get(f) for f in fields} for g in grasps])
+    engine = planar_hold.Engine("cpu")
+    got = planar_hold.ray.grasp_rows(engine, table).to_pylist()
+    want = planar_hold.grasp_quality(grasps, engine=engine).reports
+    seen = set()
+    for g, r, w in zip(grasps, got, want):
+        assert (r["q1"], r["q1_lower"]) == (w["q1"], w["q1_lower"]), g["id"]
+        v = w.get("q1_at_least")
+        seen.add(v)
+        expected = (None, None) if v is None else (v if isinstance(v, bool) else None,
+                                                   v == "uncertain")  # fmt: skip
+        assert (r["q1_at_least"], r["q1_at_least_uncertain"]) == expected, g["id"]
+    assert {None, True, False} <= seen
+
+
 def scene_table(scenes):
     """Scene lines as one Arrow table of their fields, every field of every line a column (a
     line's or a contact's absent fields null: a planar line's ``dim``, a planar contact's

@@ -246,7 +246,8 @@ pub fn discs(scene: &SpatialScene) -> Vec<Disc> {
 
 /// The circular q1 of a grasp line, its bracket started from what the inner pyramids at the
 /// line's k proved (`pyramid`: their W lies in the true cones', so its bound from below
-/// holds) and their generators.
+/// holds) and their generators, closed to the line's `"tolerance"` (default ε) times the
+/// grasp's scale.
 pub fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> CircularOutcome {
     let d = discs(scene);
     let seeds = scene.generators(scene.pyramid, Pyramid::Inner);
@@ -256,7 +257,7 @@ pub fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> Circula
         scene.body.half_size,
         &seeds,
         Ask {
-            tol: EPS * scale,
+            tol: scene.tolerance.unwrap_or(EPS) * scale,
             at_least: scene.q1_at_least,
             lower: pyramid.q1_lower,
         },

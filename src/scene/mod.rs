@@ -55,7 +55,8 @@ pub use spatial::{
     SpatialBody, SpatialContact, SpatialScene, SpatialSource,
 };
 pub use spatial_parse::{
-    fingertip_grasp, grasp_from_fields, parse_grasp, parse_spatial, Fingertip, COPLANAR_TOLERANCE,
+    fingertip_grasp, grasp_from_fields, grasp_tolerance, parse_grasp, parse_spatial, Fingertip,
+    COPLANAR_TOLERANCE, MAX_TOLERANCE,
 };
 pub use spatial_report::{
     judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,

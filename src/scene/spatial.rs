@@ -274,6 +274,10 @@ pub struct SpatialScene {
     /// A grasp line's threshold (`"q1_at_least"`): answer whether q1 ≥ it, stopping as soon
     /// as the bracket decides it.
     pub q1_at_least: Option<f64>,
+    /// A grasp line's `"tolerance"`: how far apart, relative to the grasp's scale, the
+    /// bracket `[q1_lower, q1]` may stay (default [`crate::general::EPS`], 1e-9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
 
 /// Where a spatial generator comes from: contact, application point, pyramid edge (or the

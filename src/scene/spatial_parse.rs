@@ -44,6 +44,7 @@ struct RawGrasp {
     friction: Option<Value>,
     contacts: Option<Vec<RawContact>>,
     q1_at_least: Option<Value>,
+    tolerance: Option<Value>,
     mass: Option<serde::de::IgnoredAny>,
     com_offset: Option<serde::de::IgnoredAny>,
     margin_min: Option<serde::de::IgnoredAny>,
@@ -182,7 +183,34 @@ fn grasp_of(raw: RawGrasp) -> Result<SpatialScene, Error> {
             }
         },
     };
+    scene.tolerance = match raw.tolerance {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_f64()
+                .map_or_else(|| Err(tolerance_refused(&v)), grasp_tolerance)?,
+        ),
+    };
     Ok(scene)
+}
+
+/// The loosest `"tolerance"` a grasp line may ask for: beyond it a bracket says little.
+pub const MAX_TOLERANCE: f64 = 0.1;
+
+/// A grasp's `"tolerance"` (a line's, or one for all: Python's `tolerance=`), checked: above
+/// 0 and at most [`MAX_TOLERANCE`].
+pub fn grasp_tolerance(t: f64) -> Result<f64, Error> {
+    if t > 0.0 && t <= MAX_TOLERANCE {
+        Ok(t)
+    } else {
+        Err(tolerance_refused(t))
+    }
+}
+
+fn tolerance_refused(got: impl std::fmt::Display) -> Error {
+    input(format!(
+        "tolerance must be a number above 0 and at most {MAX_TOLERANCE} (how far apart q1's \
+         bounds may stay, relative to the grasp's scale; default 1e-9), got {got}"
+    ))
 }
 
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
@@ -307,6 +335,7 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
         contacts,
         margin_min,
         q1_at_least: None,
+        tolerance: None,
     };
     let k = scene.generator_count(pyramid);
     if k > MAX_GENERAL_GENERATORS {

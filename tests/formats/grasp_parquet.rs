@@ -31,11 +31,17 @@ fn dir(name: &str) -> PathBuf {
 
 /// `planar-hold gate INPUT --backend cpu -o OUTPUT`.
 fn gate(input: &Path, output: &Path) -> Output {
+    gate_with(input, output, &[])
+}
+
+/// `planar-hold gate INPUT --backend cpu -o OUTPUT ARGS…`.
+fn gate_with(input: &Path, output: &Path, args: &[&str]) -> Output {
     crate::common::cli()
         .arg("gate")
         .arg(input)
         .args(["--backend", "cpu", "-o"])
         .arg(output)
+        .args(args)
         .output()
         .unwrap()
 }
@@ -47,7 +53,7 @@ fn write_jsonl(path: &Path, rows: &[Value]) {
 
 /// Grasp lines as Parquet rows, `group_rows` a row group: `id` (int64 when every id is an
 /// integer, else utf8), `half_size`, `pyramid` (int64), `friction` and the labels (utf8),
-/// `mass` (float64, null where absent), with `dim_and_grasp` the `dim` (int64) and `grasp`
+/// `mass` and `q1_at_least` (float64, null where absent), with `dim_and_grasp` the `dim` (int64) and `grasp`
 /// (boolean) columns (else they are left implied), and `contacts`: a list of structs of
 /// `points` list<list<float64>>, `normal` fixed_size_list<float64, 3> and `mu` (float64, or
 /// list<float64> when some contact's μ is an interval).
@@ -64,6 +70,7 @@ fn write_grasps(path: &Path, rows: &[Value], group_rows: usize, dim_and_grasp: b
     let mut dim = Int64Builder::new();
     let mut grasp = BooleanBuilder::new();
     let mut mass = Float64Builder::new();
+    let mut q1_at_least = Float64Builder::new();
     let mut labels: Vec<(&str, StringBuilder)> = ["friction", "category", "sub", "scale_of"]
         .into_iter()
         .map(|k| (k, StringBuilder::new()))
@@ -87,6 +94,7 @@ fn write_grasps(path: &Path, rows: &[Value], group_rows: usize, dim_and_grasp: b
                 "sub",
                 "scale_of",
                 "mass",
+                "q1_at_least",
                 "contacts",
             ];
             assert!(known.contains(&k.as_str()), "no column for {k}");
@@ -102,6 +110,7 @@ fn write_grasps(path: &Path, rows: &[Value], group_rows: usize, dim_and_grasp: b
         dim.append_option(r["dim"].as_i64());
         grasp.append_option(r["grasp"].as_bool());
         mass.append_option(r["mass"].as_f64());
+        q1_at_least.append_option(r["q1_at_least"].as_f64());
         for (k, b) in &mut labels {
             b.append_option(r[*k].as_str());
         }
@@ -166,6 +175,7 @@ fn write_grasps(path: &Path, rows: &[Value], group_rows: usize, dim_and_grasp: b
         ("half_size", Arc::new(half_size.finish())),
         ("pyramid", Arc::new(pyramid.finish())),
         ("mass", Arc::new(mass.finish())),
+        ("q1_at_least", Arc::new(q1_at_least.finish())),
         ("contacts", Arc::new(contacts)),
     ];
     if dim_and_grasp {
@@ -233,6 +243,8 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
             "friction",
             "pyramid",
             "n_generators",
+            "q1_at_least",
+            "q1_at_least_uncertain",
             "refined",
             "reason",
             "line",
@@ -276,6 +288,8 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
     );
     let (line, error) = (col("line"), col("error"));
     let (line, error) = (line.as_primitive::<UInt64Type>(), error.as_string::<i32>());
+    let (at_least, at_least_uncertain) = (col("q1_at_least"), col("q1_at_least_uncertain"));
+    let (at_least, at_least_uncertain) = (at_least.as_boolean(), at_least_uncertain.as_boolean());
     let floats = |a: ArrayRef| json!(a.as_primitive::<Float64Type>().values().to_vec());
     let indices = |a: ArrayRef| json!(a.as_primitive::<UInt32Type>().values().to_vec());
     let rows = (0..t.num_rows())
@@ -294,6 +308,7 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
                     [fc, q1, q1_lower, weakest, facet, checked, friction, pyramid];
                 assert!(answer.iter().all(|a| a.is_null(i)), "row {}", i + 1);
                 assert!(n_gens.is_null(i) && refined.is_null(i) && reason.is_null(i));
+                assert!(at_least.is_null(i) && at_least_uncertain.is_null(i));
                 o.insert("line".into(), json!(line.value(i)));
                 o.insert("error".into(), json!(error.value(i)));
                 return Value::Object(o);
@@ -322,6 +337,20 @@ fn parquet_answers(path: &Path) -> (DataType, Vec<Value>) {
             o.insert("friction".into(), json!(friction.value(i)));
             o.insert("pyramid".into(), json!(pyramid.value(i)));
             o.insert("n_generators".into(), json!(n_gens.value(i)));
+            // A threshold's answer: decided (true/false, not uncertain), "uncertain" (null,
+            // true), or none asked (null, null).
+            match (at_least.is_null(i), at_least_uncertain.is_null(i)) {
+                (true, true) => {}
+                (false, false) => {
+                    assert!(!at_least_uncertain.value(i), "row {}", i + 1);
+                    o.insert("q1_at_least".into(), json!(at_least.value(i)));
+                }
+                (true, false) => {
+                    assert!(at_least_uncertain.value(i), "row {}", i + 1);
+                    o.insert("q1_at_least".into(), json!("uncertain"));
+                }
+                (false, true) => panic!("row {}: q1_at_least without its uncertainty", i + 1),
+            }
             if !refined.is_null(i) {
                 let r = |k: usize| refined.column(k).clone();
                 o.insert(
@@ -429,6 +458,104 @@ fn grasp_parquet_answers_equal_the_json_lines_answers_field_for_field() {
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g, w, "{}: row {}", output.display(), i + 1);
         }
+    }
+}
+
+/// `Decided::at_least` of a bracket, as the answers write it.
+fn at_least(lower: f64, q1: f64, t: f64) -> Value {
+    if lower >= t {
+        json!(true)
+    } else if q1 < t {
+        json!(false)
+    } else {
+        json!("uncertain")
+    }
+}
+
+#[test]
+fn grasp_thresholds_and_circular_rows_agree_across_formats() {
+    // Pyramid and circular grasps, each row with a threshold of its own (a `q1_at_least`
+    // column, float64) or none (null: `--q1-at-least 0.05` applies). The thresholds come
+    // from each grasp's full bracket, so that every answer occurs: true (T below q1_lower),
+    // false (T above q1), uncertain (T = q1 where the bracket is open). Through every pair
+    // of formats the answers are those of JSON Lines in and out.
+    let pyramids = crate::common::read_data("grasp_public.jsonl")
+        .into_iter()
+        .filter(|g| g["category"] != "large")
+        .take(40);
+    let circular = crate::common::read_data("grasp_circular_public.jsonl")
+        .into_iter()
+        .take(24);
+    let mut rows: Vec<Value> = pyramids.chain(circular).collect();
+    let d = dir("thresholds");
+    let plain = d.join("plain.jsonl");
+    write_jsonl(&plain, &rows);
+    let full_answers = d.join("full.jsonl");
+    assert_eq!(gate(&plain, &full_answers).status.code(), Some(0));
+    let full = json_lines(&full_answers);
+    assert!(full.iter().all(|a| a.get("q1_at_least").is_none()));
+    let bracket = |a: &Value| (a["q1_lower"].as_f64().unwrap(), a["q1"].as_f64().unwrap());
+    for (i, (r, a)) in rows.iter_mut().zip(&full).enumerate() {
+        let (lower, q1) = bracket(a);
+        let t = match i % 4 {
+            0 => continue,
+            1 => q1,
+            2 => q1 + 0.01,
+            _ => lower - 0.01,
+        };
+        r["q1_at_least"] = json!(t);
+    }
+    let (jsonl, parquet) = (d.join("grasps.jsonl"), d.join("grasps.parquet"));
+    write_jsonl(&jsonl, &rows);
+    write_grasps(&parquet, &rows, 16, false);
+    let runs = [
+        (&jsonl, d.join("want.jsonl")),
+        (&parquet, d.join("from_parquet.jsonl")),
+        (&parquet, d.join("from_parquet.parquet")),
+        (&jsonl, d.join("from_jsonl.parquet")),
+    ];
+    for (input, output) in &runs {
+        let out = gate_with(input, output, &["--q1-at-least", "0.05"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{}: {stderr}", output.display());
+    }
+    let want = json_lines(&runs[0].1);
+    assert_eq!(want.len(), rows.len());
+    // Pyramid lines are answered in full: the same bracket, and the threshold read off it
+    // (the row's own, else --q1-at-least's).
+    for (i, (w, a)) in want.iter().zip(&full).enumerate() {
+        let t = rows[i]["q1_at_least"].as_f64().unwrap_or(0.05);
+        if a["friction"] != "circular" {
+            assert_eq!(bracket(w), bracket(a), "row {}", i + 1);
+            assert_eq!(
+                w["q1_at_least"],
+                at_least(
+                    a["q1_lower"].as_f64().unwrap(),
+                    a["q1"].as_f64().unwrap(),
+                    t
+                ),
+                "row {}",
+                i + 1
+            );
+        } else {
+            // A circular search stops once T is decided: its bracket decides it.
+            let (lower, q1) = bracket(w);
+            assert_eq!(w["q1_at_least"], at_least(lower, q1, t), "row {}", i + 1);
+        }
+    }
+    for value in [json!(true), json!(false), json!("uncertain")] {
+        assert!(want.iter().any(|a| a["q1_at_least"] == value), "{value}");
+    }
+    assert!(want.iter().any(|a| a["friction"] == "circular"));
+    // Parquet in, JSON Lines out: the very same text.
+    assert_eq!(
+        std::fs::read_to_string(&runs[1].1).unwrap(),
+        std::fs::read_to_string(&runs[0].1).unwrap()
+    );
+    // Parquet out, from either input: the same values, field for field.
+    for (_, output) in &runs[2..] {
+        let (_, got) = parquet_answers(output);
+        assert_eq!(got, want, "{}", output.display());
     }
 }
 

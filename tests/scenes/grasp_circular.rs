@@ -3,7 +3,7 @@
 //! `check_grasp_circular.py` (the closed-form support function rebuilt here from each case),
 //! and invariants over random fingertip grasps: inner(k) ≤ circular ≤ outer(k) for k = 4…64,
 //! raising μ never lowers q1, scaling positions and ℓ together leaves it, thresholds agree
-//! with the full q1.
+//! with the full q1, a line's `"tolerance"` closes the bracket to it.
 
 use planar_hold::scene::{hold_reports, parse_line, GraspReport, Report, SceneLine};
 use planar_hold::{Backend, Engine};
@@ -331,4 +331,80 @@ fn circular_is_refused_off_grasp_lines_and_bad_thresholds() {
     let bad = r#"{"id": 2, "dim": 3, "grasp": true, "half_size": 1, "q1_at_least": "high", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
     let e = parse_line(bad).expect_err("refused").to_string();
     assert!(e.contains("q1_at_least"), "{e}");
+}
+
+#[test]
+fn a_lines_tolerance_closes_the_circular_bracket_to_it() {
+    // `"tolerance": 1e-3`: every circular bracket closes within 1e-3 of the grasp's scale
+    // (the support function's bound of max |w|), overlaps the default's (1e-9) bracket, and
+    // at least one stays wider than the default's would (the search stopped earlier). A
+    // pyramid line's q1 is its exact facets' whatever the tolerance: the same answer.
+    let mut rng = Rng(23);
+    let base: Vec<Value> = (0..16)
+        .map(|i| {
+            let mu = 0.3 + 0.4 * rng.next();
+            fingertips(&mut rng, 3 + i % 3, 1.0, 0.7, mu)
+        })
+        .collect();
+    let loose_lines: Vec<Value> = base
+        .iter()
+        .map(|l| with(l, |l| l["tolerance"] = json!(1e-3)))
+        .collect();
+    let (tight, loose) = (reports(&base), reports(&loose_lines));
+    let mut wider = 0;
+    for ((l, t), a) in base.iter().zip(&tight).zip(&loose) {
+        let s = scale(l);
+        let gap = a.q1 - a.q1_lower;
+        if a.margin_checked {
+            assert!(gap <= 1e-3 * s, "gap {gap} beyond 1e-3 × {s}");
+        }
+        assert!(gap >= 0.0, "q1 {} below q1_lower {}", a.q1, a.q1_lower);
+        let slack = 1e-7 * s;
+        assert!(
+            a.q1_lower <= t.q1 + slack && t.q1_lower <= a.q1 + slack,
+            "loose [{}, {}] misses tight [{}, {}]",
+            a.q1_lower,
+            a.q1,
+            t.q1_lower,
+            t.q1
+        );
+        if t.margin_checked && gap > 1e-9 * s {
+            wider += 1; // closed to 1e-9 by default, left wider when asked
+        }
+    }
+    assert!(loose.iter().filter(|a| a.margin_checked).count() >= 14);
+    assert!(wider > 0, "no bracket was left wider than the default's");
+    for friction in ["inner", "coulomb"] {
+        let of = |lines: &[Value]| {
+            let lines: Vec<Value> = lines
+                .iter()
+                .map(|l| with(l, |l| l["friction"] = json!(friction)))
+                .collect();
+            reports(&lines)
+        };
+        assert_eq!(of(&base), of(&loose_lines), "{friction}");
+    }
+}
+
+#[test]
+fn a_bad_tolerance_is_refused_by_name() {
+    let line = |t: &str| {
+        format!(
+            r#"{{"id": 3, "dim": 3, "grasp": true, "half_size": 1, "friction": "circular", "tolerance": {t}, "contacts": [{{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}}]}}"#
+        )
+    };
+    for bad in ["0", "-1e-6", "0.2", "\"tight\"", "[1e-6]"] {
+        let e = parse_line(&line(bad)).expect_err(bad).to_string();
+        assert!(
+            e.contains("tolerance must be a number above 0"),
+            "{bad}: {e}"
+        );
+    }
+    for good in ["1e-12", "0.1", "null"] {
+        parse_line(&line(good)).unwrap_or_else(|e| panic!("{good}: {e}"));
+    }
+    let e = planar_hold::scene::grasp_tolerance(f64::NAN)
+        .expect_err("NaN")
+        .to_string();
+    assert!(e.contains("got NaN"), "{e}");
 }

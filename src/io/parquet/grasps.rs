@@ -6,12 +6,13 @@
 //! (`scene::grasp_from_fields`), so that the answers are those of the same grasps as JSON Lines:
 //! no JSON text in between. Columns: `contacts`, a list of structs {`points`: list of
 //! 3-number lists, `normal`: 3 numbers, `mu`: a number or a list of two}; optional `id`
-//! (any type with a JSON form), `half_size`, `pyramid`, `friction`, `dim`, `grasp`; null
-//! means absent (in a contact's struct too). Any other column is an unknown field of the row
-//! (refused by the grasp reader, as on a line), but for the public cases' labels
-//! `category`, `sub` and `scale_of`. Numbers may be any integer or float type (float32 is
-//! taken at its exact value; a non-finite one refused), lists of either offset width or of
-//! fixed size.
+//! (any type with a JSON form), `half_size`, `pyramid`, `friction` (`"circular"` too),
+//! `q1_at_least` (the row's threshold), `tolerance`, `dim`, `grasp`; null means absent (in a contact's
+//! struct too; a null `q1_at_least` takes `gate --q1-at-least`'s). Any other column is an
+//! unknown field of the row (refused by the grasp reader, as on a line), but for the public
+//! cases' labels `category`, `sub` and `scale_of`. Numbers may be any integer or float type
+//! (float32 is taken at its exact value; a non-finite one refused), lists of either offset
+//! width or of fixed size.
 //!
 //! Writing: [`grasp_answers_file`] and [`grasp_answers_batch`], the columns of
 //! [`grasp_answer_schema`], one per field of [`GraspReport`], and `line`, `error` on the
@@ -165,7 +166,10 @@ pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
 
 /// The grasp answers' schema, the `id` column of type `id` ([`grasp_id_type`]): one column
 /// per field of a [`GraspReport`] but its `proof` (`gate --proof` is refused with a Parquet
-/// output), and `line`, `error` for the refused rows.
+/// output), and `line`, `error` for the refused rows. A threshold's answer (`true`, `false`
+/// or `"uncertain"`) is two boolean columns, as Python's `GraspQualities` has it:
+/// `q1_at_least` (null where undecided) and `q1_at_least_uncertain`, both null where no
+/// threshold was asked.
 pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let mut fields = vec![Field::new("id", id, true)];
@@ -180,6 +184,8 @@ pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
         Field::new("friction", DataType::Utf8, true),
         Field::new("pyramid", DataType::Int64, true),
         Field::new("n_generators", DataType::Int64, true),
+        Field::new("q1_at_least", DataType::Boolean, true),
+        Field::new("q1_at_least_uncertain", DataType::Boolean, true),
         Field::new("refined", DataType::Struct(refined_fields()), true),
         Field::new("reason", DataType::Utf8, true),
         Field::new("line", DataType::UInt64, true),
@@ -262,6 +268,8 @@ pub fn grasp_answers_batch<'a>(
     let mut friction = StringBuilder::with_capacity(n, n * 5);
     let mut pyramid = Int64Builder::with_capacity(n);
     let mut n_generators = Int64Builder::with_capacity(n);
+    let mut at_least = BooleanBuilder::with_capacity(n);
+    let mut at_least_uncertain = BooleanBuilder::with_capacity(n);
     let mut r_pyramid = Int64Builder::with_capacity(n);
     let mut r_q1 = Float64Builder::with_capacity(n);
     let mut r_q1_upper = Float64Builder::with_capacity(n);
@@ -308,6 +316,8 @@ pub fn grasp_answers_batch<'a>(
                 friction.append_null();
                 pyramid.append_null();
                 n_generators.append_null();
+                at_least.append_null();
+                at_least_uncertain.append_null();
                 r_pyramid.append_null();
                 r_q1.append_null();
                 r_q1_upper.append_null();
@@ -349,6 +359,22 @@ pub fn grasp_answers_batch<'a>(
         friction.append_value(r.friction);
         pyramid.append_value(r.pyramid as i64);
         n_generators.append_value(r.n_generators as i64);
+        // Three values and "not asked" kept apart: decided (true/false, not uncertain),
+        // undecided (null, uncertain), not asked (both null).
+        match &r.q1_at_least {
+            None => {
+                at_least.append_null();
+                at_least_uncertain.append_null();
+            }
+            Some(Value::Bool(b)) => {
+                at_least.append_value(*b);
+                at_least_uncertain.append_value(false);
+            }
+            Some(_) => {
+                at_least.append_null();
+                at_least_uncertain.append_value(true);
+            }
+        }
         match &r.refined {
             Some(g) => {
                 r_pyramid.append_value(g.pyramid as i64);
@@ -404,6 +430,8 @@ pub fn grasp_answers_batch<'a>(
         Arc::new(friction.finish()),
         Arc::new(pyramid.finish()),
         Arc::new(n_generators.finish()),
+        Arc::new(at_least.finish()),
+        Arc::new(at_least_uncertain.finish()),
         Arc::new(refined),
         Arc::new(reason.finish()),
         Arc::new(line.finish()),
