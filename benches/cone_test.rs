@@ -7,10 +7,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use planar_hold::device::block_on;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::scene::sample::mixed_cases;
-use planar_hold::{planar, Case, Outcome};
+use planar_hold::details::device::block_on;
+use planar_hold::details::device::GpuEngine;
+use planar_hold::details::planar;
+use planar_hold::details::sample::mixed_cases;
+use planar_hold::{Case, Outcome};
 
 const SMALL: [usize; 2] = [256, 65_536];
 const LARGE: usize = 1_000_000;

@@ -18,9 +18,9 @@ fn main() -> Result<(), planar_hold::Error> {
     let mut reused = Answers::default();
     let verdicts_only = Options { inside_margin: false, ..Options::default() };
     engine.evaluate_into(&batch, verdicts_only, &mut reused)?;   // no allocation per call
-    let scenes = vec![planar_hold::scene::parse_line(r#"{"id": "s1", "half_size": 1.0,
+    let scenes = vec![planar_hold::parse_line(r#"{"id": "s1", "half_size": 1.0,
         "contacts": [{"pair": 0, "p0": [-1, -1], "p1": [1, -1], "normal": [0, 1], "mu": 0.2}]}"#)?];
-    let reports = planar_hold::scene::hold_reports(&engine, &scenes, Options::default())?;  // physical layer
+    let reports = planar_hold::hold_reports(&engine, &scenes, Options::default())?;  // physical layer
     println!("held {} robust margin {}", reports[0].held(), reports[0].robust_margin());
     Ok(())
 }

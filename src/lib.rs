@@ -20,25 +20,40 @@
 //! ```
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod device;
-pub mod draw;
+pub mod details;
+mod device;
+mod draw;
 mod engine;
 mod error;
-pub mod general;
-pub mod gpu;
+mod general;
+mod gpu;
 pub mod io;
-pub mod planar;
+mod planar;
 mod probe;
-pub mod rng;
-pub mod scene;
-pub mod simd;
+mod rng;
+mod scene;
+mod simd;
 mod verdict;
 
-/// The JSON Lines form of cases and answers (the name it had before `io` held every format).
-pub use io::json as jsonl;
-
+// The door: one engine (on a backend, CPU or GPU), a batch of cases, options, the answers.
 pub use engine::{Answer, Answers, Backend, Batch, CaseId, CaseKind, Engine, Options, Threads};
 pub use error::Error;
-pub use planar::types::{Case, Outcome, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 pub use verdict::Verdict;
+
+// The planar question: a cone in R³ of at most 16 generators (the enumeration).
+pub use planar::types::{Case, Outcome, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
+
+// The general question: a cone in R³ or R⁶ (or a grasp's in R⁷) of up to 256 generators.
+pub use general::grasp::GraspOutcome;
+pub use general::{
+    default_need, GeneralBatch, GeneralCase, GeneralOutcome, GENERAL_MARGIN_CAP, MAX_DIM,
+    MAX_GENERAL_GENERATORS,
+};
+
+// Scenes (planar and spatial, with the support region) and grasps: the gate's lines.
+pub use scene::{
+    hold_reports, hold_reports_async, parse_line, Friction, GraspFacet, GraspRefined, GraspReport,
+    HoldReport, Report, Scene, SceneLine, SpatialReport, SpatialScene, SupportRegion,
+};

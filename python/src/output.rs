@@ -8,11 +8,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 
-use planar_hold::general::{GeneralOutcome, MAX_DIM};
 use planar_hold::io::general::GeneralAnswer;
+use planar_hold::io::json::Answer;
 use planar_hold::io::{format_json, CaseBatch};
-use planar_hold::jsonl::Answer;
 use planar_hold::{Answers, Batch, CaseKind, Error, Outcome, Verdict};
+use planar_hold::{GeneralOutcome, MAX_DIM};
 
 use crate::input::{GeneralRows, Shape};
 

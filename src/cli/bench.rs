@@ -9,11 +9,10 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use planar_hold::scene::sample::{box_cases, mixed_cases};
-use planar_hold::simd::Simd;
-use planar_hold::{
-    planar, Answers, Backend, Batch, Case, Engine, Options, Outcome, MAX_GENERATORS,
-};
+use planar_hold::details::planar;
+use planar_hold::details::sample::{box_cases, mixed_cases};
+use planar_hold::details::Simd;
+use planar_hold::{Answers, Backend, Batch, Case, Engine, Options, Outcome, MAX_GENERATORS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -491,7 +490,7 @@ fn print_table(
     println!(
         "  CPU fast path: {simd}, {} cases per group ({})",
         simd.lanes(),
-        planar_hold::simd::SIMD_ENV
+        planar_hold::details::SIMD_ENV
     );
     for r in runners {
         println!("  {:<5} {}", r.which.name(), r.adapter);

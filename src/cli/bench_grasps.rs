@@ -15,13 +15,13 @@
 
 use std::time::{Duration, Instant};
 
+use planar_hold::details::Simd;
 use planar_hold::io::json::write_line;
 use planar_hold::io::lines::LineChunk;
 use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetGrasps,
 };
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
-use planar_hold::simd::Simd;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Engine, Options, Threads};
 use serde::Serialize;
 use serde_json::json;

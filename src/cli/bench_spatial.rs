@@ -9,12 +9,11 @@
 
 use std::time::Instant;
 
-use planar_hold::general::solver::{Route, Solver};
-use planar_hold::general::GeneralBatch;
-use planar_hold::rng::Rng;
-use planar_hold::scene::{
-    hold_reports, parse_line, support_region, Pyramid, SceneLine, SpatialScene, SupportRegion,
-};
+use planar_hold::details::sample::Rng;
+use planar_hold::details::scene::{support_region, Pyramid};
+use planar_hold::details::solver::{Route, Solver};
+use planar_hold::GeneralBatch;
+use planar_hold::{hold_reports, parse_line, SceneLine, SpatialScene, SupportRegion};
 use planar_hold::{Answers, Backend, Batch, Engine, Options};
 use rayon::prelude::*;
 use serde_json::{json, Value};

@@ -8,8 +8,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use planar_hold::scene::sample::{contact_generators, mixed_cases};
-use planar_hold::scene::{hold_reports, parse_line, Report};
+use planar_hold::details::sample::{contact_generators, mixed_cases};
+use planar_hold::{hold_reports, parse_line, Report};
 use planar_hold::{Answers, Backend, Batch, Case, Engine, Options, Outcome};
 
 use super::{BackendArg, Failure};

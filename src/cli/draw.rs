@@ -1,4 +1,4 @@
-//! `planar-hold draw`: one SVG picture per scene or edit line (`planar_hold::draw`), the
+//! `planar-hold draw`: one SVG picture per scene or edit line (`planar_hold::details::draw`), the
 //! gate's pipeline writing pictures instead of reports.
 
 use super::pictures::Pictures;

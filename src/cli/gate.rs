@@ -10,7 +10,7 @@ use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetAnswers,
     ParquetEncoder, ParquetGrasps, RowGroup,
 };
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
+use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
 
 use super::pictures::Pictures;

@@ -1,8 +1,8 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
-use planar_hold::device::adapters;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::simd::{Simd, SIMD_ENV};
+use planar_hold::details::device::adapters;
+use planar_hold::details::device::GpuEngine;
+use planar_hold::details::{Simd, SIMD_ENV};
 
 use std::io::Write;
 

@@ -171,7 +171,7 @@ pub fn run() -> ExitCode {
     quiet::runtime_dir_for_headless_drivers();
     let cli = Cli::parse();
     // A misspelt or unsupported PLANAR_HOLD_SIMD stops every command before any work.
-    let result = planar_hold::simd::Simd::from_env()
+    let result = planar_hold::details::Simd::from_env()
         .map_err(|e| Failure::new(e, exit::USAGE))
         .and_then(|_| command(cli.command));
     match result {

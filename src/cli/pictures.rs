@@ -1,10 +1,10 @@
-//! The pictures of one `draw` or `gate --draw` run (`planar_hold::draw`), written into a
+//! The pictures of one `draw` or `gate --draw` run (`planar_hold::details::draw`), written into a
 //! directory one file per line.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use planar_hold::scene::{Report, SceneLine};
+use planar_hold::{Report, SceneLine};
 
 use super::{exit, Failure};
 
@@ -33,17 +33,19 @@ impl Pictures {
         scene: &SceneLine,
         report: &Report,
     ) -> Result<(), Failure> {
-        let mut name = planar_hold::draw::file_name(Some(report.id()), line);
+        let mut name = planar_hold::details::draw::file_name(Some(report.id()), line);
         if self.used.contains(&name) {
             name = format!("{}-line-{line}.svg", name.trim_end_matches(".svg"));
         }
         let path = self.dir.join(&name);
         let text = match (scene, report) {
-            (SceneLine::Planar(s), Report::Planar(r)) => planar_hold::draw::svg_text(s, r),
+            (SceneLine::Planar(s), Report::Planar(r)) => planar_hold::details::draw::svg_text(s, r),
             (SceneLine::Spatial(s), Report::Spatial(r)) => {
-                planar_hold::draw::spatial::svg_text(s, r)
+                planar_hold::details::draw::spatial::svg_text(s, r)
             }
-            (SceneLine::Grasp(s), Report::Grasp(r)) => planar_hold::draw::grasp::svg_text(s, r),
+            (SceneLine::Grasp(s), Report::Grasp(r)) => {
+                planar_hold::details::draw::grasp::svg_text(s, r)
+            }
             _ => return Err(Failure::new("draw: a report of the other kind", exit::IO)),
         };
         std::fs::write(&path, text)

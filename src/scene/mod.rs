@@ -6,7 +6,7 @@
 //! contacts). A scene turns into one cone test per corner of its mass × centre-of-mass box;
 //! [`hold_reports`] runs the cone tests of many lines in one batch through the engine and
 //! judges each line ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also
-//! carries the support region ([`region`]). [`reports`] is the same gate awaited (the page).
+//! carries the support region ([`region`]). [`hold_reports_async`] is the same gate awaited (the page).
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
@@ -41,7 +41,9 @@ mod spatial_report;
 mod types;
 
 pub use edit::{overlap, resolve_edit};
-pub use gate::{hold_reports, parse_line, planar_reports, reports, Line, Report, SceneLine};
+pub use gate::{
+    hold_reports, hold_reports_async, parse_line, planar_reports, Line, Report, SceneLine,
+};
 pub use grasp::{GraspFacet, GraspRefined, GraspReport};
 pub use parse::parse_planar;
 pub use region::{check_support_region, region_map, support_region, SupportRegion, REGION_BOX};

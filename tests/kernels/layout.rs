@@ -2,13 +2,13 @@
 
 use std::mem::{offset_of, size_of};
 
-use planar_hold::planar::host::{CONE_TEST_WGSL, WORKGROUP_SIZE};
-use planar_hold::planar::tables::{
+use planar_hold::details::planar::Params;
+use planar_hold::details::planar::{
     candidates, pair_index, triple_index, witness_subsets, Candidate, APEX, CANDIDATE_COUNT,
     FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
     FIRST_TRIPLE, WITNESS_COUNT,
 };
-use planar_hold::planar::types::Params;
+use planar_hold::details::planar::{CONE_TEST_WGSL, WORKGROUP_SIZE};
 use planar_hold::{Case, Outcome};
 
 fn module() -> naga::Module {

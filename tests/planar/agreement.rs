@@ -1,12 +1,13 @@
 //! GPU against CPU on thousands of random and degenerate cases, every answer's evidence
 //! checked in float64, and chunked streaming against one dispatch.
 
-use planar_hold::device::GpuContext;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::planar::host::GpuOptions;
-use planar_hold::rng::Rng;
-use planar_hold::scene::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
-use planar_hold::{planar, Case, Engine, Outcome, Verdict};
+use planar_hold::details::device::GpuContext;
+use planar_hold::details::device::GpuEngine;
+use planar_hold::details::device::GpuOptions;
+use planar_hold::details::planar;
+use planar_hold::details::sample::Rng;
+use planar_hold::details::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
+use planar_hold::{Case, Engine, Outcome, Verdict};
 
 /// Checks an outcome's evidence in float64, as an outsider would: a witness reproduces the
 /// need with non-negative weights; a certificate is a unit normal with every generator on

@@ -5,7 +5,7 @@
 //! raising μ never lowers q1, scaling positions and ℓ together leaves it, thresholds agree
 //! with the full q1.
 
-use planar_hold::scene::{hold_reports, parse_line, GraspReport, Report, SceneLine};
+use planar_hold::{hold_reports, parse_line, GraspReport, Report, SceneLine};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 

@@ -548,9 +548,3 @@ pub fn kernels() -> &'static str {
         "baseline"
     }
 }
-
-/// The general test of one case, with a solver of its own (tests and one-off calls; a
-/// batch reuses one solver per thread).
-pub fn solve(case: &GeneralCase<'_>) -> GeneralOutcome {
-    Solver::new().solve(case)
-}
