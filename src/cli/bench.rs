@@ -33,7 +33,7 @@ const LATENCY_SAMPLES: usize = 31;
 const SEED: u64 = 2026;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(super) struct Args {
     /// Cases in the largest batch (also timed: 256 and 65,536).
     #[arg(long, default_value_t = 1_000_000)]
     cases: usize,
@@ -81,7 +81,7 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Which {
+pub(super) enum Which {
     /// The CPU fast path on all cores (rayon).
     Cpu,
     /// The CPU fast path on one thread.
@@ -104,7 +104,7 @@ impl Which {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Workload {
+pub(super) enum Workload {
     Mixed,
     Box,
 }
@@ -314,7 +314,7 @@ fn runs_for(batch: usize) -> usize {
     }
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub(super) fn run(args: Args) -> Result<(), Failure> {
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
     }

@@ -22,7 +22,7 @@ use serde_json::json;
 use super::Failure;
 
 /// The (d, K) pairs the general bench times: the shapes of contact cones, feet and grasps.
-pub const SHAPES: [(usize, usize); 8] = [
+pub(super) const SHAPES: [(usize, usize); 8] = [
     (3, 32),
     (3, 64),
     (3, 256),
@@ -83,7 +83,7 @@ fn gpu_search() -> Option<GpuEngine> {
     }
 }
 
-pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
+pub(super) fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     let arch = super::machine::cpu_features();
     let kernels = planar_hold::details::solver::kernels();
     let mut gpu = if gpu { gpu_engine() } else { None };
@@ -172,7 +172,7 @@ const SEARCH_VALUES: usize = 1 << 27;
 
 /// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
 /// and the kernel alone where the adapter has timestamps.
-pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
+pub(super) fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
     let Some(gpu) = gpu_search() else {
         return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
     };

@@ -152,7 +152,12 @@ fn best(mut f: impl FnMut() -> Result<Duration, Failure>) -> Result<f64, Failure
     Ok(best)
 }
 
-pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Result<(), Failure> {
+pub(super) fn run(
+    path: &str,
+    format: Option<Format>,
+    cases: usize,
+    json: bool,
+) -> Result<(), Failure> {
     let format = Format::of(path, format);
     let limit = cases.clamp(1, SAMPLE);
     let cores = rayon::current_num_threads();

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{exit, Failure};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(super) struct Args {
     /// The cases, JSON Lines: cone tests as given to `eval`, or spatial scenes and grasps as
     /// given to `gate`.
     cases: String,
@@ -32,7 +32,7 @@ enum Outcome {
     Skipped,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub(super) fn run(args: Args) -> Result<(), Failure> {
     let open = |p: &str| {
         std::fs::File::open(p)
             .map(std::io::BufReader::new)

@@ -174,7 +174,7 @@ fn show(case: &Case, o: &Outcome) -> String {
 }
 
 /// `backend`: `cpu` alone, `gpu` (required) beside the CPU, or `both` (the GPU when found).
-pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
+pub(super) fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     let cpu = Engine::new(Backend::Cpu)?;
     let mut gpu = match backend {

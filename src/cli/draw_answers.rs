@@ -174,7 +174,7 @@ fn read_parquet(path: &str) -> Result<AnswerFile, String> {
     Ok(file)
 }
 
-pub fn run(paths: &[String], output: &str) -> Result<(), Failure> {
+pub(super) fn run(paths: &[String], output: &str) -> Result<(), Failure> {
     let mut data = DataSet {
         source: paths.join(", "),
         ..DataSet::default()

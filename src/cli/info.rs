@@ -9,7 +9,7 @@ use std::io::Write;
 use super::{BackendArg, Failure};
 
 /// `backend` `cpu`: the CPU alone, without looking for adapters.
-pub fn run(backend: BackendArg) -> Result<(), Failure> {
+pub(super) fn run(backend: BackendArg) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     if backend == BackendArg::Cpu {
         writeln!(out, "cpu: {} threads", rayon::current_num_threads())?;

@@ -10,14 +10,14 @@ use super::{exit, Failure};
 
 /// Writes the pictures of one run into a directory, one file per line, never two lines into
 /// one file: a name already written in this run gets `-line-<N>` added.
-pub struct Pictures {
+pub(super) struct Pictures {
     dir: PathBuf,
     used: HashSet<String>,
 }
 
 impl Pictures {
     /// Creates `dir` if needed.
-    pub fn new(dir: &str) -> Result<Pictures, Failure> {
+    pub(super) fn new(dir: &str) -> Result<Pictures, Failure> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::new(format!("cannot create directory {dir}: {e}"), exit::IO))?;
         Ok(Pictures {
@@ -27,7 +27,7 @@ impl Pictures {
     }
 
     /// Writes the picture of input line `line`.
-    pub fn write(
+    pub(super) fn write(
         &mut self,
         line: usize,
         scene: &SceneLine,

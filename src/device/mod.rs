@@ -13,10 +13,10 @@ mod context;
 mod kernel;
 mod slots;
 
-pub use adapter::{adapters, AdapterReport};
+pub use adapter::adapters;
 pub use context::GpuContext;
-pub use kernel::{Binding, Kernel, KernelSpec};
-pub use slots::{Dispatch, Slots, Upload};
+pub(crate) use kernel::{Binding, Kernel, KernelSpec};
+pub(crate) use slots::{Dispatch, Slots, Upload};
 
 /// Runs a future of this module to completion on this thread: the native blocking edge.
 /// (Never on the page, whose thread must return to the browser for the GPU to answer.)

@@ -21,7 +21,7 @@ use crate::Error;
 pub const SEARCH_WGSL: &str = include_str!("../../shaders/search.wgsl");
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
-pub const GENERAL_WORKGROUP_SIZE: u32 = 64;
+pub(crate) const GENERAL_WORKGROUP_SIZE: u32 = 64;
 
 /// How the kernel maps cases to the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -13,19 +13,19 @@
 //! Cases of a batch sit back to back in one [`GeneralBatch`]; answers are
 //! [`GeneralOutcome`]s, fixed-size (no allocation per case).
 
-pub mod check;
-pub mod circular;
+pub(crate) mod check;
+pub(crate) mod circular;
 mod complete;
-pub mod grasp;
-pub mod host;
+pub(crate) mod grasp;
+pub(crate) mod host;
 pub(crate) mod hull;
-pub mod linalg;
-pub mod proof;
-pub mod sample;
-pub mod search;
-pub mod solver;
-pub mod tolerance;
-pub mod types;
+pub(crate) mod linalg;
+pub(crate) mod proof;
+pub(crate) mod sample;
+pub(crate) mod search;
+pub(crate) mod solver;
+pub(crate) mod tolerance;
+pub(crate) mod types;
 
 use crate::{Error, Verdict};
 
@@ -33,18 +33,18 @@ use crate::{Error, Verdict};
 pub const MAX_GENERAL_GENERATORS: usize = 256;
 
 /// Dimensions the general test takes: R³ (planar wrenches) and R⁶ (spatial wrenches).
-pub const DIMS: [usize; 2] = [3, 6];
+pub(crate) const DIMS: [usize; 2] = [3, 6];
 
 /// The dimension of a lifted grasp cone ([`grasp`]): R⁶'s wrenches with one coordinate in
 /// front. Only [`GeneralBatch::push_grasp`] makes such cases; the public test stays in
 /// [`DIMS`].
-pub const GRASP_DIM: usize = 7;
+pub(crate) const GRASP_DIM: usize = 7;
 
 /// The largest dimension the engine runs in: arrays of this length hold a vector of any
 /// case (R³, R⁶, and the lifted grasp cones of R⁷); the first `dim` entries count.
 pub const MAX_DIM: usize = GRASP_DIM;
 
-pub use tolerance::EPS;
+pub(crate) use tolerance::EPS;
 
 /// The margin reported when the cone is all of R^d, and the largest ever reported.
 pub const GENERAL_MARGIN_CAP: f64 = 1000.0;

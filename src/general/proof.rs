@@ -39,10 +39,9 @@ use serde::{Deserialize, Serialize};
 use super::linalg::{dot, norm};
 use super::tolerance::EPS;
 
-pub use region::{
-    check_region, distance_to_polygon, Bound, BoxSide, OuterEdge, RegionChecked, RegionMap,
-    RegionProof, WitnessedPoint,
-};
+pub(crate) use region::check_region;
+pub use region::{distance_to_polygon, Bound, RegionProof};
+pub(crate) use region::{BoxSide, OuterEdge, RegionChecked, RegionMap, WitnessedPoint};
 
 /// What a bound is about: the distance from x to the cone's boundary (cone tests, scenes'
 /// needs), or the radius of the ball about 0 in W (a grasp's lifted cone, generators
@@ -251,7 +250,7 @@ impl Dd {
 
 /// The determinant of the `d × d` matrix `m` (rows), by elimination with partial pivoting
 /// in double-double arithmetic, rounded to f64.
-pub fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
+pub(crate) fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
     let mut a = [[Dd::new(0.0); 8]; 8];
     for r in 0..d {
         for c in 0..d {
@@ -283,7 +282,7 @@ pub fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
 }
 
 /// `n` with `n·y = det[rows; y]` for the d − 1 vectors `rows` of R^d.
-pub fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+pub(crate) fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
     let mut n = [0.0; 8];
     for (k, nk) in n[..d].iter_mut().enumerate() {
         let mut m = [[0.0; 8]; 8];

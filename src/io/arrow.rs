@@ -63,7 +63,8 @@ pub fn grasps(batch: &RecordBatch) -> Vec<Result<SpatialScene, (Option<Json>, St
 
 /// Whether every column of `schema` is one a grasp row can be read from; `Err` names the
 /// first that is not (binary, dates, decimals, maps...).
-pub fn check_grasp_columns(schema: &arrow_schema::SchemaRef) -> Result<(), String> {
+#[cfg(feature = "parquet")]
+pub(crate) fn check_grasp_columns(schema: &arrow_schema::SchemaRef) -> Result<(), String> {
     Columns::of(&RecordBatch::new_empty(schema.clone()), grasp_implied()).map(|_| ())
 }
 

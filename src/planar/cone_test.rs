@@ -158,7 +158,7 @@ pub(crate) struct Prescaled {
 
 impl Prescaled {
     #[inline(always)]
-    pub fn of(case: &Case) -> Prescaled {
+    pub(crate) fn of(case: &Case) -> Prescaled {
         let e_need = exponent_of(case.need);
         let mut out = Prescaled {
             need: scale3(pow2(-e_need), case.need),

@@ -7,11 +7,11 @@
 //! answers), the GPU host ([`host`]) and the degenerate sample cones ([`sample`]).
 
 pub mod cone_test;
-pub mod host;
+pub(crate) mod host;
 mod lanes;
-pub mod sample;
-pub mod tables;
-pub mod types;
+pub(crate) mod sample;
+pub(crate) mod tables;
+pub(crate) mod types;
 
-pub use cone_test::{cone_test, EPS};
+pub use cone_test::cone_test;
 pub use lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with};

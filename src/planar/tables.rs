@@ -8,7 +8,7 @@ pub const WITNESS_COUNT: usize = 696;
 /// Certificate candidates for 16 generators (docs/contract-planar.md §5).
 pub const CANDIDATE_COUNT: usize = 385;
 /// Pairs `i < j` of 16 generators.
-pub const PAIR_COUNT: usize = 120;
+pub(crate) const PAIR_COUNT: usize = 120;
 
 /// First entry of the pairs in the witness table (after the 16 singles).
 pub const FIRST_PAIR: usize = 16;
@@ -26,15 +26,15 @@ pub const APEX: usize = FIRST_GENERATOR_PLANE + 96;
 
 /// Candidate kind `±(wᵢ × wⱼ)`, as stored in `.x` of a packed candidate (keep the kinds in
 /// sync with the shader).
-pub const KIND_PAIR_PLANE: u32 = 0;
+pub(crate) const KIND_PAIR_PLANE: u32 = 0;
 /// Candidate kind `±wᵢ`.
-pub const KIND_GENERATOR_DIRECTION: u32 = 1;
+pub(crate) const KIND_GENERATOR_DIRECTION: u32 = 1;
 /// Candidate kind `−(need − (need·wᵢ / wᵢ·wᵢ) wᵢ)`.
-pub const KIND_PERPENDICULAR: u32 = 2;
+pub(crate) const KIND_PERPENDICULAR: u32 = 2;
 /// Candidate kind `±(wᵢ × e_axis)`.
-pub const KIND_GENERATOR_PLANE: u32 = 3;
+pub(crate) const KIND_GENERATOR_PLANE: u32 = 3;
 /// Candidate kind `−need`.
-pub const KIND_APEX: u32 = 4;
+pub(crate) const KIND_APEX: u32 = 4;
 
 /// Index of the pair `i < j` among the 120 pairs in lexicographic order.
 /// The shader computes the same expression (`pair_index`).
@@ -51,10 +51,10 @@ pub const fn triple_index(i: u32, j: u32, k: u32) -> u32 {
 }
 
 /// A witness subset packed as `(i, j, k, size)`; unused indices are 0.
-pub type PackedSubset = [u32; 4];
+pub(crate) type PackedSubset = [u32; 4];
 
 /// A candidate packed as `(kind, i, j or axis, sign)`; sign 0 is `+`, 1 is `−`.
-pub type PackedCandidate = [u32; 4];
+pub(crate) type PackedCandidate = [u32; 4];
 
 /// One certificate candidate of docs/contract-planar.md §5, unpacked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

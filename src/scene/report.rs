@@ -310,7 +310,7 @@ pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
 /// # Panics
 ///
 /// Panics if `outcomes` is empty or longer than the scene's needs: [`hold_reports`] pairs them.
-pub fn judge_general(scene: &Scene, outcomes: &[GeneralOutcome]) -> HoldReport {
+pub(crate) fn judge_general(scene: &Scene, outcomes: &[GeneralOutcome]) -> HoldReport {
     let points = scene.need_points();
     let needs = scene.needs();
     let sources = scene.generator_sources();

@@ -14,10 +14,10 @@ use super::types::Friction;
 pub const MAX_PYRAMID: usize = 64;
 
 /// Fewest pyramid edges.
-pub const MIN_PYRAMID: usize = 3;
+pub(crate) const MIN_PYRAMID: usize = 3;
 
 /// Default pyramid edges.
-pub const DEFAULT_PYRAMID: usize = 4;
+pub(crate) const DEFAULT_PYRAMID: usize = 4;
 
 /// How the Coulomb cone `|f_t| ≤ μ f_n` becomes a pyramid (docs/contract-spatial.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -139,7 +139,7 @@ impl SpatialContact {
 
 /// docs/contract-spatial.md §2's tangent basis of a unit normal: `t₁ = normalize(a × n)`, `a` the
 /// coordinate axis of the smallest `|nᵢ|` (the first on ties), `t₂ = n × t₁`.
-pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+pub(crate) fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let mut a = [0.0; 3];
     let mut i = 0;
     for j in 1..3 {
@@ -183,7 +183,7 @@ fn circle(k: usize) -> Option<&'static [(f64, f64)]> {
 }
 
 /// The pyramids a scene's cone tests use, in the order their cases are pushed.
-pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
+pub(crate) fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
     match friction {
         FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
         FrictionModel::Outer => &[Pyramid::Outer],
@@ -382,7 +382,7 @@ impl SpatialScene {
 /// no contact resists it, and gravity does work along it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Motion {
+pub(crate) enum Motion {
     /// A turn about the screw axis through `point` (the axis's point nearest the reference
     /// point) along the unit `axis`, advancing `pitch` (length per radian) along it.
     Turn {
@@ -403,7 +403,7 @@ pub enum Motion {
 impl Motion {
     /// The motion of certificate `y` of a body of half-size `half_size`: a slide when the
     /// turning part is below 1e-9 of the whole.
-    pub fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
+    pub(crate) fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
         let v = [y[0], y[1], y[2]];
         let w = [y[3] / half_size, y[4] / half_size, y[5] / half_size];
         let (nv, nw) = (norm3(v), norm3([y[3], y[4], y[5]]));
@@ -425,7 +425,7 @@ impl Motion {
     }
 
     /// "a turn about the axis through (0.1, 0, -0.5) along (0, -1, 0)", "a slide along (…)".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let f = |v: [f64; 3]| {
             let v = v.map(|c| if c.abs() < 5e-6 { 0.0 } else { c });
             format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])

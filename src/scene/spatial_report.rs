@@ -151,7 +151,7 @@ pub struct SpatialReport {
 
 /// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need.
 /// Returns how many.
-pub fn push_cases(
+pub(super) fn push_cases(
     batch: &mut GeneralBatch,
     scene: &SpatialScene,
     k: usize,
@@ -169,7 +169,7 @@ pub fn push_cases(
 /// For `"coulomb"`: the k to try next when some need is undecided at `k` (the inner not
 /// supported, the outer not certified), while k may double within 64 edges and 256
 /// generators.
-pub fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Option<usize> {
+pub(super) fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Option<usize> {
     if scene.friction != FrictionModel::Coulomb {
         return None;
     }
@@ -225,7 +225,7 @@ fn binding_of(scene: &SpatialScene, k: usize, o: &GeneralOutcome) -> Option<Spat
 /// # Panics
 ///
 /// Panics if `outcomes` does not hold one outcome per need and pyramid: the gate pairs them.
-pub fn judge_spatial(
+pub(crate) fn judge_spatial(
     scene: &SpatialScene,
     k: usize,
     outcomes: &[GeneralOutcome],

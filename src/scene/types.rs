@@ -340,18 +340,18 @@ impl Scene {
 /// The two generators of docs/contract-planar.md §2 at an application point `p` (relative to the reference
 /// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
 /// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
-pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
+pub(crate) fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
     edge_directions(n, mu).map(|r| planar_wrench(p, r, half_size))
 }
 
 /// The wrench `(r_x, r_z, (p × r)/ℓ)` of a force `r` at `p` (relative to the reference point),
 /// docs/contract-planar.md §2.
-pub fn planar_wrench(p: [f64; 2], r: [f64; 2], half_size: f64) -> [f64; 3] {
+pub(crate) fn planar_wrench(p: [f64; 2], r: [f64; 2], half_size: f64) -> [f64; 3] {
     [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size]
 }
 
 /// The edge-ray directions `n + μt` then `n − μt`, `t = (n_z, −n_x)` (docs/contract-planar.md §2).
-pub fn edge_directions(n: [f64; 2], mu: f64) -> [[f64; 2]; 2] {
+pub(crate) fn edge_directions(n: [f64; 2], mu: f64) -> [[f64; 2]; 2] {
     let t = [n[1], -n[0]];
     [1.0, -1.0].map(|s| [n[0] + s * mu * t[0], n[1] + s * mu * t[1]])
 }
@@ -372,7 +372,8 @@ pub(super) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::scene::{parse_planar, parse_spatial};
+    use crate::scene::parse_planar;
+    use crate::scene::spatial_parse::parse_spatial;
 
     /// A bad μ reads the same in a planar and in a spatial line: one wording, the contact
     /// named as each scene names it.

@@ -192,7 +192,7 @@ pub fn distance_to_polygon(p: [f64; 2], poly: &[[f64; 2]]) -> f64 {
 /// ε); the outer lines must turn once around the reported polygon with its vertices on
 /// them, every reported and inner vertex inside every line, and, when checked, the gap
 /// within `REGION_TOL` of the unit. Returns the gap found, or why the proof fails.
-pub fn check_region(
+pub(crate) fn check_region(
     generators: &[f64],
     map: &RegionMap,
     region: &[[f64; 2]],

@@ -45,9 +45,7 @@ use super::{check, Facet, GenSet, GeneralCase, GeneralOutcome, EPS, GENERAL_MARG
 use crate::Verdict;
 use columns::{gradient, unit_columns};
 
-pub use project::Projection;
-
-pub use super::tolerance::{FACET_ON, ON_TOL, RANK_TOL};
+pub(crate) use super::tolerance::{FACET_ON, ON_TOL, RANK_TOL};
 
 /// A bound from below under this (unit scale) is reported as 0, without faces: the need is
 /// within rounding of a face of the inner hull (docs/proof.md).

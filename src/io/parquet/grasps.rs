@@ -166,7 +166,7 @@ pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
 /// The grasp answers' schema, the `id` column of type `id` ([`grasp_id_type`]): one column
 /// per field of a [`GraspReport`] but its `proof` (`gate --proof` is refused with a Parquet
 /// output), and `line`, `error` for the refused rows.
-pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
+pub(crate) fn grasp_answer_schema(id: DataType) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let mut fields = vec![Field::new("id", id, true)];
     fields.extend([

@@ -21,15 +21,12 @@
 //! [`grasps`].
 
 mod columns;
-pub mod grasps;
+pub(crate) mod grasps;
 mod read;
 mod write;
 
 pub use grasps::{
-    grasp_answer_schema, grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow,
-    GraspRows, ParquetGrasps,
+    grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetGrasps,
 };
-pub use read::{ParquetCases, RowBatch};
-pub use write::{
-    answer_schema, answers_batch, answers_file, ParquetAnswers, ParquetEncoder, RowGroup,
-};
+pub use read::ParquetCases;
+pub use write::{answers_batch, answers_file, ParquetAnswers, ParquetEncoder, RowGroup};

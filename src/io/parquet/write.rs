@@ -24,7 +24,7 @@ use crate::{Answer, Answers};
 
 /// The output schema; the id column has the input's type (a Parquet input's `id`), is
 /// text (JSON Lines input: a string id as it is, others as JSON text), or is absent.
-pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
+pub(crate) fn answer_schema(id: Option<DataType>) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let witness = Fields::from(vec![
         Field::new("generators", list(DataType::UInt32), true),
