@@ -394,6 +394,11 @@ fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> 
             let total: f64 = lam.iter().sum();
             lam.iter_mut().for_each(|l| *l /= total);
         }
+        // Seven affinely independent points with positive weights: their affine hull is
+        // R⁶, its least point 0, so 0 lies in their hull (the inner search proves how far).
+        if s.len() == MAX_DIM {
+            return Some(s);
+        }
         x = [0.0; 6];
         for (p, l) in s.iter().zip(&lam) {
             for k in 0..6 {
@@ -405,42 +410,55 @@ fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> 
 }
 
 /// The weights `α` (summing to 1) of the point of least norm in the affine hull of `s`:
-/// `α ∝ (SᵀS + 11ᵀ)⁻¹1`, by Gaussian elimination with partial pivoting; `None` when the
-/// points are affinely dependent (to rounding).
+/// `s₀ + Dβ` with `D = [s₁ − s₀, …]`, `β` the least-squares solution of `Dβ = −s₀` by a
+/// twice-orthogonalised QR of `D` (not the normal equations: the points of a curved W crowd
+/// together near its nearest point, and squaring `D`'s condition number would call them
+/// dependent long before rounding does); `None` when they are affinely dependent to
+/// rounding.
 fn affine_min(s: &[[f64; 6]]) -> Option<Vec<f64>> {
     let m = s.len();
-    let mut a = vec![vec![0.0; m + 1]; m];
-    for i in 0..m {
-        for j in 0..m {
-            a[i][j] = dot(&s[i], &s[j]) + 1.0;
-        }
-        a[i][m] = 1.0;
+    if m == 1 {
+        return Some(vec![1.0]);
     }
-    let big = a
-        .iter()
-        .flat_map(|r| r[..m].iter())
-        .fold(0.0f64, |x, v| x.max(v.abs()));
-    for col in 0..m {
-        let p = (col..m).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
-        if a[p][col].abs().partial_cmp(&(1e-13 * big)) != Some(std::cmp::Ordering::Greater) {
-            return None;
-        }
-        a.swap(p, col);
-        for r in 0..m {
-            if r != col {
-                let f = a[r][col] / a[col][col];
-                if f != 0.0 {
-                    let pivot = a[col].clone();
-                    for (x, pv) in a[r][col..=m].iter_mut().zip(&pivot[col..=m]) {
-                        *x -= f * pv;
-                    }
+    if m > 7 {
+        return None;
+    }
+    let k = m - 1;
+    let mut q = [[0.0f64; 6]; 6];
+    let mut r = [[0.0f64; 6]; 6];
+    for j in 0..k {
+        let mut v: [f64; 6] = std::array::from_fn(|t| s[j + 1][t] - s[0][t]);
+        let len = dot(&v, &v).sqrt();
+        for _ in 0..2 {
+            for i in 0..j {
+                let c = dot(&q[i], &v);
+                r[i][j] += c;
+                for t in 0..6 {
+                    v[t] -= c * q[i][t];
                 }
             }
         }
+        let rest = dot(&v, &v).sqrt();
+        if !(rest > 1e-12 * len) {
+            return None;
+        }
+        r[j][j] = rest;
+        q[j] = v.map(|x| x / rest);
     }
-    let x: Vec<f64> = (0..m).map(|i| a[i][m] / a[i][i]).collect();
-    let total: f64 = x.iter().sum();
-    (total.is_finite() && total != 0.0).then(|| x.iter().map(|v| v / total).collect())
+    // R β = −Qᵀ s₀.
+    let mut beta = [0.0f64; 6];
+    for i in (0..k).rev() {
+        let mut acc = -dot(&q[i], &s[0]);
+        for j in i + 1..k {
+            acc -= r[i][j] * beta[j];
+        }
+        beta[i] = acc / r[i][i];
+    }
+    let rest: f64 = beta[..k].iter().sum();
+    let alpha: Vec<f64> = std::iter::once(1.0 - rest)
+        .chain(beta[..k].iter().copied())
+        .collect();
+    alpha.iter().all(|a| a.is_finite()).then_some(alpha)
 }
 
 /// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W
@@ -556,7 +574,7 @@ fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<f
         // The face's normal in the lift (1, w): (s·n₀, n₁…) (the hull's is in (s, w)).
         m[d - 1][..d].copy_from_slice(&f.normal[..d]);
         m[d - 1][0] *= s;
-        if proof::det(d, &m) < 0.0 {
+        if det_f64(d, &m) < 0.0 {
             v.swap(0, 1);
         }
         faces.push(v);
@@ -574,6 +592,35 @@ fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<f
         holds: None,
     });
     proof::check(&lifted, d, &e0, &p).ok().map(|c| c.lower)
+}
+
+/// The determinant of the `d × d` matrix `m` in plain float64 (partial pivoting): a face's
+/// turn against its own normal is far from 0, and the checker decides in double-double
+/// whether the turn was right.
+fn det_f64(d: usize, m: &[[f64; 8]; 8]) -> f64 {
+    let mut a = *m;
+    let mut det = 1.0;
+    for col in 0..d {
+        let p = (col..d)
+            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+            .unwrap_or(col);
+        if a[p][col] == 0.0 {
+            return 0.0;
+        }
+        if p != col {
+            a.swap(p, col);
+            det = -det;
+        }
+        det *= a[col][col];
+        let pivot = a[col];
+        for row in a[col + 1..d].iter_mut() {
+            let f = row[col] / pivot[col];
+            for (x, pv) in row[col..d].iter_mut().zip(&pivot[col..d]) {
+                *x -= f * pv;
+            }
+        }
+    }
+    det
 }
 
 #[cfg(test)]

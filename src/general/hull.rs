@@ -249,6 +249,8 @@ impl Hull {
     /// Takes the unit vector `p` (id `id`), which lies beyond face `from` (`n·p < 0`): every
     /// face that sees it (reached from `from` across ridges) replaced by `p` joined to their
     /// horizon.
+    /// On `Err` the hull is as it was before the call (a closed cycle still, its bound
+    /// still proven), so a search that stops there keeps what it had.
     pub(crate) fn add(
         &mut self,
         p: &Vector,
@@ -256,6 +258,34 @@ impl Hull {
         id: u32,
         from: u32,
     ) -> Result<(), Stuck> {
+        let (faces, points) = (self.faces.len(), self.points.len());
+        let added = self.try_add(p, raw, id, from);
+        if added.is_err() {
+            self.undo(faces, points);
+        }
+        added
+    }
+
+    /// Undoes a failed [`Hull::add`]: the new faces made from the first horizon ridges
+    /// unlinked from their neighbours across them and dropped, the point dropped.
+    fn undo(&mut self, faces: usize, points: usize) {
+        let d = self.d;
+        for f in faces..self.faces.len() {
+            if let Some(&(g, _, h)) = self.horizon.get(f - faces) {
+                let nbr = &mut self.faces[h as usize].nbr[..d - 1];
+                if let Some(slot) = nbr.iter().position(|&n| n == f as u32) {
+                    nbr[slot] = g;
+                }
+            }
+        }
+        self.faces.truncate(faces);
+        self.heap.retain(|&Reverse((_, f))| (f as usize) < faces);
+        self.points.truncate(points);
+        self.raw.truncate(points);
+        self.ids.truncate(points);
+    }
+
+    fn try_add(&mut self, p: &Vector, raw: &Vector, id: u32, from: u32) -> Result<(), Stuck> {
         let d = self.d;
         if self.points.len() >= u16::MAX as usize {
             return Err(Stuck::Degenerate);

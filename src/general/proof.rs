@@ -232,9 +232,18 @@ impl Dd {
         }
     }
 
+    /// Dekker's exact product of the high parts (Veltkamp splitting: no fused multiply-add,
+    /// which a portable build would call in software), plus the cross terms.
     fn mul(self, o: Dd) -> Dd {
+        fn split(a: f64) -> (f64, f64) {
+            let c = 134_217_729.0 * a; // 2^27 + 1
+            let hi = c - (c - a);
+            (hi, a - hi)
+        }
         let p = self.hi * o.hi;
-        let e = self.hi.mul_add(o.hi, -p);
+        let (ah, al) = split(self.hi);
+        let (bh, bl) = split(o.hi);
+        let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
         Dd::quick(p, e + (self.hi * o.lo + self.lo * o.hi))
     }
 
@@ -281,17 +290,72 @@ pub(crate) fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
     det.hi + det.lo
 }
 
-/// `n` with `n·y = det[rows; y]` for the d − 1 vectors `rows` of R^d.
+/// `n` with `n·y = det[rows; y]` for the d − 1 vectors `rows` of R^d, from one elimination
+/// in double-double (row operations on `rows` leave `det[rows; y]` as it is for every `y`):
+/// with complete pivoting the rows become `[S | b]`, `S` upper triangular over the pivot
+/// columns and `b` the one column left, and `det[S b; y] = det S · (y_free − y_Sᵀ S⁻¹ b)`.
 pub(crate) fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
-    let mut n = [0.0; 8];
-    for (k, nk) in n[..d].iter_mut().enumerate() {
-        let mut m = [[0.0; 8]; 8];
-        for (r, row) in rows.iter().enumerate() {
-            m[r][..d].copy_from_slice(&row[..d]);
+    let m = d - 1;
+    let mut a = [[Dd::new(0.0); 8]; 8];
+    for (r, row) in rows.iter().enumerate().take(m) {
+        for c in 0..d {
+            a[r][c] = Dd::new(row[c]);
         }
-        m[d - 1][k] = 1.0;
-        *nk = det(d, &m);
     }
+    // cols[0..m]: the pivot columns in order, cols[m]: the free one.
+    let mut cols: [usize; 8] = std::array::from_fn(|c| c);
+    let mut sign = 1.0;
+    for k in 0..m {
+        let (mut pr, mut pc, mut best) = (k, k, -1.0);
+        for r in k..m {
+            for (c, &col) in cols.iter().enumerate().take(d).skip(k) {
+                let v = a[r][col].hi.abs();
+                if v > best {
+                    (pr, pc, best) = (r, c, v);
+                }
+            }
+        }
+        if best == 0.0 {
+            return [0.0; 8];
+        }
+        if pr != k {
+            a.swap(pr, k);
+            sign = -sign;
+        }
+        if pc != k {
+            cols.swap(pc, k);
+            sign = -sign;
+        }
+        let pivot = a[k][cols[k]];
+        for r in k + 1..m {
+            let f = a[r][cols[k]].div(pivot);
+            for &col in &cols[k..d] {
+                a[r][col] = a[r][col].add(f.mul(a[k][col]).neg());
+            }
+        }
+    }
+    // z over the pivot columns: −S⁻¹b, by back-substitution; z_free = 1.
+    let free = cols[m];
+    let mut z = [Dd::new(0.0); 8];
+    for k in (0..m).rev() {
+        let mut acc = a[k][free].neg();
+        for j in k + 1..m {
+            acc = acc.add(a[k][cols[j]].mul(z[j]).neg());
+        }
+        z[k] = acc.div(a[k][cols[k]]);
+    }
+    // The column order [pivots…, free] is d − 1 transpositions' product away from the
+    // order in which y sits last: det[S b; y] with y's row last and b's column moved back.
+    let mut det = Dd::new(sign);
+    for k in 0..m {
+        det = det.mul(a[k][cols[k]]);
+    }
+    let mut n = [0.0; 8];
+    for k in 0..m {
+        let v = det.mul(z[k]);
+        n[cols[k]] = v.hi + v.lo;
+    }
+    n[free] = det.hi + det.lo;
     n
 }
 
@@ -643,4 +707,54 @@ pub fn check_answer(
         ));
     }
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cross` from one elimination agrees with the d determinants it stands for, on random
+    /// rows, on rows with a repeated or zero column, and on rank-deficient rows (0).
+    #[test]
+    fn cross_is_the_cofactor_vector() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for d in 2..=7 {
+            for trial in 0..200 {
+                let mut rows = vec![[0.0; 8]; d - 1];
+                for r in rows.iter_mut() {
+                    for v in r[..d].iter_mut() {
+                        *v = next();
+                    }
+                }
+                match trial % 4 {
+                    1 => rows.iter_mut().for_each(|r| r[0] = 0.0),
+                    2 if d > 2 => rows.iter_mut().for_each(|r| r[d - 1] = r[0]),
+                    3 if d > 2 => rows[d - 2] = rows[0].map(|v| 3.0 * v),
+                    _ => {}
+                }
+                let refs: Vec<&[f64]> = rows.iter().map(|r| &r[..d]).collect();
+                let n = cross(d, &refs);
+                let scale: f64 = rows.iter().map(|r| norm(&r[..d])).product();
+                for k in 0..d {
+                    let mut m = [[0.0; 8]; 8];
+                    for (r, row) in rows.iter().enumerate() {
+                        m[r][..d].copy_from_slice(&row[..d]);
+                    }
+                    m[d - 1][k] = 1.0;
+                    let want = det(d, &m);
+                    assert!(
+                        (n[k] - want).abs() <= 1e-14 * want.abs() + 1e-28 * scale,
+                        "d {d} trial {trial} k {k}: {} against {want}",
+                        n[k]
+                    );
+                }
+            }
+        }
+    }
 }
