@@ -79,7 +79,7 @@ impl CaseId {
     }
 
     /// Whether the case is the general engine's.
-    pub fn is_general(self) -> bool {
+    pub(crate) fn is_general(self) -> bool {
         self.0 & GENERAL_BIT != 0
     }
 
@@ -149,7 +149,7 @@ impl Batch {
     }
 
     /// Forgets every case, keeping the buffers.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.planar.clear();
         self.general.clear();
     }
@@ -270,7 +270,7 @@ impl Answers {
     }
 
     /// Whether they answer every case of `batch`, one each.
-    pub fn fit(&self, batch: &Batch) -> bool {
+    pub(crate) fn fit(&self, batch: &Batch) -> bool {
         self.planar.len() == batch.planar.len() && self.general.len() == batch.general.len()
     }
 
@@ -433,7 +433,7 @@ impl Engine {
     /// # Errors
     ///
     /// As [`Engine::evaluate`].
-    pub async fn evaluate_into_async(
+    pub(crate) async fn evaluate_into_async(
         &self,
         batch: &Batch,
         options: Options,

@@ -102,11 +102,6 @@ impl GpuEngine {
         })
     }
 
-    /// The device and queue the engine runs on.
-    pub fn context(&self) -> &GpuContext {
-        &self.ctx
-    }
-
     /// Planar cases per chunk (one dispatch).
     pub fn chunk_cases(&self) -> usize {
         chunk_cases(&self.ctx.device.limits(), self.options).expect("checked in new")
@@ -167,7 +162,7 @@ impl GpuEngine {
     /// # Errors
     ///
     /// Those of [`GeneralKernel::build`] on first use, and of [`GeneralKernel::hints_into`].
-    pub async fn hints_into(
+    pub(crate) async fn hints_into(
         &self,
         batch: &GeneralBatch,
         hints: &mut Vec<GeneralHint>,

@@ -45,7 +45,7 @@ pub enum ForceClosure {
 
 impl ForceClosure {
     /// `true`, `false` or `"uncertain"`, as the answers write it.
-    pub fn as_json(&self) -> serde_json::Value {
+    pub(crate) fn as_json(&self) -> serde_json::Value {
         match self {
             ForceClosure::True => serde_json::Value::Bool(true),
             ForceClosure::False => serde_json::Value::Bool(false),

@@ -47,17 +47,12 @@ impl Basis {
     }
 
     /// Vectors in the basis (the rank of what was taken).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether the basis is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Basis vector `k`.
-    pub fn get(&self, k: usize) -> &Vector {
+    pub(crate) fn get(&self, k: usize) -> &Vector {
         &self.q[k]
     }
 

@@ -71,31 +71,31 @@ impl GenSet {
 
     /// Whether index `i` is in the set.
     #[inline]
-    pub fn contains(&self, i: usize) -> bool {
+    pub(crate) fn contains(&self, i: usize) -> bool {
         self.0[i >> 6] >> (i & 63) & 1 == 1
     }
 
     /// Elements in both sets.
     #[inline]
-    pub fn and(&self, other: &GenSet) -> GenSet {
+    pub(crate) fn and(&self, other: &GenSet) -> GenSet {
         GenSet(std::array::from_fn(|k| self.0[k] & other.0[k]))
     }
 
     /// Whether every element of `self` is in `other`.
     #[inline]
-    pub fn is_subset(&self, other: &GenSet) -> bool {
+    pub(crate) fn is_subset(&self, other: &GenSet) -> bool {
         (0..4).all(|k| self.0[k] & !other.0[k] == 0)
     }
 
     /// How many indices the set holds.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// Whether the set is empty.
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0 == [0; 4]
     }
 

@@ -174,7 +174,7 @@ impl Offsets<'_> {
 }
 
 /// One column (or a list's items, a struct's field), looked at once: its nulls and values.
-pub struct Column<'a> {
+pub(crate) struct Column<'a> {
     nulls: Option<&'a NullBuffer>,
     values: Values<'a>,
 }
@@ -182,7 +182,7 @@ pub struct Column<'a> {
 impl<'a> Column<'a> {
     /// The column `a`; `Err` names a type serde cannot read here (binary, dates, decimals,
     /// maps, unions...).
-    pub fn of(a: &'a ArrayRef) -> Result<Column<'a>, String> {
+    pub(crate) fn of(a: &'a ArrayRef) -> Result<Column<'a>, String> {
         use DataType::*;
         macro_rules! primitive {
             ($variant:ident, $t:ty) => {
@@ -246,12 +246,12 @@ impl<'a> Column<'a> {
 
     /// Whether entry `i` is null.
     #[inline]
-    pub fn is_null(&self, i: usize) -> bool {
+    pub(crate) fn is_null(&self, i: usize) -> bool {
         matches!(self.values, Values::Null) || self.nulls.is_some_and(|n| n.is_null(i))
     }
 
     /// Entry `i`, for serde.
-    pub fn at(&self, i: usize) -> Entry<'_, 'a> {
+    pub(crate) fn at(&self, i: usize) -> Entry<'_, 'a> {
         Entry { column: self, i }
     }
 }
@@ -304,7 +304,7 @@ impl<'a> Columns<'a> {
     }
 
     /// The column called `name`, if any.
-    pub fn get(&self, name: &str) -> Option<&Column<'a>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Column<'a>> {
         self.columns
             .iter()
             .find(|(n, _)| *n == name)
@@ -394,7 +394,7 @@ impl<'de> Deserializer<'de> for Row<'_, '_> {
 
 /// Entry `i` of a column, for serde.
 #[derive(Clone, Copy)]
-pub struct Entry<'c, 'a> {
+pub(crate) struct Entry<'c, 'a> {
     column: &'c Column<'a>,
     i: usize,
 }

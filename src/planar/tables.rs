@@ -115,7 +115,7 @@ impl Candidate {
     }
 
     /// The generator slots the candidate is built from.
-    pub fn generators(&self) -> Vec<u32> {
+    pub(crate) fn generators(&self) -> Vec<u32> {
         match *self {
             Candidate::PairPlane { i, j, .. } => vec![i, j],
             Candidate::GeneratorDirection { i, .. }

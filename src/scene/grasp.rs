@@ -139,18 +139,18 @@ pub struct GraspReport {
 
 impl GraspReport {
     /// Force closure proven.
-    pub fn held(&self) -> bool {
+    pub(crate) fn held(&self) -> bool {
         self.force_closure == Value::Bool(true)
     }
 
     /// Neither proven in nor out of force closure.
-    pub fn uncertain(&self) -> bool {
+    pub(crate) fn uncertain(&self) -> bool {
         self.force_closure.is_string()
     }
 
     /// How two reports on one line differ beyond tolerance (`gate --backend both`): the
     /// verdicts (unless one is uncertain) or q1 by more than 1e-6 relative to max(1, |q1|).
-    pub fn disagreement(&self, other: &GraspReport) -> Option<String> {
+    pub(crate) fn disagreement(&self, other: &GraspReport) -> Option<String> {
         let (a, b) = (&self.force_closure, &other.force_closure);
         if a != b && !self.uncertain() && !other.uncertain() {
             return Some(format!("force_closure {a} vs {b}"));

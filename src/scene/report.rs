@@ -93,7 +93,7 @@ pub struct SlidingReport<V> {
 
 impl SlidingReport<[f64; 2]> {
     /// The sliding contacts of a planar scene, in contact order.
-    pub fn of_planar(scene: &Scene) -> Vec<Self> {
+    pub(crate) fn of_planar(scene: &Scene) -> Vec<Self> {
         (scene.contacts.iter().enumerate())
             .filter_map(|(k, c)| {
                 Some(SlidingReport {
@@ -110,7 +110,7 @@ impl SlidingReport<[f64; 2]> {
 
 impl SlidingReport<[f64; 3]> {
     /// The sliding contacts of a spatial scene, in contact order.
-    pub fn of_spatial(scene: &SpatialScene) -> Vec<Self> {
+    pub(crate) fn of_spatial(scene: &SpatialScene) -> Vec<Self> {
         (scene.contacts.iter().enumerate())
             .filter_map(|(k, c)| {
                 Some(SlidingReport {
@@ -472,7 +472,7 @@ impl HoldReport {
     /// How two reports on one line differ beyond tolerance, if they do: the gate's answer
     /// (unless either is uncertain) or the robust margin (as [`crate::Outcome::disagreement`]
     /// compares margins). How `gate --backend both` checks the GPU against the CPU.
-    pub fn disagreement(&self, other: &HoldReport) -> Option<String> {
+    pub(crate) fn disagreement(&self, other: &HoldReport) -> Option<String> {
         if self.held != other.held && !self.uncertain && !other.uncertain {
             return Some(format!("held {} vs {}", self.held, other.held));
         }

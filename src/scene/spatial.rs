@@ -38,7 +38,7 @@ pub enum FrictionModel {
 
 impl FrictionModel {
     /// The name the input and the answers use.
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             FrictionModel::Inner => "inner",
             FrictionModel::Outer => "outer",
@@ -88,20 +88,20 @@ impl SpatialContact {
     }
 
     /// "contact 2 (pair 1)".
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("contact {} (pair {})", self.source, self.pair)
     }
 
     /// The unit tangential direction of the slip ([`slip_direction`]), when the contact
     /// slides (the parser refuses a slip without one).
-    pub fn slip_direction(&self) -> Option<[f64; 3]> {
+    pub(crate) fn slip_direction(&self) -> Option<[f64; 3]> {
         slip_direction(self.normal, self.slip?)
     }
 
     /// The force directions at each point, in generator order: the pyramid's `k` edges
     /// ([`SpatialContact::edges`]) of a contact that sticks, the one [`sliding_ray`] of one
     /// that slides (the same for every pyramid and `friction`: it lies on the true cone).
-    pub fn rays(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
+    pub(crate) fn rays(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
         match self.sliding_ray() {
             Some(r) => vec![r],
             None => self.edges(k, pyramid),
@@ -109,7 +109,7 @@ impl SpatialContact {
     }
 
     /// The one [`sliding_ray`] of a contact that slides.
-    pub fn sliding_ray(&self) -> Option<[f64; 3]> {
+    pub(crate) fn sliding_ray(&self) -> Option<[f64; 3]> {
         Some(sliding_ray(
             self.normal,
             self.mu.lower(),
@@ -118,7 +118,7 @@ impl SpatialContact {
     }
 
     /// Rays a point: 1 when the contact slides, else `k`.
-    pub fn rays_per_point(&self, k: usize) -> usize {
+    pub(crate) fn rays_per_point(&self, k: usize) -> usize {
         if self.slip.is_some() {
             1
         } else {
@@ -227,7 +227,7 @@ pub struct SpatialBody {
 impl SpatialBody {
     /// The corners of the mass × δ_x × δ_y box as `(mass, [δ_x, δ_y])`, in need order: mass
     /// outer, then δ_x, then δ_y, lower ends first; equal ends give one value.
-    pub fn corners(&self) -> Vec<(f64, [f64; 2])> {
+    pub(crate) fn corners(&self) -> Vec<(f64, [f64; 2])> {
         let mut out = Vec::with_capacity(8);
         for m in values(self.mass_range) {
             for dx in values(self.com_offset[0]) {
@@ -241,7 +241,7 @@ impl SpatialBody {
 
     /// What the contacts must supply for mass `m` with its centre of mass at `c + δ`
     /// (docs/contract-spatial.md §1): `(0, 0, a, a·δ_y/ℓ, −a·δ_x/ℓ, 0)`, `a = m/m0`.
-    pub fn need(&self, mass: f64, offset: [f64; 2]) -> [f64; 6] {
+    pub(crate) fn need(&self, mass: f64, offset: [f64; 2]) -> [f64; 6] {
         let a = mass / self.mass_nominal;
         let l = self.half_size;
         [0.0, 0.0, a, a * offset[1] / l, -(a * offset[0]) / l, 0.0]
@@ -279,7 +279,7 @@ pub struct SpatialScene {
 /// Where a spatial generator comes from: contact, application point, pyramid edge (or the
 /// sliding ray).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct SpatialSource {
+pub(crate) struct SpatialSource {
     /// Index into `SpatialScene::contacts`.
     pub contact: usize,
     /// Index into that contact's points.
@@ -292,7 +292,7 @@ pub struct SpatialSource {
 
 impl SpatialScene {
     /// Application points of all contacts, in generator order.
-    pub fn point_count(&self) -> usize {
+    pub(crate) fn point_count(&self) -> usize {
         self.contacts.iter().map(|c| c.points.len()).sum()
     }
 
@@ -305,7 +305,7 @@ impl SpatialScene {
     }
 
     /// Whether some contact slides.
-    pub fn slides(&self) -> bool {
+    pub(crate) fn slides(&self) -> bool {
         self.contacts.iter().any(|c| c.slip.is_some())
     }
 
@@ -324,7 +324,7 @@ impl SpatialScene {
     }
 
     /// Which contact, point and edge generator `index` comes from, for `k` edges a point.
-    pub fn source(&self, index: usize, k: usize) -> Option<SpatialSource> {
+    pub(crate) fn source(&self, index: usize, k: usize) -> Option<SpatialSource> {
         let mut at = index;
         for (ci, c) in self.contacts.iter().enumerate() {
             let per = c.rays_per_point(k);
@@ -343,7 +343,7 @@ impl SpatialScene {
 
     /// "contact 1 (pair 3) point 2 edge 0" ("… sliding ray" for a sliding contact's) for
     /// generator `index`.
-    pub fn describe(&self, index: usize, k: usize) -> String {
+    pub(crate) fn describe(&self, index: usize, k: usize) -> String {
         match self.source(index, k) {
             Some(s) => {
                 let c = &self.contacts[s.contact];
@@ -363,7 +363,7 @@ impl SpatialScene {
     }
 
     /// `(mass, δ)` of every need, in need order ([`SpatialBody::corners`]).
-    pub fn need_points(&self) -> Vec<(f64, [f64; 2])> {
+    pub(crate) fn need_points(&self) -> Vec<(f64, [f64; 2])> {
         self.body.corners()
     }
 

@@ -397,7 +397,7 @@ impl Solver {
     /// lines of C (with their opposites' witnesses), its interior vector, the bound from
     /// below `lower` (in the caller's units) and the generators of the plane from above.
     /// `None` after any other answer.
-    pub fn inner_proof(
+    pub(crate) fn inner_proof(
         &self,
         case: &GeneralCase<'_>,
         measure: Measure,

@@ -220,7 +220,7 @@ impl Solver {
 
     /// How this solver finds inside margins (and support regions: [`Route::Whole`] cuts
     /// them from the whole facet set).
-    pub fn route(&self) -> Route {
+    pub(crate) fn route(&self) -> Route {
         self.route
     }
 
@@ -231,7 +231,7 @@ impl Solver {
     }
 
     /// [`Solver::new`] when `inside_margin`, else [`Solver::without_inside_margin`].
-    pub fn with_inside_margin(inside_margin: bool) -> Solver {
+    pub(crate) fn with_inside_margin(inside_margin: bool) -> Solver {
         Solver {
             no_inside_margin: !inside_margin,
             ..Solver::new()

@@ -60,7 +60,10 @@ impl ParquetGrasps {
     /// Opens `file` (a `File`, or `bytes::Bytes` in memory), checks its columns, and reads
     /// `chunk_rows` rows per chunk. Refused here, for the whole file: no `contacts` column,
     /// or a column of a type a row cannot be read from (binary, dates, decimals, maps...).
-    pub fn new<T: ChunkReader + 'static>(file: T, chunk_rows: usize) -> Result<Self, String> {
+    pub(crate) fn new<T: ChunkReader + 'static>(
+        file: T,
+        chunk_rows: usize,
+    ) -> Result<Self, String> {
         // The Parquet schema alone, as the cases' reader does (a corrupt embedded Arrow
         // schema cannot panic the decoder), every column read.
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);

@@ -160,11 +160,6 @@ impl<W: Write + Send> ParquetAnswers<W> {
         self.writer.flush().map_err(|e| e.to_string())
     }
 
-    /// Row groups appended so far: the index of the next one.
-    pub fn row_groups(&self) -> usize {
-        self.writer.flushed_row_groups().len()
-    }
-
     /// Writes the footer and returns the output.
     pub fn finish(self) -> Result<W, String> {
         self.writer.into_inner().map_err(|e| e.to_string())
