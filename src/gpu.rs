@@ -12,7 +12,7 @@ use crate::device::{block_on, GpuContext, Slots};
 use crate::general::host::GeneralKernel;
 use crate::general::types::GeneralHint;
 use crate::general::GeneralBatch;
-pub use crate::planar::host::GpuOptions;
+pub(crate) use crate::planar::host::GpuOptions;
 use crate::planar::host::{chunk_cases, PlanarKernel};
 use crate::{Case, Error, Outcome};
 

@@ -46,14 +46,18 @@ pub use verdict::Verdict;
 pub use planar::types::{Case, Outcome, Witness, MARGIN_CAP, MAX_GENERATORS, NO_BINDING};
 
 // The general question: a cone in R³ or R⁶ (or a grasp's in R⁷) of up to 256 generators.
-pub use general::grasp::GraspOutcome;
 pub use general::{
-    default_need, GeneralBatch, GeneralCase, GeneralOutcome, GENERAL_MARGIN_CAP, MAX_DIM,
-    MAX_GENERAL_GENERATORS,
+    default_need, grasp::GraspOutcome, GeneralBatch, GeneralCase, GeneralOutcome,
+    GENERAL_MARGIN_CAP, MAX_DIM, MAX_GENERAL_GENERATORS,
 };
 
 // Scenes (planar and spatial, with the support region) and grasps: the gate's lines.
 pub use scene::{
-    hold_reports, hold_reports_async, parse_line, Friction, GraspFacet, GraspRefined, GraspReport,
-    HoldReport, Report, Scene, SceneLine, SpatialReport, SpatialScene, SupportRegion,
+    gate::{hold_reports, hold_reports_async, parse_line, Report, SceneLine},
+    grasp::{GraspFacet, GraspRefined, GraspReport},
+    region::SupportRegion,
+    report::HoldReport,
+    spatial::SpatialScene,
+    spatial_report::SpatialReport,
+    types::{Friction, Scene},
 };

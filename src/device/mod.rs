@@ -8,13 +8,12 @@
 //! native engine blocks on it at the edge ([`block_on`]). Nothing here names an engine: the
 //! planar and general hosts describe their kernels and chunks to it.
 
-mod adapter;
-mod context;
+pub(crate) mod adapter;
+pub(crate) mod context;
 mod kernel;
 mod slots;
 
-pub use adapter::adapters;
-pub use context::GpuContext;
+pub(crate) use context::GpuContext;
 pub(crate) use kernel::{Binding, Kernel, KernelSpec};
 pub(crate) use slots::{Dispatch, Slots, Upload};
 

@@ -12,14 +12,14 @@
 //! wrench as a screw) by [`grasp`], a data set of grasp answers (the distribution of q1) by
 //! [`dataset`].
 
-mod cone;
+pub(crate) mod cone;
 pub(crate) mod dataset;
 mod frame;
 pub(crate) mod grasp;
 mod page;
 mod plane;
 pub(crate) mod spatial;
-mod story;
+pub(crate) mod story;
 mod style;
 
 use serde_json::Value;
@@ -29,8 +29,7 @@ use page::{page, Caption};
 
 use crate::scene::{HoldReport, Scene};
 
-pub use cone::{half_spaces, slice};
-pub use story::story;
+pub(crate) use story::story;
 
 const SCENE_PANEL: [f64; 4] = [60.0, 56.0, 430.0, 430.0];
 const CONE_PANEL: [f64; 4] = [570.0, 56.0, 400.0, 430.0];

@@ -15,7 +15,7 @@
 //! (`support-region`) and the centre-of-mass box (`com-box`), coloured held or not.
 
 pub(super) mod axo;
-mod story;
+pub(crate) mod story;
 mod top;
 
 use serde_json::Value;
@@ -27,7 +27,7 @@ use super::style;
 use crate::scene::{SpatialReport, SpatialScene};
 use story::fmt_margin;
 
-pub use story::{story, Motion};
+pub(crate) use story::story;
 
 const AXO_PANEL: [f64; 4] = [20.0, 50.0, 540.0, 470.0];
 const TOP_PANEL: [f64; 4] = [640.0, 70.0, 340.0, 340.0];

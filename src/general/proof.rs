@@ -30,7 +30,7 @@
 // Comparisons are written `!(x > t)` where a NaN must fail them.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-mod region;
+pub(crate) mod region;
 
 use std::collections::HashMap;
 
@@ -40,7 +40,7 @@ use super::linalg::{dot, norm};
 use super::tolerance::EPS;
 
 pub(crate) use region::check_region;
-pub use region::{distance_to_polygon, Bound, RegionProof};
+pub(crate) use region::{distance_to_polygon, Bound, RegionProof};
 pub(crate) use region::{BoxSide, OuterEdge, RegionChecked, RegionMap, WitnessedPoint};
 
 /// What a bound is about: the distance from x to the cone's boundary (cone tests, scenes'

@@ -912,7 +912,7 @@ mod tests {
         .map(|t| t.map(|t| RawValue::from_string(t.to_string()).unwrap()));
         let mut answers: Vec<(Case, Outcome)> = crate::planar::sample::cone_cases(11, 4000)
             .into_iter()
-            .map(|c| (c, crate::planar::cone_test(&c)))
+            .map(|c| (c, crate::planar::cone_test::cone_test(&c)))
             .collect();
         let real = answers.len();
         let extremes = [

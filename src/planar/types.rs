@@ -150,7 +150,7 @@ pub(crate) fn polish(case: &Case, indices: &[u32], weights: &[f64]) -> [f64; 3] 
 /// Keep in sync with `struct Params` in `shaders/cone_test.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct Params {
+pub(crate) struct Params {
     /// Cases in the dispatch.
     pub count: u32,
     /// Always 0. The shader reads it as the float +0.0 that it adds to its Dekker products

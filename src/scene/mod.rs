@@ -27,35 +27,31 @@
 //! bracket), `region` (the support region), `gate` (both kinds of line, batched), `sample`
 //! (random boxes of point contacts, and the mixed workload of the demo and the benches).
 
-mod edit;
+pub(crate) mod edit;
 pub(crate) mod gate;
 pub(crate) mod grasp;
-mod parse;
+pub(crate) mod parse;
 pub(crate) mod region;
-mod report;
+pub(crate) mod report;
 pub(crate) mod sample;
 pub(crate) mod slip;
 pub(crate) mod spatial;
-mod spatial_parse;
-mod spatial_report;
-mod types;
+pub(crate) mod spatial_parse;
+pub(crate) mod spatial_report;
+pub(crate) mod types;
 
-pub use gate::{hold_reports, hold_reports_async, parse_line, planar_reports, Report, SceneLine};
-pub use grasp::{GraspFacet, GraspRefined, GraspReport};
-pub use parse::parse_planar;
-pub use region::{check_support_region, region_map, support_region, SupportRegion};
+pub(crate) use grasp::GraspReport;
+pub(crate) use report::HoldReport;
 pub(crate) use report::NeedReport;
-pub use report::{judge, HoldReport};
-pub use spatial::{main_pyramid, pyramid_edges, wrench, Pyramid, SpatialScene};
 pub(crate) use spatial::{tangent_basis, Motion};
 pub(crate) use spatial::{FrictionModel, SpatialContact};
-pub use spatial_parse::fingertip_grasp;
+pub(crate) use spatial::{Pyramid, SpatialScene};
 #[cfg(feature = "arrow")]
 pub(crate) use spatial_parse::grasp_from_fields;
-pub use spatial_report::SpatialReport;
+pub(crate) use spatial_report::SpatialReport;
 pub(crate) use types::edge_rays;
+pub(crate) use types::Scene;
 pub(crate) use types::{Contact, GeneratorSource};
-pub use types::{Friction, Scene};
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or
 /// more) is taken as this one. The edge rays `n ± μt` of a larger μ lie within `1/μ` of the

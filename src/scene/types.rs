@@ -372,7 +372,7 @@ pub(super) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::scene::parse_planar;
+    use crate::scene::parse::parse_planar;
     use crate::scene::spatial_parse::parse_spatial;
 
     /// A bad μ reads the same in a planar and in a spatial line: one wording, the contact
