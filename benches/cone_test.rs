@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use planar_hold::details::device::block_on;
-use planar_hold::details::device::GpuEngine;
+use planar_hold::details::device::GpuBackend;
 use planar_hold::details::planar;
 use planar_hold::details::sample::mixed_cases;
 use planar_hold::{Case, Outcome};
@@ -66,7 +66,7 @@ fn cone_test(c: &mut Criterion) {
         }
     });
     // The planar host itself, as the engine's GPU backend runs it on a batch's planar cases.
-    match GpuEngine::from_env() {
+    match GpuBackend::from_env() {
         Ok(gpu) => {
             println!("gpu: {}", gpu.describe());
             bench_backend(c, "gpu", &cases, true, |batch, out| {

@@ -21,7 +21,7 @@ pub mod solver {
         grasp::{finish, ForceClosure},
         linalg::Basis,
         solver::{kernels, Route, Solver},
-        GenSet,
+        Facet, GenSet,
     };
 }
 
@@ -47,12 +47,14 @@ pub mod planar {
 /// The physical layer's pieces: judging outcomes, pyramids and wrenches, the support region.
 pub mod scene {
     pub use crate::scene::{
-        gate::planar_reports,
+        gate::{planar_reports, Line},
         parse::parse_planar,
         region::{check_support_region, region_map, support_region},
-        report::judge,
+        report::{judge, BindingNeed, BindingReport, NeedReport, SlidingReport, WitnessReport},
         spatial::{main_pyramid, pyramid_edges, wrench, Pyramid, MAX_PYRAMID},
         spatial_parse::fingertip_grasp,
+        spatial_report::{SpatialBinding, SpatialBindingNeed, SpatialNeedReport},
+        types::EditSummary,
     };
 }
 
@@ -96,7 +98,7 @@ pub mod draw {
 pub mod device {
     pub use crate::{
         device::{adapter::adapters, block_on, context::GpuContext},
-        gpu::GpuEngine,
+        gpu::GpuBackend,
         planar::host::GpuOptions,
     };
 }

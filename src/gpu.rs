@@ -69,21 +69,21 @@ impl<K> Lazy<K> {
 }
 
 /// Both engines' kernels on one device.
-pub struct GpuEngine {
+pub struct GpuBackend {
     ctx: GpuContext,
     options: GpuOptions,
     planar: Lazy<PlanarKernel>,
     general: Lazy<GeneralKernel>,
 }
 
-impl GpuEngine {
+impl GpuBackend {
     /// The adapter from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`).
     ///
     /// # Errors
     ///
-    /// Those of [`GpuContext::from_env`] and [`GpuEngine::new`].
-    pub fn from_env() -> Result<GpuEngine, Error> {
-        GpuEngine::new(GpuContext::from_env()?, GpuOptions::default())
+    /// Those of [`GpuContext::from_env`] and [`GpuBackend::new`].
+    pub fn from_env() -> Result<GpuBackend, Error> {
+        GpuBackend::new(GpuContext::from_env()?, GpuOptions::default())
     }
 
     /// An engine on a context the caller built (tests inject their device this way, the page
@@ -92,9 +92,9 @@ impl GpuEngine {
     /// # Errors
     ///
     /// [`Error::Limits`] when the device's limits (or `options`) admit no chunk of one case.
-    pub fn new(ctx: GpuContext, options: GpuOptions) -> Result<GpuEngine, Error> {
+    pub fn new(ctx: GpuContext, options: GpuOptions) -> Result<GpuBackend, Error> {
         chunk_cases(&ctx.device.limits(), options)?;
-        Ok(GpuEngine {
+        Ok(GpuBackend {
             ctx,
             options,
             planar: Lazy::default(),
@@ -175,11 +175,11 @@ impl GpuEngine {
             .await
     }
 
-    /// [`GpuEngine::hints_into`], blocking (native callers: tests, `bench`).
+    /// [`GpuBackend::hints_into`], blocking (native callers: tests, `bench`).
     ///
     /// # Errors
     ///
-    /// As [`GpuEngine::hints_into`].
+    /// As [`GpuBackend::hints_into`].
     pub fn general_hints_into(
         &self,
         batch: &GeneralBatch,

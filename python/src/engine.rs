@@ -1,7 +1,7 @@
 //! The `Engine` class: made once, reused for every call. Each call checks its arguments with
 //! the GIL, then releases it for all the work (conversion, evaluation, results) and takes
 //! it back only to hand the results to Python. Every answer comes from the core's one door,
-//! `planar_hold::Engine`: which engine a case goes to is the reader's business (`input`),
+//! `planar_hold::Engine`: which kind a case is (planar or general) is the reader's business (`input`),
 //! which columns an answer fills the writer's (`output`).
 
 use std::sync::Mutex;

@@ -1,4 +1,4 @@
-//! Results, in one place: the outcome columns of both engines (written without the GIL,
+//! Results, in one place: the outcome columns of both kinds (written without the GIL,
 //! handed to numpy without a copy) and the answers as `planar-hold eval` writes them (the
 //! CLI's own serialisation, read back by `json.loads`).
 
@@ -45,7 +45,7 @@ fn verdict_counts(py: Python<'_>, verdict: &Py<PyArray1<u8>>) -> (usize, [usize;
     (verdicts.len(), counts)
 }
 
-/// The columns of a call, of either engine, made without the GIL.
+/// The columns of a call, of either kind, made without the GIL.
 pub(crate) enum Results {
     Planar(Columns),
     General(GeneralColumns),

@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use planar_hold::details::device::GpuEngine;
+use planar_hold::details::device::GpuBackend;
 use planar_hold::details::sample::contact_cases;
 use planar_hold::details::sample::random_cases;
 use planar_hold::GeneralBatch;
@@ -73,8 +73,8 @@ fn gpu_engine() -> Option<Engine> {
 }
 
 /// The GPU's own engine (its search alone), or `None` with a line saying why.
-fn gpu_search() -> Option<GpuEngine> {
-    match GpuEngine::from_env() {
+fn gpu_search() -> Option<GpuBackend> {
+    match GpuBackend::from_env() {
         Ok(g) => Some(g),
         Err(e) => {
             println!("gpu: {e}\ngpu: skipped (no adapter)");

@@ -1,7 +1,7 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
 use planar_hold::details::device::adapters;
-use planar_hold::details::device::GpuEngine;
+use planar_hold::details::device::GpuBackend;
 use planar_hold::details::{Simd, SIMD_ENV};
 
 use std::io::Write;
@@ -39,7 +39,7 @@ pub(super) fn run(backend: BackendArg) -> Result<(), Failure> {
             if a.timestamps { "yes" } else { "no" }
         )?;
     }
-    match GpuEngine::from_env() {
+    match GpuBackend::from_env() {
         Ok(e) => writeln!(
             out,
             "chosen: {} — {} cases per chunk",

@@ -78,7 +78,7 @@ pub struct CaseBatch {
     pub numbers: Vec<u64>,
     /// For each row: its case in `batch`, or why it was refused.
     pub rows: Vec<Result<CaseId, String>>,
-    /// The good rows' cases, of both engines.
+    /// The good rows' cases, of both kinds.
     pub batch: Batch,
     /// The rows' ids, refused rows included.
     pub ids: Ids,

@@ -249,7 +249,7 @@ impl Outcome {
     }
 }
 
-/// Whether two margins of one case differ beyond what two engines may: 2e-5 relative to
+/// Whether two margins of one case differ beyond what two backends may: 2e-5 relative to
 /// max(1, |m|) (docs/contract-planar.md §7: margins agree to about 1e-5). Shared by `Outcome::disagreement`
 /// and the gate's `HoldReport::disagreement`.
 pub(crate) fn margins_differ(a: f32, b: f32) -> bool {

@@ -255,7 +255,7 @@ struct Plan<'a> {
 }
 
 impl Plan<'_> {
-    /// The round's cone tests, of both engines: answer them all, in one call.
+    /// The round's cone tests, of both kinds: answer them all, in one call.
     fn batch(&self) -> &Batch {
         &self.batch
     }

@@ -7,7 +7,7 @@
 
 use std::mem::{offset_of, size_of};
 
-use planar_hold::details::device::GpuEngine;
+use planar_hold::details::device::GpuBackend;
 use planar_hold::details::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
 use planar_hold::details::search::{GeneralHint, GeneralParams, GeneralRecord};
 use planar_hold::details::search::{GeneralMode, SEARCH_WGSL};
@@ -23,8 +23,8 @@ fn nrm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-fn gpu() -> Option<GpuEngine> {
-    crate::common::gpu_or_skip(GpuEngine::from_env())
+fn gpu() -> Option<GpuBackend> {
+    crate::common::gpu_or_skip(GpuBackend::from_env())
 }
 
 /// General cases a GPU call answered, and how many of them the host searched on.

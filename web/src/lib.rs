@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use planar_hold::details::device::GpuContext;
-use planar_hold::details::device::{GpuEngine, GpuOptions};
+use planar_hold::details::device::{GpuBackend, GpuOptions};
 use planar_hold::details::draw;
 use planar_hold::details::scene::parse_planar;
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
@@ -68,7 +68,7 @@ pub async fn init() -> Result<String, JsValue> {
         .map_err(|e| JsValue::from_str(&format!("no WebGPU adapter: {e}")))?;
     let info = adapter.get_info();
     let ctx = GpuContext::from_adapter(&adapter).await.map_err(js_err)?;
-    let gpu = GpuEngine::new(ctx, GpuOptions::default()).map_err(js_err)?;
+    let gpu = GpuBackend::new(ctx, GpuOptions::default()).map_err(js_err)?;
     gpu.prepare().await.map_err(js_err)?;
     GPU.with(|g| *g.borrow_mut() = Some(Rc::new(Engine::from(gpu))));
     Ok(format!("{} ({:?})", info.name, info.backend))

@@ -10,7 +10,7 @@
 //! engine), float32 or float64, lists of either offset width or of fixed size; optional
 //! `need` (as many numbers as a generator; null or absent: the nominal weight, (0, 1, 0) or
 //! (0, 0, 1, 0, 0, 0)); optional `id` (any type, passed through). Output columns mirror the
-//! JSON answers of either engine: `id`, `verdict`, `margin`, `capped`, `witness`
+//! JSON answers of either kind: `id`, `verdict`, `margin`, `capped`, `witness`
 //! {`generators`, `weights`}, `certificate`, `binding` and `binding_candidate` (planar rows),
 //! `facet` {`normal`, `generators`}, `margin_checked` and `margin_lower` (general rows), and `line`, `error`
 //! (set on refused rows only). A planar answer's floats are stored as float64 holding the
