@@ -123,7 +123,7 @@ impl Batch {
         CaseId::planar(self.planar.len() - 1)
     }
 
-    /// Appends a general case, checked as [`general::GeneralCase::new`] checks it.
+    /// Appends a general case, checked as [`GeneralCase::new`](crate::GeneralCase::new) checks it.
     ///
     /// # Errors
     ///

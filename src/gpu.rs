@@ -107,7 +107,7 @@ impl GpuBackend {
         chunk_cases(&self.ctx.device.limits(), self.options).expect("checked in new")
     }
 
-    /// The adapter, as [`GpuContext::describe`].
+    /// The adapter, as `GpuContext::describe`.
     pub fn describe(&self) -> String {
         self.ctx.describe()
     }
@@ -117,7 +117,7 @@ impl GpuBackend {
     ///
     /// # Errors
     ///
-    /// Those of [`PlanarKernel::build`] and [`GeneralKernel::build`].
+    /// Those of `PlanarKernel::build` and `GeneralKernel::build`.
     pub async fn prepare(&self) -> Result<(), Error> {
         self.planar_kernel().await?;
         self.general_kernel().await?;
@@ -141,7 +141,7 @@ impl GpuBackend {
     ///
     /// # Errors
     ///
-    /// Those of [`PlanarKernel::build`] on first use, and of [`PlanarKernel::evaluate_into`].
+    /// Those of `PlanarKernel::build` on first use, and of `PlanarKernel::evaluate_into`.
     pub async fn planar_into(
         &self,
         cases: &[Case],
@@ -175,11 +175,11 @@ impl GpuBackend {
             .await
     }
 
-    /// [`GpuBackend::hints_into`], blocking (native callers: tests, `bench`).
+    /// `GpuBackend::hints_into`, blocking (native callers: tests, `bench`).
     ///
     /// # Errors
     ///
-    /// As [`GpuBackend::hints_into`].
+    /// As `GpuBackend::hints_into`.
     pub fn general_hints_into(
         &self,
         batch: &GeneralBatch,
@@ -193,7 +193,7 @@ impl GpuBackend {
     ///
     /// # Errors
     ///
-    /// Those of [`GeneralKernel::build`].
+    /// Those of `GeneralKernel::build`.
     pub fn general_kernel_mut(&mut self) -> Result<&mut GeneralKernel, Error> {
         block_on(self.general_kernel())?;
         let built = self

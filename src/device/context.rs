@@ -14,7 +14,7 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     /// Set by the device-lost callback and the uncaptured-error handler: checked after each wait.
     failure: Arc<Mutex<Option<Error>>>,
-    /// The device has timestamp queries enabled, so [`Slots::run`](super::Slots::run)
+    /// The device has timestamp queries enabled, so `Slots::run`
     /// measures kernel time.
     pub timestamps: bool,
 }

@@ -152,7 +152,7 @@ impl Wrenches<'_> {
     }
 }
 
-/// The metric of the grasp whose lifted cone is `case` (made by [`lift`] or
+/// The metric of the grasp whose lifted cone is `case` (made by `lift` or
 /// [`GeneralBatch::push_grasp`](super::GeneralBatch::push_grasp)) from the engine's answer
 /// to it ([`crate::Engine::evaluate`] finishes every lifted grasp cone of a batch here),
 /// every part checked in float64; `solver` (lent by the engine) searches again (the

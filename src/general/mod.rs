@@ -353,7 +353,7 @@ impl GeneralBatch {
         self.values.clear();
     }
 
-    /// Appends the lifted cone of a grasp ([`grasp::lift`]): the need `(1, 0, …, 0)` and
+    /// Appends the lifted cone of a grasp (`grasp::lift`): the need `(1, 0, …, 0)` and
     /// the generators `(s, wᵢ)` of R⁷ for the `K` wrenches `wrenches` of R⁶ (6 numbers
     /// each, 1 ≤ K ≤ 256, finite), `s` their largest length; returns its index.
     pub fn push_grasp(&mut self, wrenches: &[f64]) -> Result<u32, Error> {

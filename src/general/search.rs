@@ -25,7 +25,7 @@ use super::linalg::norm;
 use super::{GeneralBatch, GeneralCase};
 use crate::general::types::{GeneralHint, GeneralRecord};
 
-/// The search stopped with the need reproduced (residual at most [`INSIDE_TOL`]).
+/// The search stopped with the need reproduced (residual at most `INSIDE_TOL`).
 pub const HINT_INSIDE: u32 = 0;
 /// The search stopped with no generator against the residual: the need looks outside.
 pub const HINT_OUTSIDE: u32 = 1;

@@ -36,9 +36,9 @@ use crate::scene::{grasp_from_fields, SpatialScene};
 
 /// Grasp rows (docs/contract-grasp.md §1, docs/cli.md): each row read column by column into
 /// a grasp line's fields (its non-null columns, `"dim": 3` and `"grasp": true` where it has
-/// none) and checked as a line is ([`grasp_from_fields`]). For each row its scene, or its id
+/// none) and checked as a line is (`grasp_from_fields`). For each row its scene, or its id
 /// (where it could be read) and the problem; every row refused alike when a column has a
-/// type no row can be read from (see [`check_grasp_columns`]).
+/// type no row can be read from (see `check_grasp_columns`).
 pub fn grasps(batch: &RecordBatch) -> Vec<Result<SpatialScene, (Option<Json>, String)>> {
     let columns = match Columns::of(batch, grasp_implied()) {
         Ok(columns) => columns,

@@ -1,5 +1,5 @@
 //! The JSON Lines form of the general test (docs/contract-general.md): lines whose generators have 6
-//! numbers, or more than 16 generators of 3 (the lines [`super::json::line_kind`] gives to
+//! numbers, or more than 16 generators of 3 (the lines `super::json::line_kind` gives to
 //! the general engine), and their answers.
 
 use serde::Deserialize;

@@ -225,7 +225,7 @@ impl Outcome {
         (self.verdict() == Verdict::Unsupported).then_some(self.certificate)
     }
 
-    /// Index of the binding candidate in [`crate::planar::tables::candidates`]; `None` when no
+    /// Index of the binding candidate in `crate::planar::tables::candidates`; `None` when no
     /// candidate supports the cone.
     pub fn binding(&self) -> Option<u32> {
         (self.binding != NO_BINDING).then_some(self.binding)

@@ -132,7 +132,7 @@ pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
     }
 }
 
-/// A line borrowed, of either kind: what [`plan`] takes.
+/// A line borrowed, of either kind: what `plan` takes.
 #[derive(Clone, Copy, Debug)]
 pub enum Line<'a> {
     /// A planar scene or edit.

@@ -123,7 +123,7 @@ pub fn support_region(
 }
 
 /// Checks a spatial scene's support region (`region`, reported `checked`) against its
-/// `proof` ([`check_region`], on the scene's main pyramid at its own k): the gap found, or
+/// `proof` (`check_region`, on the scene's main pyramid at its own k): the gap found, or
 /// why the proof fails.
 pub fn check_support_region(
     scene: &SpatialScene,

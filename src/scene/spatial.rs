@@ -31,7 +31,7 @@ pub enum FrictionModel {
     /// uncertain (after refining k up to [`MAX_PYRAMID`]).
     Coulomb,
     /// The true cones, no pyramid (grasp lines only, docs/contract-grasp.md §5): q1
-    /// bracketed by the support function's search ([`crate::general::circular`]); the
+    /// bracketed by the support function's search (`crate::general::circular`); the
     /// inner pyramids at the line's k answer alongside.
     Circular,
 }
@@ -72,7 +72,7 @@ pub struct SpatialContact {
     /// Friction coefficient; the generators use its lower end.
     pub mu: Friction,
     /// The body's velocity relative to the other body at the contact, as given, when the
-    /// contact slides (docs/contract-scenes.md): then one ray per point, [`sliding_ray`].
+    /// contact slides (docs/contract-scenes.md): then one ray per point, `sliding_ray`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slip: Option<[f64; 3]>,
 }

@@ -142,10 +142,10 @@ pub struct SpatialReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub support_region_inner: Option<Vec<[f64; 2]>>,
     /// With [`crate::Options::proof`]: the region's proof (docs/contract-support-region.md
-    /// §4), which [`crate::scene::check_support_region`] checks.
+    /// §4), which [`check_support_region`](crate::details::scene::check_support_region) checks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub support_region_proof: Option<RegionProof>,
-    /// One report per need, in need order ([`SpatialScene::need_points`]).
+    /// One report per need, in need order (`SpatialScene::need_points`).
     pub needs: Vec<SpatialNeedReport>,
 }
 

@@ -73,11 +73,11 @@ pub struct Contact {
     pub p1: [f64; 2],
     /// Inward unit normal (normalised from the input).
     pub normal: [f64; 2],
-    /// Friction coefficient (the generators use [`Friction::lower`], at most [`MU_MAX`](super::MU_MAX)).
+    /// Friction coefficient (the generators use [`Friction::lower`], at most `MU_MAX` (100)).
     pub mu: Friction,
     /// The body's velocity `[vx, vz]` relative to the other body at the contact, as given,
     /// when the contact slides (docs/contract-scenes.md): then one ray per endpoint,
-    /// [`sliding_ray`], in place of the two edge rays.
+    /// `sliding_ray`, in place of the two edge rays.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slip: Option<[f64; 2]>,
 }

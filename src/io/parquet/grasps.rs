@@ -239,7 +239,7 @@ pub enum GraspRow<'a> {
     },
 }
 
-/// The rows' answers as a record batch of `schema` (a [`grasp_answer_schema`]).
+/// The rows' answers as a record batch of `schema` (a `grasp_answer_schema`).
 pub fn grasp_answers_batch<'a>(
     schema: &SchemaRef,
     rows: impl ExactSizeIterator<Item = GraspRow<'a>>,

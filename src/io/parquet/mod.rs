@@ -1,6 +1,6 @@
 //! Cases from Parquet and answers to Parquet, through the Arrow crates, a chunk of rows at a
-//! time (memory bounded by the chunk, not the file), in three parts: [`read`] opens a file
-//! and decodes its chunks, on several lanes at once; [`columns`] turns a chunk's Arrow columns
+//! time (memory bounded by the chunk, not the file), in three parts: `read` opens a file
+//! and decodes its chunks, on several lanes at once; `columns` turns a chunk's Arrow columns
 //! into a [`CaseBatch`](super::CaseBatch), each row classified once by its shape
 //! ([`CaseKind::of`](crate::CaseKind::of)) and read by its engine's reader; [`write`] builds the
 //! answers' columns and encodes row groups on any thread, appended to the file in order.
@@ -18,7 +18,7 @@
 //! format.
 //!
 //! Grasps (docs/contract-grasp.md) have their own rows and answers, for `planar-hold gate`:
-//! [`grasps`].
+//! `grasps`.
 
 mod columns;
 pub(crate) mod grasps;

@@ -71,7 +71,7 @@ pub struct ParquetEncoder {
 /// One batch's answers, encoded and compressed, ready to append.
 pub struct RowGroup(Vec<ArrowColumnChunk>);
 
-/// A Parquet file of answers to `out` whose ids have type `id` (see [`answer_schema`]), and
+/// A Parquet file of answers to `out` whose ids have type `id` (see `answer_schema`), and
 /// its encoder.
 pub fn answers_file<W: Write + Send>(
     out: W,
@@ -124,7 +124,7 @@ impl ParquetEncoder {
         self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
     }
 
-    /// The answers' schema (see [`answer_schema`]).
+    /// The answers' schema (see `answer_schema`).
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
     }
