@@ -43,7 +43,7 @@
 //! assert_eq!(lifted.verdict, Verdict::Supported);
 //!
 //! // A scene: the same box as a line of the gate, judged through the same engine.
-//! let box_on_floor = planar_hold::parse_line(r#"{"half_size": 1.0, "contacts": [
+//! let box_on_floor = planar_hold::parse_line(r#"{"id": "box", "half_size": 1.0, "contacts": [
 //!     {"pair": 0, "p0": [-1, -1], "p1": [1, -1], "normal": [0, 1], "mu": 0.2}]}"#)?;
 //! let reports = planar_hold::hold_reports(&engine, &[box_on_floor], Options::default())?;
 //! assert!(reports[0].held());
