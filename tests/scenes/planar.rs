@@ -1,4 +1,4 @@
-//! The physical layer (docs/contract-planar.md §2, §3, §8, §9) through `planar_hold::scene`, on the CPU engine.
+//! The physical layer (docs/contract-planar.md §2, §3, §8, §9) through `parse_line` and `hold_reports`, on the CPU backend.
 
 use std::path::PathBuf;
 
