@@ -7,10 +7,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use planar_hold::device::block_on;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::scene::sample::mixed_cases;
-use planar_hold::{planar, Case, Outcome};
+use planar_hold::details::device::block_on;
+use planar_hold::details::device::GpuBackend;
+use planar_hold::details::planar;
+use planar_hold::details::sample::mixed_cases;
+use planar_hold::{Case, Outcome};
 
 const SMALL: [usize; 2] = [256, 65_536];
 const LARGE: usize = 1_000_000;
@@ -65,7 +66,7 @@ fn cone_test(c: &mut Criterion) {
         }
     });
     // The planar host itself, as the engine's GPU backend runs it on a batch's planar cases.
-    match GpuEngine::from_env() {
+    match GpuBackend::from_env() {
         Ok(gpu) => {
             println!("gpu: {}", gpu.describe());
             bench_backend(c, "gpu", &cases, true, |batch, out| {

@@ -3,8 +3,9 @@
 //! `valgrind --tool=callgrind target/release/examples/fast_path_profile 65536` counts the
 //! instructions per case (divide `cone_test_slice_with`'s inclusive count by N).
 
-use planar_hold::scene::sample::mixed_cases;
-use planar_hold::{planar, Outcome};
+use planar_hold::details::planar;
+use planar_hold::details::sample::mixed_cases;
+use planar_hold::Outcome;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,7 +27,7 @@ fn main() {
     let supported = out.iter().filter(|o| o.verdict == 0).count();
     println!(
         "{n} cases ({}) in {s:.3} s: {:.0} cases/s, {supported} supported",
-        planar_hold::simd::Simd::chosen(),
+        planar_hold::details::Simd::chosen(),
         n as f64 / s
     );
 }

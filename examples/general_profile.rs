@@ -3,9 +3,9 @@
 //! (`valgrind --tool=callgrind target/release/examples/general_profile 50 6 32`).
 //! `NOMARGIN=1`: the solver without the inside margin. `RANDOM=1`: the random pointed cones of `scripts/general_peers.py` instead
 //! (`general::sample::random_cases`).
-use planar_hold::general::sample::random_cases;
-use planar_hold::general::solver::Solver;
-use planar_hold::scene::sample::contact_cases;
+use planar_hold::details::sample::contact_cases;
+use planar_hold::details::sample::random_cases;
+use planar_hold::details::solver::Solver;
 use planar_hold::Verdict;
 
 fn main() {

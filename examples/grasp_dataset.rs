@@ -19,7 +19,7 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
-use planar_hold::rng::Rng;
+use planar_hold::details::sample::Rng;
 
 /// Rows per row group (and per chunk of JSON text).
 const GROUP: usize = 65_536;

@@ -5,11 +5,11 @@
 //! `cargo run --release --example grasp_rates [contacts,…] [k,…]`
 use std::time::Instant;
 
-use planar_hold::general::grasp::{finish, ForceClosure};
-use planar_hold::general::solver::Solver;
-use planar_hold::general::GeneralBatch;
-use planar_hold::rng::Rng;
-use planar_hold::scene::{pyramid_edges, wrench};
+use planar_hold::details::sample::Rng;
+use planar_hold::details::scene::{pyramid_edges, wrench};
+use planar_hold::details::solver::Solver;
+use planar_hold::details::solver::{finish, ForceClosure};
+use planar_hold::GeneralBatch;
 use planar_hold::{Batch, Engine, Options};
 
 /// Uniform in [0, 1) in float64: the library's SplitMix64, 53 bits.

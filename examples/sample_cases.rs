@@ -5,7 +5,7 @@
 
 use std::io::{BufWriter, Write};
 
-use planar_hold::scene::sample::{box_cases, mixed_cases};
+use planar_hold::details::sample::{box_cases, mixed_cases};
 
 /// The seed `planar-hold bench` draws its workload from (`SEED` in src/cli/bench.rs).
 const BENCH_SEED: u64 = 2026;

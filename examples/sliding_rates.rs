@@ -7,8 +7,8 @@
 //! `ROUNDS` times in turn, the best kept. `cargo run --release --example sliding_rates [N]`
 use std::time::Instant;
 
-use planar_hold::rng::Rng;
-use planar_hold::scene::{hold_reports, parse_line, SceneLine};
+use planar_hold::details::sample::Rng;
+use planar_hold::{hold_reports, parse_line, SceneLine};
 use planar_hold::{Backend, Engine, Options};
 use serde_json::{json, Value};
 

@@ -1,4 +1,4 @@
-//! The one door: a [`Batch`] of cases of both engines, decided once by [`CaseKind`],
+//! The one door: a [`Batch`] of cases of both kinds, decided once by [`CaseKind`],
 //! answered by one [`Engine`] with its [`Options`] as a value, into [`Answers`]. Cone tests,
 //! the gate's rounds (`scene::gate`), grasps (the lifted cones of a batch are finished here)
 //! and support regions (the engine lends its solvers) all come through it.
@@ -19,7 +19,7 @@ use crate::general::proof::Proof;
 use crate::general::solver::Solver;
 use crate::general::types::GeneralHint;
 use crate::general::{GeneralBatch, GeneralOutcome, GRASP_DIM};
-use crate::gpu::GpuEngine;
+use crate::gpu::GpuBackend;
 use crate::planar::types::{Case, Outcome, MAX_GENERATORS};
 use crate::{planar, Error};
 
@@ -79,7 +79,7 @@ impl CaseId {
     }
 
     /// Whether the case is the general engine's.
-    pub fn is_general(self) -> bool {
+    pub(crate) fn is_general(self) -> bool {
         self.0 & GENERAL_BIT != 0
     }
 
@@ -98,7 +98,7 @@ impl CaseId {
     }
 }
 
-/// Cases of both engines, each engine's in the order they were pushed: what
+/// Cases of both kinds, each kind's in the order they were pushed: what
 /// [`Engine::evaluate`] answers in one call. Which engine a case goes to is
 /// [`CaseKind::of`] its shape; the [`CaseId`] a push returns finds its answer
 /// ([`Answers::get`]). Cleared and refilled, it keeps its buffers.
@@ -123,7 +123,7 @@ impl Batch {
         CaseId::planar(self.planar.len() - 1)
     }
 
-    /// Appends a general case, checked as [`general::GeneralCase::new`] checks it.
+    /// Appends a general case, checked as [`GeneralCase::new`](crate::GeneralCase::new) checks it.
     ///
     /// # Errors
     ///
@@ -138,7 +138,7 @@ impl Batch {
         Ok(CaseId::general(index as usize))
     }
 
-    /// Cases held, of both engines.
+    /// Cases held, of both kinds.
     pub fn len(&self) -> usize {
         self.planar.len() + self.general.len()
     }
@@ -149,7 +149,7 @@ impl Batch {
     }
 
     /// Forgets every case, keeping the buffers.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.planar.clear();
         self.general.clear();
     }
@@ -250,7 +250,7 @@ pub struct Answers {
     pub proofs: Vec<Option<Proof>>,
 }
 
-/// One case's answer, of either engine.
+/// One case's answer, of either kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Answer<'a> {
     /// The planar enumeration's.
@@ -270,7 +270,7 @@ impl Answers {
     }
 
     /// Whether they answer every case of `batch`, one each.
-    pub fn fit(&self, batch: &Batch) -> bool {
+    pub(crate) fn fit(&self, batch: &Batch) -> bool {
         self.planar.len() == batch.planar.len() && self.general.len() == batch.general.len()
     }
 
@@ -295,7 +295,7 @@ enum Strategy {
     /// The enumeration's lane-parallel path and the general engine in float64.
     Cpu,
     /// The device (boxed: it holds the context and kernels).
-    Gpu(Box<GpuEngine>),
+    Gpu(Box<GpuBackend>),
 }
 
 /// The engine: every answer comes through it. Made once and shared by reference (calls may
@@ -325,9 +325,9 @@ impl Drop for Lent<'_> {
     }
 }
 
-impl From<GpuEngine> for Engine {
-    /// The engine on a device the caller set up ([`GpuEngine::new`]: tests, the page).
-    fn from(gpu: GpuEngine) -> Engine {
+impl From<GpuBackend> for Engine {
+    /// The engine on a device the caller set up ([`GpuBackend::new`]: tests, the page).
+    fn from(gpu: GpuBackend) -> Engine {
         Engine::with(Strategy::Gpu(Box::new(gpu)))
     }
 }
@@ -352,7 +352,7 @@ impl Engine {
     pub fn new(backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Cpu => Engine::cpu(),
-            Backend::Gpu => Engine::from(GpuEngine::from_env()?),
+            Backend::Gpu => Engine::from(GpuBackend::from_env()?),
         })
     }
 
@@ -370,7 +370,7 @@ impl Engine {
     }
 
     /// The device, for what only a GPU has (chunk sizes, the kernels); `None` on the CPU.
-    pub fn gpu(&self) -> Option<&GpuEngine> {
+    pub fn gpu(&self) -> Option<&GpuBackend> {
         match &self.strategy {
             Strategy::Cpu => None,
             Strategy::Gpu(gpu) => Some(gpu),
@@ -433,7 +433,7 @@ impl Engine {
     /// # Errors
     ///
     /// As [`Engine::evaluate`].
-    pub async fn evaluate_into_async(
+    pub(crate) async fn evaluate_into_async(
         &self,
         batch: &Batch,
         options: Options,

@@ -45,7 +45,7 @@ pub enum Error {
 
 /// serde_json's message for an error in one line of text: its position as "at column C"
 /// (serde's "line 1" would contradict the line number the caller gives).
-pub fn one_line(e: &serde_json::Error) -> String {
+pub(crate) fn one_line(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
     match text.strip_suffix(&position) {

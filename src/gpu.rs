@@ -12,7 +12,7 @@ use crate::device::{block_on, GpuContext, Slots};
 use crate::general::host::GeneralKernel;
 use crate::general::types::GeneralHint;
 use crate::general::GeneralBatch;
-pub use crate::planar::host::GpuOptions;
+pub(crate) use crate::planar::host::GpuOptions;
 use crate::planar::host::{chunk_cases, PlanarKernel};
 use crate::{Case, Error, Outcome};
 
@@ -69,21 +69,21 @@ impl<K> Lazy<K> {
 }
 
 /// Both engines' kernels on one device.
-pub struct GpuEngine {
+pub struct GpuBackend {
     ctx: GpuContext,
     options: GpuOptions,
     planar: Lazy<PlanarKernel>,
     general: Lazy<GeneralKernel>,
 }
 
-impl GpuEngine {
+impl GpuBackend {
     /// The adapter from the environment (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`).
     ///
     /// # Errors
     ///
-    /// Those of [`GpuContext::from_env`] and [`GpuEngine::new`].
-    pub fn from_env() -> Result<GpuEngine, Error> {
-        GpuEngine::new(GpuContext::from_env()?, GpuOptions::default())
+    /// Those of [`GpuContext::from_env`] and [`GpuBackend::new`].
+    pub fn from_env() -> Result<GpuBackend, Error> {
+        GpuBackend::new(GpuContext::from_env()?, GpuOptions::default())
     }
 
     /// An engine on a context the caller built (tests inject their device this way, the page
@@ -92,9 +92,9 @@ impl GpuEngine {
     /// # Errors
     ///
     /// [`Error::Limits`] when the device's limits (or `options`) admit no chunk of one case.
-    pub fn new(ctx: GpuContext, options: GpuOptions) -> Result<GpuEngine, Error> {
+    pub fn new(ctx: GpuContext, options: GpuOptions) -> Result<GpuBackend, Error> {
         chunk_cases(&ctx.device.limits(), options)?;
-        Ok(GpuEngine {
+        Ok(GpuBackend {
             ctx,
             options,
             planar: Lazy::default(),
@@ -102,17 +102,12 @@ impl GpuEngine {
         })
     }
 
-    /// The device and queue the engine runs on.
-    pub fn context(&self) -> &GpuContext {
-        &self.ctx
-    }
-
     /// Planar cases per chunk (one dispatch).
     pub fn chunk_cases(&self) -> usize {
         chunk_cases(&self.ctx.device.limits(), self.options).expect("checked in new")
     }
 
-    /// The adapter, as [`GpuContext::describe`].
+    /// The adapter, as `GpuContext::describe`.
     pub fn describe(&self) -> String {
         self.ctx.describe()
     }
@@ -122,7 +117,7 @@ impl GpuEngine {
     ///
     /// # Errors
     ///
-    /// Those of [`PlanarKernel::build`] and [`GeneralKernel::build`].
+    /// Those of `PlanarKernel::build` and `GeneralKernel::build`.
     pub async fn prepare(&self) -> Result<(), Error> {
         self.planar_kernel().await?;
         self.general_kernel().await?;
@@ -146,7 +141,7 @@ impl GpuEngine {
     ///
     /// # Errors
     ///
-    /// Those of [`PlanarKernel::build`] on first use, and of [`PlanarKernel::evaluate_into`].
+    /// Those of `PlanarKernel::build` on first use, and of `PlanarKernel::evaluate_into`.
     pub async fn planar_into(
         &self,
         cases: &[Case],
@@ -167,7 +162,7 @@ impl GpuEngine {
     /// # Errors
     ///
     /// Those of [`GeneralKernel::build`] on first use, and of [`GeneralKernel::hints_into`].
-    pub async fn hints_into(
+    pub(crate) async fn hints_into(
         &self,
         batch: &GeneralBatch,
         hints: &mut Vec<GeneralHint>,
@@ -180,11 +175,11 @@ impl GpuEngine {
             .await
     }
 
-    /// [`GpuEngine::hints_into`], blocking (native callers: tests, `bench`).
+    /// `GpuBackend::hints_into`, blocking (native callers: tests, `bench`).
     ///
     /// # Errors
     ///
-    /// As [`GpuEngine::hints_into`].
+    /// As `GpuBackend::hints_into`.
     pub fn general_hints_into(
         &self,
         batch: &GeneralBatch,
@@ -198,7 +193,7 @@ impl GpuEngine {
     ///
     /// # Errors
     ///
-    /// Those of [`GeneralKernel::build`].
+    /// Those of `GeneralKernel::build`.
     pub fn general_kernel_mut(&mut self) -> Result<&mut GeneralKernel, Error> {
         block_on(self.general_kernel())?;
         let built = self

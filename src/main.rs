@@ -1,5 +1,7 @@
 //! `planar-hold`: the command-line tool. Each command lives in `src/cli/`.
 
+#![warn(unreachable_pub)]
+
 mod cli;
 
 /// Keeps freed chunk buffers for the next chunk instead of handing them back to the kernel.

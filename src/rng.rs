@@ -1,4 +1,4 @@
-//! The deterministic random numbers every sample and test draws from (both engines' samples,
+//! The deterministic random numbers every sample and test draws from (both kinds' samples,
 //! the demo, the benches): one small generator, the same sequence on every platform.
 
 /// SplitMix64: tiny, fast and the same on every platform and version.

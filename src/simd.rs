@@ -228,10 +228,10 @@ mod x86 {
 
     /// 8 lanes in an AVX register; masks are all-ones lanes in another.
     #[derive(Clone, Copy)]
-    pub struct Avx2(__m256);
+    pub(crate) struct Avx2(__m256);
 
     #[derive(Clone, Copy)]
-    pub struct Avx2Mask(__m256);
+    pub(crate) struct Avx2Mask(__m256);
 
     arithmetic!(
         Avx2,
@@ -356,10 +356,10 @@ mod x86 {
 
     /// 16 lanes in an AVX-512 register; masks in a mask register.
     #[derive(Clone, Copy)]
-    pub struct Avx512(__m512);
+    pub(crate) struct Avx512(__m512);
 
     #[derive(Clone, Copy)]
-    pub struct Avx512Mask(__mmask16);
+    pub(crate) struct Avx512Mask(__mmask16);
 
     /// `_mm512_xor_ps` needs AVX-512DQ; the sign flip through the integer unit needs only F.
     #[inline(always)]

@@ -1,7 +1,7 @@
-//! The verdict of a cone test: one type for both engines.
+//! The verdict of a cone test: one type for both kinds.
 
-/// The answer of a cone test, of either engine (docs/contract-planar.md §4–§7,
-/// docs/contract-general.md): the word both engines and every format share.
+/// The answer of a cone test, of either kind (docs/contract-planar.md §4–§7,
+/// docs/contract-general.md): the word both kinds and every format share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// A witness holds: non-negative weights reproduce the need.

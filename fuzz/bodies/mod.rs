@@ -6,17 +6,19 @@
 
 use std::io::BufReader;
 
+use planar_hold::details::planar;
+use planar_hold::io::json;
 use planar_hold::io::lines::LineReader;
 use planar_hold::io::parquet::ParquetCases;
 use planar_hold::io::{format_json, parse_json_chunk};
-use planar_hold::{jsonl, planar, scene, Engine, Options};
+use planar_hold::{hold_reports, parse_line, Engine, Options, SceneLine};
 
 /// JSON Lines of cases: the line splitter (BOM, blank and long lines), the parser (fast
 /// path, serde, and the general cases' reader), and the answers of whatever parsed (the
 /// general engine's included).
 pub fn case_json(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok((_, case)) = jsonl::parse_case(text) {
+        if let Ok((_, case)) = json::parse_case(text) {
             let _ = planar::cone_test(&case);
         }
     }
@@ -34,28 +36,23 @@ pub fn case_json(data: &[u8]) {
 pub fn scene_line(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let engine = Engine::cpu();
-        match scene::parse_line(text) {
-            Ok(scene::SceneLine::Planar(s)) => {
+        match parse_line(text) {
+            Ok(SceneLine::Planar(s)) => {
                 let _ = s.cases();
                 if s.is_general() {
-                    let _ = scene::hold_reports(
-                        &engine,
-                        &[scene::SceneLine::Planar(s)],
-                        Options::default(),
-                    );
+                    let _ = hold_reports(&engine, &[SceneLine::Planar(s)], Options::default());
                 }
             }
             // Small spatial scenes answered whole (a large one's facets take a while).
-            Ok(l @ scene::SceneLine::Spatial(_)) => {
-                if matches!(&l, scene::SceneLine::Spatial(s) if s.generator_count(s.pyramid) <= 48)
-                {
-                    let _ = scene::hold_reports(&engine, &[l], Options::default());
+            Ok(l @ SceneLine::Spatial(_)) => {
+                if matches!(&l, SceneLine::Spatial(s) if s.generator_count(s.pyramid) <= 48) {
+                    let _ = hold_reports(&engine, &[l], Options::default());
                 }
             }
             // Small grasps answered whole too (the lifted cone's facets grow fast with K).
-            Ok(l @ scene::SceneLine::Grasp(_)) => {
-                if matches!(&l, scene::SceneLine::Grasp(s) if s.generator_count(s.pyramid) <= 32) {
-                    let _ = scene::hold_reports(&engine, &[l], Options::default());
+            Ok(l @ SceneLine::Grasp(_)) => {
+                if matches!(&l, SceneLine::Grasp(s) if s.generator_count(s.pyramid) <= 32) {
+                    let _ = hold_reports(&engine, &[l], Options::default());
                 }
             }
             Err(_) => {}

@@ -1,7 +1,7 @@
 //! The `Engine` class: made once, reused for every call. Each call checks its arguments with
 //! the GIL, then releases it for all the work (conversion, evaluation, results) and takes
 //! it back only to hand the results to Python. Every answer comes from the core's one door,
-//! `planar_hold::Engine`: which engine a case goes to is the reader's business (`input`),
+//! `planar_hold::Engine`: which kind a case is (planar or general) is the reader's business (`input`),
 //! which columns an answer fills the writer's (`output`).
 
 use std::sync::Mutex;
@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use planar_hold::io::CaseBatch;
-use planar_hold::scene::{hold_reports, parse_line};
+use planar_hold::{hold_reports, parse_line};
 use planar_hold::{Answers, Backend, Batch, Error, Options};
 
 use crate::error::{at, py_err};
@@ -230,20 +230,23 @@ pub fn scene_generators<'py>(
     let lines = scene_lines(PyList::new(py, [scene])?.as_any())?;
     let line = parse_line(&lines[0]).map_err(|e| py_err(at("scene".into(), e)))?;
     let s = match line {
-        planar_hold::scene::SceneLine::Spatial(s) | planar_hold::scene::SceneLine::Grasp(s) => s,
-        planar_hold::scene::SceneLine::Planar(_) => {
+        planar_hold::SceneLine::Spatial(s) | planar_hold::SceneLine::Grasp(s) => s,
+        planar_hold::SceneLine::Planar(_) => {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "scene: a planar scene (no \"dim\": 3) has no spatial generators",
             ))
         }
     };
-    if !(3..=planar_hold::scene::spatial::MAX_PYRAMID).contains(&pyramid) {
+    if !(3..=planar_hold::details::scene::MAX_PYRAMID).contains(&pyramid) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
             "pyramid {pyramid}: 3 to {} edges",
-            planar_hold::scene::spatial::MAX_PYRAMID
+            planar_hold::details::scene::MAX_PYRAMID
         )));
     }
-    let g = s.generators(pyramid, planar_hold::scene::main_pyramid(s.friction));
+    let g = s.generators(
+        pyramid,
+        planar_hold::details::scene::main_pyramid(s.friction),
+    );
     let rows: Vec<Vec<f64>> = g.iter().map(|w| w.to_vec()).collect();
     Ok(numpy::PyArray2::from_vec2(py, &rows)?)
 }
@@ -257,12 +260,12 @@ pub fn scene_generators<'py>(
 pub fn region_map<'py>(py: Python<'py>, scene: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let lines = scene_lines(PyList::new(py, [scene])?.as_any())?;
     let line = parse_line(&lines[0]).map_err(|e| py_err(at("scene".into(), e)))?;
-    let planar_hold::scene::SceneLine::Spatial(s) = line else {
+    let planar_hold::SceneLine::Spatial(s) = line else {
         return Err(pyo3::exceptions::PyValueError::new_err(
             "scene: only a spatial scene (\"dim\": 3, not a grasp) has a support region",
         ));
     };
-    let m = planar_hold::scene::region_map(&s.body);
+    let m = planar_hold::details::scene::region_map(&s.body);
     let text = serde_json::json!({
         "origin": m.origin,
         "axes": m.axes,

@@ -19,9 +19,10 @@ use pyo3::types::{PyCapsule, PyDict};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use planar_hold::scene::{
-    fingertip_grasp, grasp_tolerance, hold_reports, parse_line, GraspFacet, GraspRefined,
-    GraspReport, Report, SceneLine, SpatialScene,
+use planar_hold::details::scene::{fingertip_grasp, grasp_tolerance};
+use planar_hold::{
+    hold_reports, parse_line, GraspFacet, GraspRefined, GraspReport, Report, SceneLine,
+    SpatialScene,
 };
 use planar_hold::{Error, Options};
 

@@ -17,9 +17,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
-use planar_hold::general::GeneralBatch;
-use planar_hold::general::{all_finite, default_need, MAX_DIM, MAX_GENERAL_GENERATORS};
+use planar_hold::details::solver::all_finite;
 use planar_hold::io::CaseBatch;
+use planar_hold::GeneralBatch;
+use planar_hold::{default_need, MAX_DIM, MAX_GENERAL_GENERATORS};
 use planar_hold::{Batch, Case, CaseKind, Error, MAX_GENERATORS};
 
 use crate::error::bad_input;

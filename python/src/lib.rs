@@ -49,7 +49,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_GENERATORS", planar_hold::MAX_GENERATORS)?;
     m.add(
         "MAX_GENERAL_GENERATORS",
-        planar_hold::general::MAX_GENERAL_GENERATORS,
+        planar_hold::MAX_GENERAL_GENERATORS,
     )?;
     m.add("MARGIN_CAP", planar_hold::MARGIN_CAP)?;
     Ok(())

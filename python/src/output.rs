@@ -1,4 +1,4 @@
-//! Results, in one place: the outcome columns of both engines (written without the GIL,
+//! Results, in one place: the outcome columns of both kinds (written without the GIL,
 //! handed to numpy without a copy) and the answers as `planar-hold eval` writes them (the
 //! CLI's own serialisation, read back by `json.loads`).
 
@@ -8,11 +8,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 
-use planar_hold::general::{GeneralOutcome, MAX_DIM};
 use planar_hold::io::general::GeneralAnswer;
+use planar_hold::io::json::Answer;
 use planar_hold::io::{format_json, CaseBatch};
-use planar_hold::jsonl::Answer;
 use planar_hold::{Answers, Batch, CaseKind, Error, Outcome, Verdict};
+use planar_hold::{GeneralOutcome, MAX_DIM};
 
 use crate::input::{GeneralRows, Shape};
 
@@ -45,7 +45,7 @@ fn verdict_counts(py: Python<'_>, verdict: &Py<PyArray1<u8>>) -> (usize, [usize;
     (verdicts.len(), counts)
 }
 
-/// The columns of a call, of either engine, made without the GIL.
+/// The columns of a call, of either kind, made without the GIL.
 pub(crate) enum Results {
     Planar(Columns),
     General(GeneralColumns),

@@ -9,11 +9,10 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use planar_hold::scene::sample::{box_cases, mixed_cases};
-use planar_hold::simd::Simd;
-use planar_hold::{
-    planar, Answers, Backend, Batch, Case, Engine, Options, Outcome, MAX_GENERATORS,
-};
+use planar_hold::details::planar;
+use planar_hold::details::sample::{box_cases, mixed_cases};
+use planar_hold::details::Simd;
+use planar_hold::{Answers, Backend, Batch, Case, Engine, Options, Outcome, MAX_GENERATORS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -34,7 +33,7 @@ const LATENCY_SAMPLES: usize = 31;
 const SEED: u64 = 2026;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(super) struct Args {
     /// Cases in the largest batch (also timed: 256 and 65,536).
     #[arg(long, default_value_t = 1_000_000)]
     cases: usize,
@@ -82,7 +81,7 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Which {
+pub(super) enum Which {
     /// The CPU fast path on all cores (rayon).
     Cpu,
     /// The CPU fast path on one thread.
@@ -105,7 +104,7 @@ impl Which {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Workload {
+pub(super) enum Workload {
     Mixed,
     Box,
 }
@@ -315,7 +314,7 @@ fn runs_for(batch: usize) -> usize {
     }
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub(super) fn run(args: Args) -> Result<(), Failure> {
     if args.cases == 0 {
         return Err(Failure::new("--cases must be at least 1", 2));
     }
@@ -491,7 +490,7 @@ fn print_table(
     println!(
         "  CPU fast path: {simd}, {} cases per group ({})",
         simd.lanes(),
-        planar_hold::simd::SIMD_ENV
+        planar_hold::details::SIMD_ENV
     );
     for r in runners {
         println!("  {:<5} {}", r.which.name(), r.adapter);

@@ -1,7 +1,7 @@
 //! `planar-hold bench --general`: the general engine's rate by dimension and generator
 //! count (d = 3: K = 32, 64, 256; d = 6: K = 16 … 256) on contact cones
-//! ([`planar_hold::scene::sample::contact_cases`]) and on the random pointed cones of
-//! `scripts/general_peers.py` ([`planar_hold::general::sample::random_cases`]), on all
+//! ([`planar_hold::details::sample::contact_cases`]) and on the random pointed cones of
+//! `scripts/general_peers.py` ([`planar_hold::details::sample::random_cases`]), on all
 //! cores and on one, for the NNLS alone (verdict, witness, certificate, distance) and the
 //! whole test with the inside margin (the facets); the instruction set of the engine's
 //! column kernels is named in the header. Where `--backend` has gpu, also the GPU
@@ -12,17 +12,17 @@
 
 use std::time::Instant;
 
-use planar_hold::general::sample::random_cases;
-use planar_hold::general::GeneralBatch;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::scene::sample::contact_cases;
+use planar_hold::details::device::GpuBackend;
+use planar_hold::details::sample::contact_cases;
+use planar_hold::details::sample::random_cases;
+use planar_hold::GeneralBatch;
 use planar_hold::{Answers, Backend, Batch, Engine, Error, Options, Threads, Verdict};
 use serde_json::json;
 
 use super::Failure;
 
 /// The (d, K) pairs the general bench times: the shapes of contact cones, feet and grasps.
-pub const SHAPES: [(usize, usize); 8] = [
+pub(super) const SHAPES: [(usize, usize); 8] = [
     (3, 32),
     (3, 64),
     (3, 256),
@@ -73,8 +73,8 @@ fn gpu_engine() -> Option<Engine> {
 }
 
 /// The GPU's own engine (its search alone), or `None` with a line saying why.
-fn gpu_search() -> Option<GpuEngine> {
-    match GpuEngine::from_env() {
+fn gpu_search() -> Option<GpuBackend> {
+    match GpuBackend::from_env() {
         Ok(g) => Some(g),
         Err(e) => {
             println!("gpu: {e}\ngpu: skipped (no adapter)");
@@ -83,9 +83,9 @@ fn gpu_search() -> Option<GpuEngine> {
     }
 }
 
-pub fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
+pub(super) fn run(scale: usize, gpu: bool, json_out: bool) -> Result<(), Failure> {
     let arch = super::machine::cpu_features();
-    let kernels = planar_hold::general::solver::kernels();
+    let kernels = planar_hold::details::solver::kernels();
     let mut gpu = if gpu { gpu_engine() } else { None };
     let adapter = gpu.as_ref().map(|g| g.describe());
     println!(
@@ -172,7 +172,7 @@ const SEARCH_VALUES: usize = 1 << 27;
 
 /// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
 /// and the kernel alone where the adapter has timestamps.
-pub fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
+pub(super) fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
     let Some(gpu) = gpu_search() else {
         return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
     };

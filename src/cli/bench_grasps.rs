@@ -15,13 +15,13 @@
 
 use std::time::{Duration, Instant};
 
+use planar_hold::details::Simd;
 use planar_hold::io::json::write_line;
 use planar_hold::io::lines::LineChunk;
 use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetGrasps,
 };
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
-use planar_hold::simd::Simd;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Engine, Options, Threads};
 use serde::Serialize;
 use serde_json::json;
@@ -152,7 +152,12 @@ fn best(mut f: impl FnMut() -> Result<Duration, Failure>) -> Result<f64, Failure
     Ok(best)
 }
 
-pub fn run(path: &str, format: Option<Format>, cases: usize, json: bool) -> Result<(), Failure> {
+pub(super) fn run(
+    path: &str,
+    format: Option<Format>,
+    cases: usize,
+    json: bool,
+) -> Result<(), Failure> {
     let format = Format::of(path, format);
     let limit = cases.clamp(1, SAMPLE);
     let cores = rayon::current_num_threads();

@@ -19,7 +19,7 @@ use super::{exit, Failure};
 const FORMAT_SAMPLE: usize = 65_536;
 
 /// The cases of a file, loaded for timing, and the format's own rates per core.
-pub struct Input {
+pub(super) struct Input {
     pub path: String,
     /// Taken by the bench (the table's largest batch).
     pub cases: Vec<Case>,
@@ -28,7 +28,7 @@ pub struct Input {
 }
 
 #[derive(Serialize)]
-pub struct FormatRates {
+pub(super) struct FormatRates {
     pub format: &'static str,
     /// Rows of the file refused (not timed).
     pub refused: usize,
@@ -47,7 +47,7 @@ pub struct FormatRates {
 
 /// Loads up to `limit` cases of `path` (refused rows skipped), then times decoding and
 /// encoding a sample of them on one thread.
-pub fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, Failure> {
+pub(super) fn load(path: &str, format: Option<Format>, limit: usize) -> Result<Input, Failure> {
     let format = Format::of(path, format);
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let (mut cases, mut refused) = (Vec::<Case>::new(), 0);
@@ -271,7 +271,7 @@ fn parquet_encode_rate(sample: &[Case], columns: bool) -> Result<f64, Failure> {
 
 impl Input {
     /// The lines the table gets: the format's rates and the cores each engine would need.
-    pub fn print(&self, engine_rates: &[(&str, f64)]) {
+    pub(super) fn print(&self, engine_rates: &[(&str, f64)]) {
         let r = &self.report;
         println!(
             "\ninput {}: {} cases ({} refused rows skipped), format {}",

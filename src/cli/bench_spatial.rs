@@ -9,12 +9,11 @@
 
 use std::time::Instant;
 
-use planar_hold::general::solver::{Route, Solver};
-use planar_hold::general::GeneralBatch;
-use planar_hold::rng::Rng;
-use planar_hold::scene::{
-    hold_reports, parse_line, support_region, Pyramid, SceneLine, SpatialScene, SupportRegion,
-};
+use planar_hold::details::sample::Rng;
+use planar_hold::details::scene::{support_region, Pyramid};
+use planar_hold::details::solver::{Route, Solver};
+use planar_hold::GeneralBatch;
+use planar_hold::{hold_reports, parse_line, SceneLine, SpatialScene, SupportRegion};
 use planar_hold::{Answers, Backend, Batch, Engine, Options};
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -22,7 +21,7 @@ use serde_json::{json, Value};
 use super::Failure;
 
 /// The families timed, in table order.
-pub const FAMILIES: [&str; 3] = ["cube", "feet", "grasp"];
+pub(super) const FAMILIES: [&str; 3] = ["cube", "feet", "grasp"];
 
 /// Edges of each friction pyramid (docs/contract-spatial.md §2's default).
 const K: usize = 4;
@@ -137,7 +136,7 @@ fn grasp(rng: &mut Rng, i: usize) -> Value {
 }
 
 /// `n` jittered scenes of `family` as JSON lines (the same ones every run).
-pub fn scenes(family: &str, n: usize) -> Vec<String> {
+pub(super) fn scenes(family: &str, n: usize) -> Vec<String> {
     let seed = 2026 + FAMILIES.iter().position(|f| *f == family).unwrap_or(0) as u64;
     let mut rng = Rng::new(seed);
     (0..n)
@@ -348,7 +347,7 @@ fn time_family(
 }
 
 /// `scenes_per_family` scenes of each family; `out`: also write them all as JSON Lines.
-pub fn run(
+pub(super) fn run(
     scenes_per_family: usize,
     gpu: bool,
     json_out: bool,

@@ -1,18 +1,19 @@
 //! `planar-hold check-proof`: every answer's proof (`--proof`, docs/proof.md) checked against the
-//! case it answers, with determinants and dot products only ([`planar_hold::general::proof`]).
+//! case it answers, with determinants and dot products only ([`planar_hold::details::proof`]).
 
 use std::io::{BufRead, Write};
 
-use planar_hold::general::proof::RegionProof;
-use planar_hold::general::proof::{check_answer, Proof};
-use planar_hold::general::{default_need, GENERAL_MARGIN_CAP};
-use planar_hold::scene::{check_support_region, main_pyramid, parse_line, SceneLine, SpatialScene};
+use planar_hold::details::proof::RegionProof;
+use planar_hold::details::proof::{check_answer, Proof};
+use planar_hold::details::scene::{check_support_region, main_pyramid};
+use planar_hold::{default_need, GENERAL_MARGIN_CAP};
+use planar_hold::{parse_line, SceneLine, SpatialScene};
 use serde_json::Value;
 
 use super::{exit, Failure};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(super) struct Args {
     /// The cases, JSON Lines: cone tests as given to `eval`, or spatial scenes and grasps as
     /// given to `gate`.
     cases: String,
@@ -31,7 +32,7 @@ enum Outcome {
     Skipped,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub(super) fn run(args: Args) -> Result<(), Failure> {
     let open = |p: &str| {
         std::fs::File::open(p)
             .map(std::io::BufReader::new)

@@ -8,8 +8,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use planar_hold::scene::sample::{contact_generators, mixed_cases};
-use planar_hold::scene::{hold_reports, parse_line, Report};
+use planar_hold::details::sample::{contact_generators, mixed_cases};
+use planar_hold::{hold_reports, parse_line, Report};
 use planar_hold::{Answers, Backend, Batch, Case, Engine, Options, Outcome};
 
 use super::{BackendArg, Failure};
@@ -174,7 +174,7 @@ fn show(case: &Case, o: &Outcome) -> String {
 }
 
 /// `backend`: `cpu` alone, `gpu` (required) beside the CPU, or `both` (the GPU when found).
-pub fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
+pub(super) fn run(n: usize, backend: BackendArg) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     let cpu = Engine::new(Backend::Cpu)?;
     let mut gpu = match backend {

@@ -1,4 +1,4 @@
-//! `planar-hold draw`: one SVG picture per scene or edit line (`planar_hold::draw`), the
+//! `planar-hold draw`: one SVG picture per scene or edit line (`planar_hold::details::draw`), the
 //! gate's pipeline writing pictures instead of reports.
 
 use super::pictures::Pictures;
@@ -6,7 +6,7 @@ use super::{exit, BackendArg, Failure};
 
 /// `planar-hold draw`: the gate's pipeline with the reports discarded and a picture per
 /// valid line; bad lines are named on stderr as `gate` names them (exit status 5).
-pub fn run(path: &str, backend: BackendArg, dir: &str) -> Result<(), Failure> {
+pub(super) fn run(path: &str, backend: BackendArg, dir: &str) -> Result<(), Failure> {
     if backend == BackendArg::Both {
         return Err(Failure::new(
             "draw: --backend both compares answers (gate, eval); pick gpu or cpu to draw",

@@ -1,5 +1,5 @@
 //! `planar-hold draw --answers FILE... -o PICTURE.svg`: one picture of a data set of grasps
-//! (`planar_hold::draw::dataset`) from the answers `gate` wrote, JSON Lines or Parquet: each
+//! (`planar_hold::details::draw::dataset`) from the answers `gate` wrote, JSON Lines or Parquet: each
 //! file a series (named by its friction model and k where every row shares them, else by
 //! the file), a `"coulomb"` file two (its inner and outer pyramids' q1). Rows answered with
 //! an error are counted, not drawn.
@@ -9,7 +9,7 @@ use std::path::Path;
 
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
-use planar_hold::draw::dataset::{Closure, DataSet, Series};
+use planar_hold::details::draw::dataset::{Closure, DataSet, Series};
 use planar_hold::io::arrow::Columns;
 use serde::Deserialize;
 use serde_json::Value;
@@ -174,7 +174,7 @@ fn read_parquet(path: &str) -> Result<AnswerFile, String> {
     Ok(file)
 }
 
-pub fn run(paths: &[String], output: &str) -> Result<(), Failure> {
+pub(super) fn run(paths: &[String], output: &str) -> Result<(), Failure> {
     let mut data = DataSet {
         source: paths.join(", "),
         ..DataSet::default()
@@ -201,7 +201,7 @@ pub fn run(paths: &[String], output: &str) -> Result<(), Failure> {
             s.name = format!("{} ({})", s.name, k + 1);
         }
     }
-    let text = planar_hold::draw::dataset::svg_text(&data);
+    let text = planar_hold::details::draw::dataset::svg_text(&data);
     std::fs::write(output, text)
         .map_err(|e| Failure::new(format!("cannot write {output}: {e}"), exit::IO))
 }

@@ -13,7 +13,7 @@ use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(super) struct Args {
     /// Input file, one case a line or row ("-" for standard input, JSON Lines only).
     cases: String,
     #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
@@ -78,7 +78,7 @@ enum Encoded {
     Parquet(RowGroup),
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub(super) fn run(args: Args) -> Result<(), Failure> {
     let path = args.cases.as_str();
     let in_format = Format::of(path, args.format);
     let out_format = Format::of(args.output.as_deref().unwrap_or("-"), args.output_format);

@@ -10,7 +10,7 @@ use planar_hold::io::parquet::{
     grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetAnswers,
     ParquetEncoder, ParquetGrasps, RowGroup,
 };
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
+use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
 
 use super::pictures::Pictures;
@@ -18,7 +18,7 @@ use super::pipeline::{self, Engines, Format, Output, Progress};
 use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub(super) struct Args {
     /// Input file, one scene or edit a line ("-" for standard input), or grasps as the rows
     /// of a `.parquet` file.
     scenes: String,
@@ -106,7 +106,7 @@ fn parse_rows(rows: &GraspRows) -> Scenes {
     Scenes::of((0..rows.len()).map(|i| rows.number(i)).collect(), parsed)
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+pub(super) fn run(args: Args) -> Result<(), Failure> {
     let pictures = args.draw.as_deref().map(Pictures::new).transpose()?;
     if let Some(t) = args.q1_at_least.filter(|t| !t.is_finite()) {
         return Err(Failure::new(
@@ -128,7 +128,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
 
 /// What the gate asks of every line beyond its answer.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Asked {
+pub(super) struct Asked {
     /// Each answer's proof (`--proof`).
     pub proof: bool,
     /// The threshold of every grasp line that names none (`--q1-at-least`).
@@ -177,7 +177,7 @@ enum Sink<W: Write + Send> {
 /// The gate's pipeline: reports to `output` (standard output when `None`), and with
 /// `pictures` one SVG per valid line (`draw` sends the reports to the null device). A
 /// `.parquet` input is read as grasp rows, a `.parquet` output written as grasp answers.
-pub fn stream(
+pub(super) fn stream(
     path: &str,
     backend: BackendArg,
     output: Option<&str>,

@@ -1,15 +1,15 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
-use planar_hold::device::adapters;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::simd::{Simd, SIMD_ENV};
+use planar_hold::details::device::adapters;
+use planar_hold::details::device::GpuBackend;
+use planar_hold::details::{Simd, SIMD_ENV};
 
 use std::io::Write;
 
 use super::{BackendArg, Failure};
 
 /// `backend` `cpu`: the CPU alone, without looking for adapters.
-pub fn run(backend: BackendArg) -> Result<(), Failure> {
+pub(super) fn run(backend: BackendArg) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     if backend == BackendArg::Cpu {
         writeln!(out, "cpu: {} threads", rayon::current_num_threads())?;
@@ -39,7 +39,7 @@ pub fn run(backend: BackendArg) -> Result<(), Failure> {
             if a.timestamps { "yes" } else { "no" }
         )?;
     }
-    match GpuEngine::from_env() {
+    match GpuBackend::from_env() {
         Ok(e) => writeln!(
             out,
             "chosen: {} — {} cases per chunk",

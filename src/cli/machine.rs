@@ -2,7 +2,7 @@
 //! widest vector instruction set, the threads, the GPU adapter.
 
 /// The CPU's model and the widest vector instruction set it has, for every figure printed.
-pub fn cpu_features() -> String {
+pub(super) fn cpu_features() -> String {
     #[cfg(target_arch = "x86_64")]
     let set = if std::arch::is_x86_feature_detected!("avx512f") {
         "AVX-512"
@@ -17,7 +17,7 @@ pub fn cpu_features() -> String {
 }
 
 /// "model name" from /proc/cpuinfo (Linux), else "unknown CPU".
-pub fn cpu_model() -> String {
+pub(super) fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -31,7 +31,7 @@ pub fn cpu_model() -> String {
 
 /// The rest of a bench's header after the CPU: the worker threads, and the GPU adapter when
 /// one is used (`"2 threads; gpu: …"`).
-pub fn threads_and_gpu(adapter: Option<&str>) -> String {
+pub(super) fn threads_and_gpu(adapter: Option<&str>) -> String {
     let gpu = adapter.map(|a| format!("; gpu: {a}")).unwrap_or_default();
     format!("{} threads{gpu}", rayon::current_num_threads())
 }

@@ -24,20 +24,20 @@ use clap::{Parser, Subcommand, ValueEnum};
 use planar_hold::{Backend, Engine, Error};
 
 /// Exit statuses, one meaning each (also in `--help` and docs/cli.md).
-pub mod exit {
+pub(crate) mod exit {
     /// The engine failed: no GPU adapter, device lost, out of memory (or an internal error).
-    pub const ENGINE: u8 = 1;
+    pub(crate) const ENGINE: u8 = 1;
     /// The command line (clap's own status) or `PLANAR_HOLD_SIMD` was not understood.
-    pub const USAGE: u8 = 2;
+    pub(crate) const USAGE: u8 = 2;
     /// `--backend both`: some answers differ between GPU and CPU (all written).
-    pub const DISAGREE: u8 = 3;
+    pub(crate) const DISAGREE: u8 = 3;
     /// Nothing could be read or written: missing input, bad path, unwritable output,
     /// unreadable Parquet, an input with no case to time.
-    pub const IO: u8 = 4;
+    pub(crate) const IO: u8 = 4;
     /// Some input lines or rows were refused (answered with an "error"), the rest answered.
-    pub const REFUSED: u8 = 5;
+    pub(crate) const REFUSED: u8 = 5;
     /// `check-proof`: some proof did not pass.
-    pub const PROOF: u8 = 6;
+    pub(crate) const PROOF: u8 = 6;
 }
 
 const EXIT_STATUSES: &str = "Exit status: 0 every line answered; 1 the engine failed (no GPU \
@@ -115,7 +115,7 @@ enum Command {
 
 /// Which engine(s) a command runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BackendArg {
+pub(crate) enum BackendArg {
     Gpu,
     Cpu,
     /// Both: the GPU's answers are written, every disagreement is reported.
@@ -123,7 +123,7 @@ pub enum BackendArg {
 }
 
 /// A command's failure: the message for stderr and the exit status.
-pub struct Failure {
+pub(crate) struct Failure {
     pub message: String,
     pub code: u8,
 }
@@ -154,7 +154,7 @@ impl From<std::io::Error> for Failure {
 }
 
 impl Failure {
-    pub fn new(message: impl Into<String>, code: u8) -> Failure {
+    pub(crate) fn new(message: impl Into<String>, code: u8) -> Failure {
         Failure {
             message: message.into(),
             code,
@@ -162,16 +162,16 @@ impl Failure {
     }
 }
 
-pub fn engine(backend: Backend) -> Result<Engine, Failure> {
+pub(crate) fn engine(backend: Backend) -> Result<Engine, Failure> {
     Engine::new(backend).map_err(Failure::from)
 }
 
-pub fn run() -> ExitCode {
+pub(crate) fn run() -> ExitCode {
     // Before any thread or adapter exists: see `quiet`.
     quiet::runtime_dir_for_headless_drivers();
     let cli = Cli::parse();
     // A misspelt or unsupported PLANAR_HOLD_SIMD stops every command before any work.
-    let result = planar_hold::simd::Simd::from_env()
+    let result = planar_hold::details::Simd::from_env()
         .map_err(|e| Failure::new(e, exit::USAGE))
         .and_then(|_| command(cli.command));
     match result {

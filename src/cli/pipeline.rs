@@ -21,17 +21,17 @@ use planar_hold::{Backend, Engine, Options, Threads};
 use super::{engine, exit, BackendArg, Failure};
 
 /// Lines (or Parquet rows) per chunk, and the bytes of JSON text that also end a chunk.
-pub const CHUNK_ROWS: usize = 16_384;
+pub(super) const CHUNK_ROWS: usize = 16_384;
 /// Scenes per chunk of the gate: each has several needs and a report of about 1 KiB.
-pub const GATE_CHUNK_ROWS: usize = 4_096;
-pub const CHUNK_BYTES: usize = 4 << 20;
+pub(super) const GATE_CHUNK_ROWS: usize = 4_096;
+pub(super) const CHUNK_BYTES: usize = 4 << 20;
 
 /// Chunks in flight beyond one per worker: the one being read and the one being written.
 const SPARE_CHUNKS: usize = 2;
 
 /// A file format, from `--format`/`--output-format` or the file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(super) enum Format {
     /// JSON Lines: one JSON object a line (.jsonl, .json, "-").
     Json,
     /// Apache Parquet (.parquet).
@@ -40,7 +40,7 @@ pub enum Format {
 
 impl Format {
     /// `explicit`, else Parquet for a `.parquet`/`.pq` name, else JSON Lines.
-    pub fn of(path: &str, explicit: Option<Format>) -> Format {
+    pub(super) fn of(path: &str, explicit: Option<Format>) -> Format {
         explicit.unwrap_or_else(|| {
             let lower = path.to_ascii_lowercase();
             if lower.ends_with(".parquet") || lower.ends_with(".pq") {
@@ -54,26 +54,29 @@ impl Format {
 
 /// Opens an input file for reading, or standard input for "-" (read in large blocks by
 /// [`LineReader`], so unbuffered here).
-pub fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Failure> {
+pub(super) fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Failure> {
     if path == "-" {
         return Ok(Box::new(std::io::stdin()));
     }
     Ok(Box::new(open_file(path)?))
 }
 
-pub fn open_file(path: &str) -> Result<File, Failure> {
+pub(super) fn open_file(path: &str) -> Result<File, Failure> {
     File::open(path).map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))
 }
 
 /// A JSON Lines reader over `path`, `rows` lines (or [`CHUNK_BYTES`]) per chunk.
-pub fn line_reader(path: &str, rows: usize) -> Result<LineReader<Box<dyn Read + Send>>, Failure> {
+pub(super) fn line_reader(
+    path: &str,
+    rows: usize,
+) -> Result<LineReader<Box<dyn Read + Send>>, Failure> {
     Ok(LineReader::new(open_input(path)?, rows, CHUNK_BYTES))
 }
 
 /// The engines a `--backend` asks for: the one whose answers are written, and for `both`
 /// the CPU that checks the GPU. The workers share them by reference, each calling with
 /// [`Engines::options`].
-pub struct Engines {
+pub(super) struct Engines {
     pub main: Engine,
     pub check: Option<Engine>,
 }
@@ -82,7 +85,7 @@ impl Engines {
     /// Each worker's call: on its own thread (the workers are the parallelism, and a chunk
     /// stays in its core's caches), on either backend.
     /// With `proof`, each general answer's proof too ([`Options::proof`]).
-    pub fn options(proof: bool) -> Options {
+    pub(super) fn options(proof: bool) -> Options {
         Options {
             threads: Threads::Current,
             proof,
@@ -90,7 +93,7 @@ impl Engines {
         }
     }
 
-    pub fn new(backend: BackendArg) -> Result<Engines, Failure> {
+    pub(super) fn new(backend: BackendArg) -> Result<Engines, Failure> {
         Ok(match backend {
             BackendArg::Cpu => Engines {
                 main: engine(Backend::Cpu)?,
@@ -110,7 +113,7 @@ impl Engines {
 
 /// Where answers go: standard output, a regular file written beside its destination and
 /// renamed into place when complete (whole or absent), or a device/pipe written in place.
-pub struct Output {
+pub(super) struct Output {
     name: String,
     /// (temporary, destination) of a regular file not yet renamed.
     pending: Option<(PathBuf, PathBuf)>,
@@ -118,7 +121,7 @@ pub struct Output {
 
 impl Output {
     /// Opens the destination (`None` or "-": standard output).
-    pub fn create(output: Option<&str>) -> Result<(Output, Box<dyn Write + Send>), Failure> {
+    pub(super) fn create(output: Option<&str>) -> Result<(Output, Box<dyn Write + Send>), Failure> {
         let path = match output {
             None | Some("-") => {
                 let out = Output {
@@ -155,19 +158,19 @@ impl Output {
     }
 
     /// The failure of a write to this output.
-    pub fn write_failure(&self, e: impl std::fmt::Display) -> Failure {
+    pub(super) fn write_failure(&self, e: impl std::fmt::Display) -> Failure {
         Failure::new(format!("cannot write {}: {e}", self.name), exit::IO)
     }
 
     /// Flushes and closes `out`, this output's writer, then puts a complete file in place.
-    pub fn finish(self, mut out: impl Write) -> Result<(), Failure> {
+    pub(super) fn finish(self, mut out: impl Write) -> Result<(), Failure> {
         out.flush().map_err(|e| self.write_failure(e))?;
         drop(out);
         self.commit()
     }
 
     /// Puts a complete file in place (call once its writer is flushed and dropped).
-    pub fn commit(mut self) -> Result<(), Failure> {
+    pub(super) fn commit(mut self) -> Result<(), Failure> {
         if let Some((tmp, dest)) = self.pending.take() {
             if let Err(e) = std::fs::rename(&tmp, &dest) {
                 let _ = std::fs::remove_file(&tmp);
@@ -194,7 +197,7 @@ impl Drop for Output {
 /// input order and hands back a spare. The spares bound the chunks in flight. The first
 /// failure, at its place in the order, ends the run: everything before it is written,
 /// nothing after.
-pub fn stream<S: Send, C: Send, O: Send>(
+pub(super) fn stream<S: Send, C: Send, O: Send>(
     spare: impl Fn() -> S,
     mut read: impl FnMut(S) -> Option<Result<C, Failure>> + Send,
     work: impl Fn(C, usize) -> Result<O, Failure> + Sync,
@@ -288,7 +291,7 @@ fn internal(what: &str) -> Failure {
 
 /// A progress bar on stderr that shows itself once a run has lasted a second, and only
 /// when stderr is a terminal.
-pub struct Progress {
+pub(super) struct Progress {
     bar: ProgressBar,
     start: Instant,
     shown: bool,
@@ -297,7 +300,7 @@ pub struct Progress {
 
 impl Progress {
     /// `total` in `unit`s ("bytes" or "rows"), when known.
-    pub fn new(total: Option<u64>, unit: &str) -> Progress {
+    pub(super) fn new(total: Option<u64>, unit: &str) -> Progress {
         let bar = match total {
             Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::hidden()),
             None => ProgressBar::hidden(),
@@ -318,7 +321,7 @@ impl Progress {
         }
     }
 
-    pub fn set(&mut self, position: u64) {
+    pub(super) fn set(&mut self, position: u64) {
         if !self.shown && self.terminal && self.start.elapsed() > Duration::from_secs(1) {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
             self.shown = true;
@@ -336,7 +339,7 @@ impl Drop for Progress {
 /// `--backend both`: where the checking engine's results (`checked`) differ beyond tolerance
 /// from the main engine's (`main`), as (line, why). `numbers` are the line numbers of the
 /// rows `main` answers, in order.
-pub fn disagreements<T>(
+pub(super) fn disagreements<T>(
     main: &[T],
     checked: &[T],
     numbers: impl Iterator<Item = u64>,
@@ -352,7 +355,7 @@ pub fn disagreements<T>(
 /// The writer's account of a run: each refused line and each `--backend both` disagreement
 /// named on stderr as its chunk is written (so in input order), and the counts the exit
 /// status comes from.
-pub struct Tally<'a> {
+pub(super) struct Tally<'a> {
     /// The input's name, as the messages give it.
     path: &'a str,
     refused: usize,
@@ -361,7 +364,7 @@ pub struct Tally<'a> {
 }
 
 impl Tally<'_> {
-    pub fn new(path: &str) -> Tally<'_> {
+    pub(super) fn new(path: &str) -> Tally<'_> {
         Tally {
             path,
             refused: 0,
@@ -371,13 +374,13 @@ impl Tally<'_> {
     }
 
     /// Line `number` was refused for `error`.
-    pub fn refused(&mut self, number: u64, error: &str) {
+    pub(super) fn refused(&mut self, number: u64, error: &str) {
         eprintln!("planar-hold: {}:{number}: {error}", self.path);
         self.refused += 1;
     }
 
     /// A chunk's `--backend both` disagreements, (line, why), and its `answered` rows.
-    pub fn answered(&mut self, answered: usize, disagreements: &[(u64, String)]) {
+    pub(super) fn answered(&mut self, answered: usize, disagreements: &[(u64, String)]) {
         for (number, why) in disagreements {
             eprintln!("planar-hold: GPU and CPU disagree: line {number}: {why}");
         }
@@ -387,7 +390,7 @@ impl Tally<'_> {
 
     /// The exit status once every answer is written: `--backend both` disagreements (3)
     /// first, then refused lines.
-    pub fn conclude(&self) -> Result<(), Failure> {
+    pub(super) fn conclude(&self) -> Result<(), Failure> {
         if self.disagreeing > 0 {
             return Err(Failure::new(
                 format!(

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// Sets `XDG_RUNTIME_DIR` to a private empty directory when libwayland could not connect
 /// without one. Call first in `main`, while the process has one thread (the environment
 /// is not safe to change once others may read it).
-pub fn runtime_dir_for_headless_drivers() {
+pub(super) fn runtime_dir_for_headless_drivers() {
     if !wayland_needs_runtime_dir() {
         return;
     }

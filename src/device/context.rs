@@ -14,7 +14,7 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     /// Set by the device-lost callback and the uncaptured-error handler: checked after each wait.
     failure: Arc<Mutex<Option<Error>>>,
-    /// The device has timestamp queries enabled, so [`Slots::run`](super::Slots::run)
+    /// The device has timestamp queries enabled, so `Slots::run`
     /// measures kernel time.
     pub timestamps: bool,
 }
@@ -75,7 +75,7 @@ impl GpuContext {
     /// A context on a device the caller created (tests inject theirs this way): installs the
     /// device-lost callback and the uncaptured-error handler. `timestamps` only where the
     /// device has [`wgpu::Features::TIMESTAMP_QUERY`].
-    pub fn new(
+    pub(crate) fn new(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
@@ -115,7 +115,7 @@ impl GpuContext {
     }
 
     /// Largest storage binding (and buffer) in bytes.
-    pub fn max_storage_bytes(&self) -> u64 {
+    pub(crate) fn max_storage_bytes(&self) -> u64 {
         let limits = self.device.limits();
         limits
             .max_storage_buffer_binding_size
@@ -123,7 +123,7 @@ impl GpuContext {
     }
 
     /// "name (Backend, DeviceType)", e.g. "llvmpipe (Gl, Cpu)".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{} ({:?}, {:?})",
             self.info.name, self.info.backend, self.info.device_type

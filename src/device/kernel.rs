@@ -11,7 +11,7 @@ use crate::Error;
 /// What one binding of a kernel holds; the binding's number is its place in
 /// [`KernelSpec::bindings`].
 #[derive(Clone, Copy, Debug)]
-pub enum Binding<'a> {
+pub(crate) enum Binding<'a> {
     /// Storage the shader reads, written by the host for every chunk ([`super::Upload::write`]).
     Input,
     /// A uniform written by the host for every chunk (the chunk's parameters).
@@ -24,7 +24,7 @@ pub enum Binding<'a> {
 
 /// How to build a kernel.
 #[derive(Clone, Copy, Debug)]
-pub struct KernelSpec<'a> {
+pub(crate) struct KernelSpec<'a> {
     /// Names the module, the pipelines and the errors, e.g. "cone_test".
     pub label: &'a str,
     /// The WGSL source.
@@ -44,7 +44,7 @@ pub(super) enum Role {
 }
 
 /// A built kernel; immutable, so one kernel serves any number of [`super::Slots`].
-pub struct Kernel {
+pub(crate) struct Kernel {
     /// Tells the slots whether their bind groups were made for this kernel.
     pub(super) id: u64,
     pub(super) label: String,
@@ -64,7 +64,7 @@ impl Kernel {
     /// # Errors
     ///
     /// [`Error::Gpu`] when the shader or a pipeline fails validation on this device.
-    pub async fn build(ctx: &GpuContext, spec: KernelSpec<'_>) -> Result<Kernel, Error> {
+    pub(crate) async fn build(ctx: &GpuContext, spec: KernelSpec<'_>) -> Result<Kernel, Error> {
         let outputs: Vec<usize> = (0..spec.bindings.len())
             .filter(|&b| matches!(spec.bindings[b], Binding::Output))
             .collect();
@@ -169,10 +169,5 @@ impl Kernel {
             roles,
             output: outputs[0],
         })
-    }
-
-    /// The label it was built with.
-    pub fn label(&self) -> &str {
-        &self.label
     }
 }

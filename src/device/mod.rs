@@ -8,15 +8,14 @@
 //! native engine blocks on it at the edge ([`block_on`]). Nothing here names an engine: the
 //! planar and general hosts describe their kernels and chunks to it.
 
-mod adapter;
-mod context;
+pub(crate) mod adapter;
+pub(crate) mod context;
 mod kernel;
 mod slots;
 
-pub use adapter::{adapters, AdapterReport};
-pub use context::GpuContext;
-pub use kernel::{Binding, Kernel, KernelSpec};
-pub use slots::{Dispatch, Slots, Upload};
+pub(crate) use context::GpuContext;
+pub(crate) use kernel::{Binding, Kernel, KernelSpec};
+pub(crate) use slots::{Dispatch, Slots, Upload};
 
 /// Runs a future of this module to completion on this thread: the native blocking edge.
 /// (Never on the page, whose thread must return to the browser for the GPU to answer.)

@@ -23,7 +23,7 @@ const MIN_STORAGE_BYTES: u64 = 1 << 16;
 
 /// One chunk, as the host's `prepare` describes it once its inputs are written.
 #[derive(Clone, Debug)]
-pub struct Dispatch {
+pub(crate) struct Dispatch {
     /// The items (cases) of the batch the chunk holds: handed back with its output.
     pub items: Range<usize>,
     /// Bytes of output to read back (a multiple of 4, not zero).
@@ -57,13 +57,13 @@ struct Slot {
 /// the last one's starts them afresh). Each caller that may overlap another (the page's
 /// calls) has its own.
 #[derive(Default)]
-pub struct Slots {
+pub(crate) struct Slots {
     kernel: Option<u64>,
     slots: Vec<Slot>,
 }
 
 /// The inputs of the chunk being prepared.
-pub struct Upload<'a> {
+pub(crate) struct Upload<'a> {
     ctx: &'a GpuContext,
     kernel: &'a Kernel,
     slot: &'a mut Slot,
@@ -72,7 +72,7 @@ pub struct Upload<'a> {
 impl Upload<'_> {
     /// Writes `bytes` (a multiple of 4) to the chunk's buffer of `binding` (an input or the
     /// params), growing the buffer first where it is too small.
-    pub fn write(&mut self, binding: usize, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, binding: usize, bytes: &[u8]) {
         let usage = match self.kernel.roles[binding] {
             Role::Input => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             Role::Params => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
@@ -166,7 +166,7 @@ impl Slots {
     /// [`Error::OutOfMemory`] when a chunk's buffers do not fit; [`Error::DeviceLost`] and
     /// [`Error::Gpu`] (validation, readback) from the device, including a failure it reported
     /// since the last call. The slots then start afresh.
-    pub async fn run(
+    pub(crate) async fn run(
         &mut self,
         ctx: &GpuContext,
         kernel: &Kernel,

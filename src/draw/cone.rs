@@ -161,7 +161,7 @@ fn simplify(mut poly: Vec<[f64; 2]>, tol: f64) -> Vec<[f64; 2]> {
 }
 
 /// The unit normal of candidate `index` of docs/contract-planar.md §5 for these generators and need, in f64.
-pub fn candidate_normal(index: u32, gens: &[V3], need: V3) -> Option<V3> {
+pub(super) fn candidate_normal(index: u32, gens: &[V3], need: V3) -> Option<V3> {
     let g = |i: u32| gens.get(i as usize).copied();
     let sign = |negative: bool, v: V3| if negative { v.map(|x| -x) } else { v };
     let y = match Candidate::at(index)? {
@@ -188,7 +188,7 @@ fn on_slice(w: V3) -> Option<[f64; 2]> {
 }
 
 /// The right panel for `need_index`, the need the picture explains, and notes for the caption.
-pub fn panel(
+pub(super) fn panel(
     px: [f64; 4],
     scene: &Scene,
     report: &HoldReport,

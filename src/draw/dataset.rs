@@ -522,7 +522,7 @@ fn changes(change: &[f64], first: &str, second: &str) -> Group {
 }
 
 /// The picture of a data set's answers.
-pub fn picture(data: &DataSet) -> Document {
+pub(crate) fn picture(data: &DataSet) -> Document {
     let first = data.series.first().cloned().unwrap_or_default();
     // Each series' count where they differ (two files): "1,000 and 200 grasps answered".
     let mut counts: Vec<usize> = data.series.iter().map(|s| s.q1.len()).collect();

@@ -8,7 +8,7 @@ use super::style;
 /// A panel of the picture: the pixel rectangle and the map from world coordinates into it,
 /// one scale for both axes (lengths and angles read true).
 #[derive(Clone, Copy, Debug)]
-pub struct Frame {
+pub(super) struct Frame {
     /// Pixel rectangle: left, top, width, height.
     pub px: [f64; 4],
     /// World rectangle shown: x0, x1, y0, y1.
@@ -21,7 +21,7 @@ pub struct Frame {
 
 impl Frame {
     /// The frame showing at least `[x0, x1] × [y0, y1]` centred in the pixel rectangle.
-    pub fn fit(px: [f64; 4], bounds: [f64; 4]) -> Frame {
+    pub(super) fn fit(px: [f64; 4], bounds: [f64; 4]) -> Frame {
         let w = (bounds[1] - bounds[0]).max(1e-9);
         let h = (bounds[3] - bounds[2]).max(1e-9);
         let scale = (px[2] / w).min(px[3] / h);
@@ -41,7 +41,7 @@ impl Frame {
     }
 
     /// Pixel coordinates of a world point.
-    pub fn at(&self, p: [f64; 2]) -> [f64; 2] {
+    pub(super) fn at(&self, p: [f64; 2]) -> [f64; 2] {
         [
             self.origin[0] + self.scale * p[0],
             self.origin[1] - self.scale * p[1],
@@ -49,7 +49,7 @@ impl Frame {
     }
 
     /// Attributes that let a reader (or a test) map pixels back to world coordinates.
-    pub fn tag(&self, g: Group) -> Group {
+    pub(super) fn tag(&self, g: Group) -> Group {
         g.set(
             "data-origin",
             format!("{} {}", r(self.origin[0]), r(self.origin[1])),
@@ -58,7 +58,7 @@ impl Frame {
     }
 
     /// The panel's border, ticks and numbers along the bottom and left edges, axis names.
-    pub fn axes(&self, x_name: &str, y_name: &str) -> Group {
+    pub(super) fn axes(&self, x_name: &str, y_name: &str) -> Group {
         let [left, top, width, height] = self.px;
         let mut g = Group::new().set("class", "axes").add(
             Rectangle::new()
@@ -110,7 +110,7 @@ impl Frame {
     }
 
     /// Whether a world point lies inside the shown rectangle.
-    pub fn contains(&self, p: [f64; 2]) -> bool {
+    pub(super) fn contains(&self, p: [f64; 2]) -> bool {
         p[0] >= self.world[0]
             && p[0] <= self.world[1]
             && p[1] >= self.world[2]
@@ -119,12 +119,12 @@ impl Frame {
 }
 
 /// Rounds a pixel coordinate to 0.01 px: short files, exact enough to read back.
-pub fn r(v: f64) -> f64 {
+pub(super) fn r(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
 /// A tick spacing of 1, 2 or 5 × 10^k giving about five ticks over `span`.
-pub fn nice_step(span: f64) -> f64 {
+pub(super) fn nice_step(span: f64) -> f64 {
     let raw = (span / 5.0).max(1e-12);
     let p = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
@@ -134,20 +134,20 @@ pub fn nice_step(span: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-pub fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
+pub(super) fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
 /// A tick number with as many decimals as the step needs.
-pub fn number(v: f64, step: f64) -> String {
+pub(super) fn number(v: f64, step: f64) -> String {
     let decimals = (-step.log10().floor()).max(0.0) as usize;
     format!("{:.*}", decimals, v + 0.0)
 }
 
 /// A number to at most four decimals, no trailing zeros.
-pub fn short(v: f64) -> String {
+pub(super) fn short(v: f64) -> String {
     let s = format!("{:.4}", v + 0.0);
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s.is_empty() || s == "-" {
@@ -158,7 +158,7 @@ pub fn short(v: f64) -> String {
 }
 
 /// A straight line in pixels.
-pub fn line(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
+pub(super) fn line(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
     Line::new()
         .set("x1", r(a[0]))
         .set("y1", r(a[1]))
@@ -169,14 +169,14 @@ pub fn line(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
 }
 
 /// An arrow from `a` to `b` in pixels, its head a marker in the arrow's colour.
-pub fn arrow(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
+pub(super) fn arrow(a: [f64; 2], b: [f64; 2], colour: &str, width: f64) -> Line {
     line(a, b, colour, width)
         .set("marker-end", format!("url(#{})", style::marker_id(colour)))
         .set("stroke-linecap", "round")
 }
 
 /// Text at a pixel position; `anchor` is "start", "middle" or "end".
-pub fn label(text: &str, at: [f64; 2], anchor: &str, colour: &str) -> Text {
+pub(super) fn label(text: &str, at: [f64; 2], anchor: &str, colour: &str) -> Text {
     Text::new(text)
         .set("x", r(at[0]))
         .set("y", r(at[1]))

@@ -49,7 +49,7 @@ const TINY: f64 = 1e-9;
 /// The weakest wrench `u* = (f, m)` as a screw, the moment in physical units `ℓ·m`: a force
 /// along a line plus a moment about that same line (Poinsot), or a couple alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Screw {
+pub(crate) enum Screw {
     /// The force `f` along `axis` (`f/|f|`) through `point`, the axis's point nearest `c`
     /// (`f × ℓm / |f|²`), with the moment `pitch·f` about the axis (`pitch = f·ℓm / |f|²`, a
     /// length; 0: a pure force).
@@ -70,7 +70,7 @@ pub enum Screw {
 
 impl Screw {
     /// The screw of the wrench `u` (moments in units of `ell`); `None` for the zero wrench.
-    pub fn of_wrench(u: &[f64; 6], ell: f64) -> Option<Screw> {
+    pub(crate) fn of_wrench(u: &[f64; 6], ell: f64) -> Option<Screw> {
         let f = [u[0], u[1], u[2]];
         let m = [ell * u[3], ell * u[4], ell * u[5]];
         let (nf, nm) = (norm3(f), norm3([u[3], u[4], u[5]]));
@@ -94,7 +94,7 @@ impl Screw {
 
     /// "a screw along … through …, pitch h = …", "a pure force along … through …", "a pure
     /// moment about …".
-    pub fn describe(&self, ell: f64) -> String {
+    pub(crate) fn describe(&self, ell: f64) -> String {
         match *self {
             Screw::Force {
                 axis,
@@ -130,7 +130,7 @@ fn v3(p: [f64; 3]) -> String {
 
 /// q1 (and other small numbers) as the caption writes them: four decimals, or three
 /// significant digits below 1e-3.
-pub fn fmt_q1(v: f64) -> String {
+pub(crate) fn fmt_q1(v: f64) -> String {
     if v == 0.0 || v.abs() >= 1e-3 {
         format!("{:.4}", v + 0.0)
     } else {
@@ -581,7 +581,7 @@ fn bar_panel(px: [f64; 4], report: &GraspReport) -> Group {
 }
 
 /// The picture of a grasp line's scene and its report (the report must be the scene's own).
-pub fn picture(scene: &SpatialScene, report: &GraspReport) -> Document {
+pub(crate) fn picture(scene: &SpatialScene, report: &GraspReport) -> Document {
     let screw = Screw::of_wrench(&report.weakest, scene.body.half_size);
     let title = title(report);
     let legend = "Left, z up, seen from the front right: grey: the smallest cube about the \

@@ -12,14 +12,14 @@
 //! wrench as a screw) by [`grasp`], a data set of grasp answers (the distribution of q1) by
 //! [`dataset`].
 
-mod cone;
-pub mod dataset;
+pub(crate) mod cone;
+pub(crate) mod dataset;
 mod frame;
-pub mod grasp;
+pub(crate) mod grasp;
 mod page;
 mod plane;
-pub mod spatial;
-mod story;
+pub(crate) mod spatial;
+pub(crate) mod story;
 mod style;
 
 use serde_json::Value;
@@ -29,15 +29,14 @@ use page::{page, Caption};
 
 use crate::scene::{HoldReport, Scene};
 
-pub use cone::{half_spaces, slice};
-pub use story::{story, Failure, Story};
+pub(crate) use story::story;
 
 const SCENE_PANEL: [f64; 4] = [60.0, 56.0, 430.0, 430.0];
 const CONE_PANEL: [f64; 4] = [570.0, 56.0, 400.0, 430.0];
 const CAPTION_TOP: f64 = 540.0;
 
 /// The picture of `scene` and its report `report` (the report must be the scene's own).
-pub fn picture(scene: &Scene, report: &HoldReport) -> Document {
+pub(crate) fn picture(scene: &Scene, report: &HoldReport) -> Document {
     let story = story(scene, report);
     let title = title(report);
     let (cone_panel, notes) = cone::panel(CONE_PANEL, scene, report, story.need_index);

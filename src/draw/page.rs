@@ -14,7 +14,7 @@ const LINE_HEIGHT: f64 = 17.0;
 const WRAP: usize = 140;
 
 /// The caption under the panels, from `top` down: the lines, then the legend.
-pub struct Caption {
+pub(super) struct Caption {
     top: f64,
     lines: Vec<String>,
     legend: Vec<String>,
@@ -22,7 +22,11 @@ pub struct Caption {
 
 impl Caption {
     /// `lines` and `legend`, each wrapped to the page.
-    pub fn new<'a>(top: f64, lines: impl IntoIterator<Item = &'a String>, legend: &str) -> Caption {
+    pub(super) fn new<'a>(
+        top: f64,
+        lines: impl IntoIterator<Item = &'a String>,
+        legend: &str,
+    ) -> Caption {
         Caption {
             top,
             lines: lines.into_iter().flat_map(|l| wrap(l, WRAP)).collect(),
@@ -31,12 +35,12 @@ impl Caption {
     }
 
     /// The page's height: the caption's last line and a margin below it.
-    pub fn page_height(&self) -> f64 {
+    pub(super) fn page_height(&self) -> f64 {
         self.top + LINE_HEIGHT * (self.lines.len() + self.legend.len()) as f64 + 16.0
     }
 
     /// The caption's text.
-    pub fn group(&self) -> Group {
+    pub(super) fn group(&self) -> Group {
         let mut text = Group::new().set("class", "caption");
         let mut y = self.top;
         for l in &self.lines {
@@ -54,7 +58,7 @@ impl Caption {
 /// The page, `height` pixels high, before its panels and caption: `title` as its tooltip and
 /// its first line (at `title_at`), the arrowheads of the shared arrow colours and of
 /// `more_heads`, a white background.
-pub fn page(height: f64, title: &str, title_at: [f64; 2], more_heads: &[&str]) -> Document {
+pub(super) fn page(height: f64, title: &str, title_at: [f64; 2], more_heads: &[&str]) -> Document {
     let mut doc = Document::new()
         .set("width", WIDTH)
         .set("height", frame::r(height))

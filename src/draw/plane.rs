@@ -48,7 +48,7 @@ fn add(p: [f64; 2], d: [f64; 2], s: f64) -> [f64; 2] {
 }
 
 /// The panel.
-pub fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
+pub(super) fn panel(px: [f64; 4], scene: &Scene, story: &Story) -> Group {
     let ell = scene.body.half_size;
     let tol = LINE_TOLERANCE * ell;
     let weight = Weight::of(scene, story);

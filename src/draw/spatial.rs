@@ -15,7 +15,7 @@
 //! (`support-region`) and the centre-of-mass box (`com-box`), coloured held or not.
 
 pub(super) mod axo;
-mod story;
+pub(crate) mod story;
 mod top;
 
 use serde_json::Value;
@@ -27,14 +27,14 @@ use super::style;
 use crate::scene::{SpatialReport, SpatialScene};
 use story::fmt_margin;
 
-pub use story::{motion, story, Motion, SpatialStory};
+pub(crate) use story::story;
 
 const AXO_PANEL: [f64; 4] = [20.0, 50.0, 540.0, 470.0];
 const TOP_PANEL: [f64; 4] = [640.0, 70.0, 340.0, 340.0];
 const CAPTION_TOP: f64 = 548.0;
 
 /// The picture of `scene` and its report (the report must be the scene's own).
-pub fn picture(scene: &SpatialScene, report: &SpatialReport) -> Document {
+pub(crate) fn picture(scene: &SpatialScene, report: &SpatialReport) -> Document {
     let story = story(scene, report);
     let title = title(report);
     let legend = "Left, z up, seen from the front right: grey: the box [−ℓ, ℓ]³ around the \

@@ -2,8 +2,8 @@
 //! (docs/contract-general.md's tolerances), on the caller's generators as given: nothing the search
 //! computed is trusted, only the indices, weights and normals it proposes.
 
-use super::linalg::{dot, norm, pivoted};
-use super::tolerance::{EPS, RANK_TOL};
+use super::linalg::{dot, norm};
+use super::tolerance::EPS;
 use super::GeneralCase;
 
 /// Whether `need ≈ Σ weights[k]·w[indices[k]]` is a witness: at most d distinct indices,
@@ -48,7 +48,7 @@ pub fn certificate(case: &GeneralCase<'_>, y: &[f64]) -> bool {
 }
 
 /// [`certificate`] with `norm_of(i)` the length of generator `i`, as in [`supports_normed`].
-pub fn certificate_normed(
+pub(crate) fn certificate_normed(
     case: &GeneralCase<'_>,
     norm_of: impl Fn(usize) -> f64,
     y: &[f64],
@@ -62,15 +62,10 @@ pub fn certificate_normed(
 }
 
 /// Whether the plane of normal `n` (norm `nn`) has every generator on its side within
-/// `ε|n||wᵢ|`.
-pub fn supports(case: &GeneralCase<'_>, n: &[f64], nn: f64) -> bool {
-    supports_normed(case, |i| norm(case.generator(i)), n, nn)
-}
-
-/// [`supports`] with `norm_of(i)` the length of generator `i` (`linalg::norm` of it, which a
+/// `ε|n||wᵢ|`, with `norm_of(i)` the length of generator `i` (`linalg::norm` of it, which a
 /// caller checking many planes of one case computes once).
 #[inline]
-pub fn supports_normed(
+pub(crate) fn supports_normed(
     case: &GeneralCase<'_>,
     norm_of: impl Fn(usize) -> f64,
     n: &[f64],
@@ -96,36 +91,4 @@ fn supports_dim<const D: usize>(
         let s: f64 = w.iter().zip(n).map(|(x, y)| x * y).sum();
         s >= -EPS * nn * norm_of(i)
     })
-}
-
-/// Whether `normal` and `on` make a facet of the cone: `normal` a unit vector supporting
-/// every generator, the generators `on` lying on its plane (within `tol_on` of their length)
-/// and spanning d−1 dimensions.
-pub fn facet(case: &GeneralCase<'_>, normal: &[f64], on: &super::GenSet, tol_on: f64) -> bool {
-    facet_normed(case, |i| norm(case.generator(i)), normal, on, tol_on)
-}
-
-/// [`facet`] with `norm_of(i)` the length of generator `i`, as in [`supports_normed`].
-pub fn facet_normed(
-    case: &GeneralCase<'_>,
-    norm_of: impl Fn(usize) -> f64,
-    normal: &[f64],
-    on: &super::GenSet,
-    tol_on: f64,
-) -> bool {
-    let d = case.dim;
-    let nn = norm(&normal[..d]);
-    if !((nn - 1.0).abs() <= 1e-12 && supports_normed(case, &norm_of, normal, 1.0)) {
-        return false;
-    }
-    for i in on.iter() {
-        let w = case.generator(i as usize);
-        if dot(&normal[..d], w).abs() > tol_on * norm_of(i as usize) {
-            return false;
-        }
-    }
-    let (basis, _) = pivoted(d, d, RANK_TOL, || {
-        on.iter().map(|i| (i, case.generator(i as usize)))
-    });
-    basis.len() == d - 1
 }

@@ -28,7 +28,7 @@ use super::MAX_DIM;
 /// One contact point's friction disc: position relative to the reference point, inward unit
 /// normal, μ (its lower end), and the contact it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Disc {
+pub(crate) struct Disc {
     /// Position, in the scene's length unit.
     pub p: [f64; 3],
     /// Inward unit normal.
@@ -43,7 +43,7 @@ pub struct Disc {
 
 /// A three-valued answer: a threshold's (or force closure's) decision from a bracket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Decided {
+pub(crate) enum Decided {
     /// Proven true.
     True,
     /// Proven false.
@@ -55,7 +55,7 @@ pub enum Decided {
 
 impl Decided {
     /// `true`, `false` or `"uncertain"`, as the answers write it.
-    pub fn as_json(&self) -> serde_json::Value {
+    pub(crate) fn as_json(&self) -> serde_json::Value {
         match self {
             Decided::True => serde_json::Value::Bool(true),
             Decided::False => serde_json::Value::Bool(false),
@@ -65,7 +65,7 @@ impl Decided {
 
     /// "Is the value at least `t`?" from the bracket `[lower, upper]`: true when
     /// `lower ≥ t`, false when `upper < t`, else uncertain.
-    pub fn at_least(lower: f64, upper: f64, t: f64) -> Decided {
+    pub(crate) fn at_least(lower: f64, upper: f64, t: f64) -> Decided {
         if lower >= t {
             Decided::True
         } else if upper < t {
@@ -78,7 +78,7 @@ impl Decided {
 
 /// The circular q1 of a grasp, its bracket and what decided it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CircularOutcome {
+pub(crate) struct CircularOutcome {
     /// Upper bound, attained by `weakest`: `h_W(weakest)` by the closed form.
     pub q1: f64,
     /// Proven lower bound.
@@ -100,7 +100,7 @@ pub struct CircularOutcome {
 
 /// What a search is asked: the tolerance the bracket closes to and an optional threshold.
 #[derive(Clone, Copy, Debug)]
-pub struct Ask {
+pub(crate) struct Ask {
     /// Absolute tolerance of the bracket (ε·max|w| unless the line asks for less).
     pub tol: f64,
     /// Stop as soon as `q1 ≥ T` is decided.
@@ -114,7 +114,7 @@ pub struct Ask {
 const MAX_QUERIES: usize = 4000;
 
 /// The grasp wrench space of the discs, by its support function.
-pub struct Discs<'a> {
+pub(crate) struct Discs<'a> {
     discs: &'a [Disc],
     ell: f64,
     /// An upper bound of max |w| over W: `√(1+μ²)·√(1+(|p|/ℓ)²)`, the tolerance's scale.
@@ -131,7 +131,7 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 
 impl<'a> Discs<'a> {
     /// The discs of one grasp, `ell` its moment unit ℓ.
-    pub fn new(discs: &'a [Disc], ell: f64) -> Discs<'a> {
+    pub(crate) fn new(discs: &'a [Disc], ell: f64) -> Discs<'a> {
         let scale = discs
             .iter()
             .map(|d| {
@@ -166,7 +166,7 @@ impl<'a> Discs<'a> {
     }
 
     /// `h_W(u) = maxᵢ hᵢ(u)` (−∞ for no disc).
-    pub fn support(&self, u: &[f64; 6]) -> f64 {
+    pub(crate) fn support(&self, u: &[f64; 6]) -> f64 {
         self.discs
             .iter()
             .map(|d| self.disc_support(d, u).0)
@@ -176,7 +176,7 @@ impl<'a> Discs<'a> {
     /// `h_W(u)` and a point of W attaining it: `f = n + μt̂` on the best disc (`t̂` the
     /// tangential part of `v` made unit; the disc's own tangent where it vanishes),
     /// `w = (f, p × f/ℓ)`.
-    pub fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
+    pub(crate) fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
         let mut best = (f64::NEG_INFINITY, 0, [0.0; 3]);
         for (i, d) in self.discs.iter().enumerate() {
             let (h, vt) = self.disc_support(d, u);
@@ -217,7 +217,7 @@ impl<'a> Discs<'a> {
     }
 
     /// The contacts whose discs reach the plane `u·x = h` within `tol`.
-    pub fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> Vec<usize> {
+    pub(crate) fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> Vec<usize> {
         let mut c: Vec<usize> = self
             .discs
             .iter()
@@ -268,7 +268,7 @@ fn decided(lower: f64, upper: f64, ask: &Ask) -> bool {
 
 /// q1 of the discs' W, bracketed (the module's text). `seeds` are extra points of W (the
 /// inner pyramid's generators serve) that a simplex around 0 may be completed from.
-pub fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) -> CircularOutcome {
+pub(crate) fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) -> CircularOutcome {
     let w = Discs::new(discs, ell);
     if discs.is_empty() {
         return CircularOutcome {

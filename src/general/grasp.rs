@@ -46,7 +46,7 @@ pub enum ForceClosure {
 
 impl ForceClosure {
     /// `true`, `false` or `"uncertain"`, as the answers write it.
-    pub fn as_json(&self) -> serde_json::Value {
+    pub(crate) fn as_json(&self) -> serde_json::Value {
         match self {
             ForceClosure::True => serde_json::Value::Bool(true),
             ForceClosure::False => serde_json::Value::Bool(false),
@@ -82,7 +82,7 @@ pub struct GraspOutcome {
 /// The lifted cone of `wrenches` (K wrenches of R⁶, 6 numbers each) appended to `values`
 /// as a case of [`GeneralBatch`](super::GeneralBatch) stores it: the need `(1, 0, …, 0)`,
 /// then `(s, wᵢ)` for each wrench, `s` the largest |wᵢ| (1 when every wrench is zero).
-pub fn lift(wrenches: &[f64], values: &mut Vec<f64>) {
+pub(crate) fn lift(wrenches: &[f64], values: &mut Vec<f64>) {
     let s = scale(wrenches);
     values.reserve(GRASP_DIM * (wrenches.len() / 6 + 1));
     values.push(1.0);
@@ -153,7 +153,7 @@ impl Wrenches<'_> {
     }
 }
 
-/// The metric of the grasp whose lifted cone is `case` (made by [`lift`] or
+/// The metric of the grasp whose lifted cone is `case` (made by `lift` or
 /// [`GeneralBatch::push_grasp`](super::GeneralBatch::push_grasp)) from the engine's answer
 /// to it ([`crate::Engine::evaluate`] finishes every lifted grasp cone of a batch here),
 /// every part checked in float64; `solver` (lent by the engine) searches again (the
@@ -429,7 +429,7 @@ fn from_facets(w: &Wrenches<'_>, solver: &mut Solver) -> Option<(GraspOutcome, b
 /// cone's; outside, the point `p` of W (its convex weights) and the plane `(0, weakest)`.
 /// Checked here before it is returned ([`proof::check_answer`]): `None` where it does not pass
 /// or there is none (the metric came from the whole facet set).
-pub fn proof(
+pub(crate) fn proof(
     case: &GeneralCase<'_>,
     g: &GraspOutcome,
     outcome: &GeneralOutcome,

@@ -21,7 +21,7 @@ use crate::Error;
 pub const SEARCH_WGSL: &str = include_str!("../../shaders/search.wgsl");
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
-pub const GENERAL_WORKGROUP_SIZE: u32 = 64;
+pub(crate) const GENERAL_WORKGROUP_SIZE: u32 = 64;
 
 /// How the kernel maps cases to the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,7 +59,7 @@ impl GeneralKernel {
     ///
     /// [`Error::Gpu`] when the shader or a pipeline fails validation; [`Error::Limits`] when
     /// the device admits no chunk of one largest case.
-    pub async fn build(ctx: &GpuContext) -> Result<GeneralKernel, Error> {
+    pub(crate) async fn build(ctx: &GpuContext) -> Result<GeneralKernel, Error> {
         let kernel = Kernel::build(
             ctx,
             KernelSpec {
@@ -114,7 +114,7 @@ impl GeneralKernel {
     /// # Errors
     ///
     /// Those of [`Slots::run`].
-    pub async fn hints_into(
+    pub(crate) async fn hints_into(
         &self,
         ctx: &GpuContext,
         slots: &mut Slots,

@@ -106,7 +106,7 @@ impl Hull {
     /// The hull of the simplicial cone of `d` independent unit vectors `start` (ids `ids`)
     /// around the unit point `x`, which lies in their cone. `Err` when they are not
     /// independent.
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         d: usize,
         x: &Vector,
@@ -173,7 +173,7 @@ impl Hull {
     }
 
     /// The live face nearest `x` (least value), or `None` when there is none.
-    pub fn nearest(&mut self) -> Option<u32> {
+    pub(crate) fn nearest(&mut self) -> Option<u32> {
         while let Some(&Reverse((_, f))) = self.heap.peek() {
             if self.faces[f as usize].alive {
                 return Some(f);
@@ -184,7 +184,7 @@ impl Hull {
     }
 
     /// [`Hull::nearest`], taken off the heap (it stays a face of the hull).
-    pub fn pop_nearest(&mut self) -> Option<u32> {
+    pub(crate) fn pop_nearest(&mut self) -> Option<u32> {
         let f = self.nearest()?;
         self.heap.pop();
         Some(f)
@@ -192,19 +192,19 @@ impl Hull {
 
     /// The live faces, nearest first after [`Hull::nearest`] (the heap's order is not kept
     /// here: every live face, in the order made).
-    pub fn live(&self) -> impl Iterator<Item = &Face> + '_ {
+    pub(crate) fn live(&self) -> impl Iterator<Item = &Face> + '_ {
         self.faces.iter().filter(|f| f.alive)
     }
 
     /// The least value over the live faces: the lower bound.
-    pub fn least(&self) -> f64 {
+    pub(crate) fn least(&self) -> f64 {
         self.live().map(|f| f.value).fold(f64::INFINITY, f64::min)
     }
 
     /// A vector positive on every point of a live face and on `x` (the sum of the live
     /// faces' normals, checked), or `None` when that one is not: the faces' cone must be
     /// pointed for the bound from below (docs/proof.md).
-    pub fn interior(&self) -> Option<Vector> {
+    pub(crate) fn interior(&self) -> Option<Vector> {
         let d = self.d;
         // Candidates: the faces' normals summed, the points used summed, x; then each
         // nudged towards x.
@@ -251,7 +251,13 @@ impl Hull {
     /// horizon.
     /// On `Err` the hull is as it was before the call (a closed cycle still, its bound
     /// still proven), so a search that stops there keeps what it had.
-    pub fn add(&mut self, p: &Vector, raw: &Vector, id: u32, from: u32) -> Result<(), Stuck> {
+    pub(crate) fn add(
+        &mut self,
+        p: &Vector,
+        raw: &Vector,
+        id: u32,
+        from: u32,
+    ) -> Result<(), Stuck> {
         let (faces, points) = (self.faces.len(), self.points.len());
         let added = self.try_add(p, raw, id, from);
         if added.is_err() {

@@ -6,18 +6,18 @@
 use super::MAX_DIM;
 
 /// A vector of R³ or R⁶ in a fixed array; the first `d` entries count.
-pub type Vector = [f64; MAX_DIM];
+pub(crate) type Vector = [f64; MAX_DIM];
 
 /// `a·b` over the first `a.len()` entries.
 #[inline]
-pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// `|a|`, without overflow or underflow for any finite float64 entries (scaled by the
 /// largest magnitude first).
 #[inline]
-pub fn norm(a: &[f64]) -> f64 {
+pub(crate) fn norm(a: &[f64]) -> f64 {
     let m = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     if m == 0.0 || !m.is_finite() {
         return m;
@@ -47,17 +47,12 @@ impl Basis {
     }
 
     /// Vectors in the basis (the rank of what was taken).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether the basis is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Basis vector `k`.
-    pub fn get(&self, k: usize) -> &Vector {
+    pub(crate) fn get(&self, k: usize) -> &Vector {
         &self.q[k]
     }
 
@@ -132,7 +127,7 @@ impl Basis {
 /// Lengths are plain square roots of sums of squares: on unit columns nothing left above
 /// `tol` can underflow or overflow.
 #[derive(Clone, Copy, Debug)]
-pub struct Qr {
+pub(crate) struct Qr {
     d: usize,
     /// The columns factored, by the caller's index, and how many.
     cols: [u32; MAX_DIM],
@@ -146,7 +141,7 @@ pub struct Qr {
 
 impl Qr {
     /// No columns yet, towards `b` in R^d.
-    pub fn new(d: usize, b: &Vector) -> Qr {
+    pub(crate) fn new(d: usize, b: &Vector) -> Qr {
         Qr {
             d,
             cols: [0; MAX_DIM],
@@ -160,7 +155,7 @@ impl Qr {
 
     /// `z` minimising `|Σ z_k·col(cols[k]) − b|`; `None` when the columns are dependent
     /// beyond `tol` (relative).
-    pub fn least_squares(
+    pub(crate) fn least_squares(
         &mut self,
         cols: &[u32],
         col: impl Fn(u32) -> Vector,
@@ -233,7 +228,7 @@ impl Qr {
 /// taking the one with the largest part outside the basis, while that part is more than
 /// `tol` of its length. Returns the basis and the indices taken, in order. Pivoting keeps a
 /// cluster of nearly equal vectors from counting as several dimensions.
-pub fn pivoted<'a, I>(
+pub(crate) fn pivoted<'a, I>(
     d: usize,
     max: usize,
     tol: f64,

@@ -13,20 +13,20 @@
 //! Cases of a batch sit back to back in one [`GeneralBatch`]; answers are
 //! [`GeneralOutcome`]s, fixed-size (no allocation per case).
 
-pub mod check;
-pub mod circular;
+pub(crate) mod check;
+pub(crate) mod circular;
 mod complete;
-pub mod grasp;
-pub mod host;
+pub(crate) mod grasp;
+pub(crate) mod host;
 pub(crate) mod hull;
-pub mod linalg;
+pub(crate) mod linalg;
 pub(crate) mod min_norm;
-pub mod proof;
-pub mod sample;
-pub mod search;
-pub mod solver;
-pub mod tolerance;
-pub mod types;
+pub(crate) mod proof;
+pub(crate) mod sample;
+pub(crate) mod search;
+pub(crate) mod solver;
+pub(crate) mod tolerance;
+pub(crate) mod types;
 
 use crate::{Error, Verdict};
 
@@ -34,18 +34,18 @@ use crate::{Error, Verdict};
 pub const MAX_GENERAL_GENERATORS: usize = 256;
 
 /// Dimensions the general test takes: R³ (planar wrenches) and R⁶ (spatial wrenches).
-pub const DIMS: [usize; 2] = [3, 6];
+pub(crate) const DIMS: [usize; 2] = [3, 6];
 
 /// The dimension of a lifted grasp cone ([`grasp`]): R⁶'s wrenches with one coordinate in
 /// front. Only [`GeneralBatch::push_grasp`] makes such cases; the public test stays in
 /// [`DIMS`].
-pub const GRASP_DIM: usize = 7;
+pub(crate) const GRASP_DIM: usize = 7;
 
 /// The largest dimension the engine runs in: arrays of this length hold a vector of any
 /// case (R³, R⁶, and the lifted grasp cones of R⁷); the first `dim` entries count.
 pub const MAX_DIM: usize = GRASP_DIM;
 
-pub use tolerance::EPS;
+pub(crate) use tolerance::EPS;
 
 /// The margin reported when the cone is all of R^d, and the largest ever reported.
 pub const GENERAL_MARGIN_CAP: f64 = 1000.0;
@@ -72,31 +72,31 @@ impl GenSet {
 
     /// Whether index `i` is in the set.
     #[inline]
-    pub fn contains(&self, i: usize) -> bool {
+    pub(crate) fn contains(&self, i: usize) -> bool {
         self.0[i >> 6] >> (i & 63) & 1 == 1
     }
 
     /// Elements in both sets.
     #[inline]
-    pub fn and(&self, other: &GenSet) -> GenSet {
+    pub(crate) fn and(&self, other: &GenSet) -> GenSet {
         GenSet(std::array::from_fn(|k| self.0[k] & other.0[k]))
     }
 
     /// Whether every element of `self` is in `other`.
     #[inline]
-    pub fn is_subset(&self, other: &GenSet) -> bool {
+    pub(crate) fn is_subset(&self, other: &GenSet) -> bool {
         (0..4).all(|k| self.0[k] & !other.0[k] == 0)
     }
 
     /// How many indices the set holds.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// Whether the set is empty.
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0 == [0; 4]
     }
 
@@ -354,7 +354,7 @@ impl GeneralBatch {
         self.values.clear();
     }
 
-    /// Appends the lifted cone of a grasp ([`grasp::lift`]): the need `(1, 0, …, 0)` and
+    /// Appends the lifted cone of a grasp (`grasp::lift`): the need `(1, 0, …, 0)` and
     /// the generators `(s, wᵢ)` of R⁷ for the `K` wrenches `wrenches` of R⁶ (6 numbers
     /// each, 1 ≤ K ≤ 256, finite), `s` their largest length; returns its index.
     pub fn push_grasp(&mut self, wrenches: &[f64]) -> Result<u32, Error> {

@@ -30,7 +30,7 @@
 // Comparisons are written `!(x > t)` where a NaN must fail them.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-mod region;
+pub(crate) mod region;
 
 use std::collections::HashMap;
 
@@ -39,10 +39,9 @@ use serde::{Deserialize, Serialize};
 use super::linalg::{dot, norm};
 use super::tolerance::EPS;
 
-pub use region::{
-    check_region, distance_to_polygon, Bound, BoxSide, OuterEdge, RegionChecked, RegionMap,
-    RegionProof, WitnessedPoint,
-};
+pub(crate) use region::check_region;
+pub(crate) use region::{distance_to_polygon, Bound, RegionProof};
+pub(crate) use region::{BoxSide, OuterEdge, RegionChecked, RegionMap, WitnessedPoint};
 
 /// What a bound is about: the distance from x to the cone's boundary (cone tests, scenes'
 /// needs), or the radius of the ball about 0 in W (a grasp's lifted cone, generators
@@ -260,7 +259,7 @@ impl Dd {
 
 /// The determinant of the `d × d` matrix `m` (rows), by elimination with partial pivoting
 /// in double-double arithmetic, rounded to f64.
-pub fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
+pub(crate) fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
     let mut a = [[Dd::new(0.0); 8]; 8];
     for r in 0..d {
         for c in 0..d {
@@ -295,7 +294,7 @@ pub fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
 /// in double-double (row operations on `rows` leave `det[rows; y]` as it is for every `y`):
 /// with complete pivoting the rows become `[S | b]`, `S` upper triangular over the pivot
 /// columns and `b` the one column left, and `det[S b; y] = det S · (y_free − y_Sᵀ S⁻¹ b)`.
-pub fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+pub(crate) fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
     let m = d - 1;
     let mut a = [[Dd::new(0.0); 8]; 8];
     for (r, row) in rows.iter().enumerate().take(m) {

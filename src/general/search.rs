@@ -25,26 +25,26 @@ use super::linalg::norm;
 use super::{GeneralBatch, GeneralCase};
 use crate::general::types::{GeneralHint, GeneralRecord};
 
-/// The search stopped with the need reproduced (residual at most [`INSIDE_TOL`]).
+/// The search stopped with the need reproduced (residual at most `INSIDE_TOL`).
 pub const HINT_INSIDE: u32 = 0;
 /// The search stopped with no generator against the residual: the need looks outside.
 pub const HINT_OUTSIDE: u32 = 1;
 /// The iteration cap stopped the search.
-pub const HINT_UNFINISHED: u32 = 2;
+pub(crate) const HINT_UNFINISHED: u32 = 2;
 
 /// The largest dimension the search runs in (R⁷: the lifted grasp cones): the length of
 /// the shader's arrays.
-pub const MAX_DIM: usize = 7;
+pub(crate) const MAX_DIM: usize = 7;
 
 /// No generator chosen (also the shader's marker).
-pub const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 /// A residual (unit need) at most this reads as inside.
-pub const INSIDE_TOL: f32 = 1e-5;
+pub(crate) const INSIDE_TOL: f32 = 1e-5;
 /// A generator enters only when `w·r > GRADIENT_TOL·|r|`.
-pub const GRADIENT_TOL: f32 = 1e-6;
+pub(crate) const GRADIENT_TOL: f32 = 1e-6;
 /// A column whose part outside the passive set's span is at most this (relative) is
 /// dependent on it.
-pub const RANK_TOL: f32 = 1e-5;
+pub(crate) const RANK_TOL: f32 = 1e-5;
 
 /// `v` over its length, rounded to float32, into `out` (zeros for a zero vector).
 fn write_unit(v: &[f64], out: &mut [f32]) {
@@ -133,7 +133,7 @@ pub fn pack_range(
 }
 
 /// The float32 numbers one case takes in the upload.
-pub fn case_values(case: &GeneralCase<'_>) -> usize {
+pub(crate) fn case_values(case: &GeneralCase<'_>) -> usize {
     case.dim * (case.len() + 1)
 }
 

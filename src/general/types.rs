@@ -27,7 +27,7 @@ pub struct GeneralRecord {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GeneralHint {
-    /// `HINT_INSIDE`, `HINT_OUTSIDE` or `HINT_UNFINISHED` of [`crate::general::search`].
+    /// `HINT_INSIDE`, `HINT_OUTSIDE` or `HINT_UNFINISHED` of `crate::general::search`.
     pub status: u32,
     /// Generators in the passive set (≤ dim).
     pub len: u32,

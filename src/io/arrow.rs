@@ -36,9 +36,9 @@ use crate::scene::{grasp_from_fields, SpatialScene};
 
 /// Grasp rows (docs/contract-grasp.md §1, docs/cli.md): each row read column by column into
 /// a grasp line's fields (its non-null columns, `"dim": 3` and `"grasp": true` where it has
-/// none) and checked as a line is ([`grasp_from_fields`]). For each row its scene, or its id
+/// none) and checked as a line is (`grasp_from_fields`). For each row its scene, or its id
 /// (where it could be read) and the problem; every row refused alike when a column has a
-/// type no row can be read from (see [`check_grasp_columns`]).
+/// type no row can be read from (see `check_grasp_columns`).
 pub fn grasps(batch: &RecordBatch) -> Vec<Result<SpatialScene, (Option<Json>, String)>> {
     let columns = match Columns::of(batch, grasp_implied()) {
         Ok(columns) => columns,
@@ -63,7 +63,8 @@ pub fn grasps(batch: &RecordBatch) -> Vec<Result<SpatialScene, (Option<Json>, St
 
 /// Whether every column of `schema` is one a grasp row can be read from; `Err` names the
 /// first that is not (binary, dates, decimals, maps...).
-pub fn check_grasp_columns(schema: &arrow_schema::SchemaRef) -> Result<(), String> {
+#[cfg(feature = "parquet")]
+pub(crate) fn check_grasp_columns(schema: &arrow_schema::SchemaRef) -> Result<(), String> {
     Columns::of(&RecordBatch::new_empty(schema.clone()), grasp_implied()).map(|_| ())
 }
 
@@ -173,7 +174,7 @@ impl Offsets<'_> {
 }
 
 /// One column (or a list's items, a struct's field), looked at once: its nulls and values.
-pub struct Column<'a> {
+pub(crate) struct Column<'a> {
     nulls: Option<&'a NullBuffer>,
     values: Values<'a>,
 }
@@ -181,7 +182,7 @@ pub struct Column<'a> {
 impl<'a> Column<'a> {
     /// The column `a`; `Err` names a type serde cannot read here (binary, dates, decimals,
     /// maps, unions...).
-    pub fn of(a: &'a ArrayRef) -> Result<Column<'a>, String> {
+    pub(crate) fn of(a: &'a ArrayRef) -> Result<Column<'a>, String> {
         use DataType::*;
         macro_rules! primitive {
             ($variant:ident, $t:ty) => {
@@ -245,12 +246,12 @@ impl<'a> Column<'a> {
 
     /// Whether entry `i` is null.
     #[inline]
-    pub fn is_null(&self, i: usize) -> bool {
+    pub(crate) fn is_null(&self, i: usize) -> bool {
         matches!(self.values, Values::Null) || self.nulls.is_some_and(|n| n.is_null(i))
     }
 
     /// Entry `i`, for serde.
-    pub fn at(&self, i: usize) -> Entry<'_, 'a> {
+    pub(crate) fn at(&self, i: usize) -> Entry<'_, 'a> {
         Entry { column: self, i }
     }
 }
@@ -303,7 +304,7 @@ impl<'a> Columns<'a> {
     }
 
     /// The column called `name`, if any.
-    pub fn get(&self, name: &str) -> Option<&Column<'a>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Column<'a>> {
         self.columns
             .iter()
             .find(|(n, _)| *n == name)
@@ -393,7 +394,7 @@ impl<'de> Deserializer<'de> for Row<'_, '_> {
 
 /// Entry `i` of a column, for serde.
 #[derive(Clone, Copy)]
-pub struct Entry<'c, 'a> {
+pub(crate) struct Entry<'c, 'a> {
     column: &'c Column<'a>,
     i: usize,
 }

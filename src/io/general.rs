@@ -1,5 +1,5 @@
 //! The JSON Lines form of the general test (docs/contract-general.md): lines whose generators have 6
-//! numbers, or more than 16 generators of 3 (the lines [`super::json::line_kind`] gives to
+//! numbers, or more than 16 generators of 3 (the lines `super::json::line_kind` gives to
 //! the general engine), and their answers.
 
 use serde::Deserialize;
@@ -15,7 +15,7 @@ use crate::CaseKind;
 /// One general input line, read whole (the general path is not the per-line hot path).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GeneralLine<'a> {
+pub(crate) struct GeneralLine<'a> {
     #[serde(default, borrow)]
     id: Option<&'a RawValue>,
     generators: Vec<Vec<f64>>,
@@ -30,13 +30,13 @@ impl<'a> GeneralLine<'a> {
     /// # Errors
     ///
     /// serde's, when the line is not of this form.
-    pub fn read(text: &'a [u8]) -> Result<GeneralLine<'a>, serde_json::Error> {
+    pub(crate) fn read(text: &'a [u8]) -> Result<GeneralLine<'a>, serde_json::Error> {
         serde_json::from_slice(text)
     }
 
     /// The engine the line is for ([`CaseKind::of`]): its generators' count and the first
     /// one's length (without generators, the need's; else 3).
-    pub fn kind(&self) -> CaseKind {
+    pub(crate) fn kind(&self) -> CaseKind {
         CaseKind::of(self.dim(), self.generators.len())
     }
 
@@ -50,7 +50,10 @@ impl<'a> GeneralLine<'a> {
 
     /// Checks the line as a general case and appends it to `batch`; returns its id's JSON
     /// text and its index in the batch, or why it is refused.
-    pub fn push_into(self, batch: &mut GeneralBatch) -> Result<(Option<&'a str>, u32), String> {
+    pub(crate) fn push_into(
+        self,
+        batch: &mut GeneralBatch,
+    ) -> Result<(Option<&'a str>, u32), String> {
         let bad = |m: String| Err(format!("not a valid case: {m}"));
         let k = self.generators.len();
         let dim = self.dim();
@@ -90,7 +93,7 @@ impl<'a> GeneralLine<'a> {
 
 /// Reads `text`, a line [`super::json::line_kind`] classified as general, into `batch`;
 /// returns its id's JSON text and its index in the batch, or why it is refused.
-pub fn parse_general<'t>(
+pub(crate) fn parse_general<'t>(
     text: &'t [u8],
     batch: &mut GeneralBatch,
 ) -> Result<(Option<&'t str>, u32), String> {
@@ -170,7 +173,7 @@ impl<'a> GeneralAnswer<'a> {
 }
 
 /// Appends the answer line of a general case to `out`.
-pub fn write_general_answer(
+pub(crate) fn write_general_answer(
     out: &mut Vec<u8>,
     id: Option<&str>,
     case: &GeneralCase<'_>,

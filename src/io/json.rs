@@ -15,7 +15,7 @@ use crate::planar::types::{Case, Outcome, MAX_GENERATORS};
 use crate::CaseKind;
 
 /// The need when a line gives none: gravity on a unit mass, (0, 1, 0).
-pub const DEFAULT_NEED: [f32; 3] = [0.0, 1.0, 0.0];
+pub(crate) const DEFAULT_NEED: [f32; 3] = [0.0, 1.0, 0.0];
 
 /// One input line: `{"id": ..., "generators": [[fx, fz, m], ...], "need": [x, y, z]}`.
 /// Unknown fields are refused: a typo such as `"Need"` must not fall back to the default.
@@ -135,7 +135,7 @@ impl<'de> Deserialize<'de> for Generators {
 
 /// Parses one line (bytes: invalid UTF-8 is this line's error, no one else's) into its id
 /// (its JSON text, echoed back as given) and case. No allocation unless the line is bad.
-pub fn parse_case_raw(text: &[u8]) -> Result<(Option<&str>, Case), String> {
+pub(crate) fn parse_case_raw(text: &[u8]) -> Result<(Option<&str>, Case), String> {
     match plain_case(text) {
         Some(parsed) => Ok(parsed),
         None => parse_serde(text),
@@ -145,13 +145,13 @@ pub fn parse_case_raw(text: &[u8]) -> Result<(Option<&str>, Case), String> {
 /// The line's id and case when it is a planar case in the plain form (keys without escapes,
 /// each once, 0 to 16 generators of three numbers): read and classified in one pass, the
 /// hot path. `None` for any other line, which [`line_kind`] then classifies.
-pub fn plain_case(text: &[u8]) -> Option<(Option<&str>, Case)> {
+pub(crate) fn plain_case(text: &[u8]) -> Option<(Option<&str>, Case)> {
     fast::parse(text)
 }
 
 /// The planar reader of any line [`plain_case`] leaves, valid or not: its case, or its
 /// error (serde's words, with the column).
-pub fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
+pub(crate) fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
     let line: CaseLine =
         serde_json::from_slice(text).map_err(|e| format!("not a valid case: {}", one_line(&e)))?;
     let need = line.need.map_or(DEFAULT_NEED, |t| t.0);
@@ -164,7 +164,7 @@ pub fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
 /// count and the dimension (the first generator's numbers; without generators, the need's;
 /// else 3). A line whose shape cannot be read (not JSON, not an object, `generators` not
 /// an array) is planar: the planar reader says what is wrong with it.
-pub fn line_kind(text: &[u8]) -> CaseKind {
+pub(crate) fn line_kind(text: &[u8]) -> CaseKind {
     match serde_json::from_slice::<shape::Shape>(text) {
         Ok(shape) => shape.kind(),
         Err(_) => CaseKind::Planar,
@@ -239,7 +239,7 @@ impl<I> Answer<I> {
 }
 
 /// The name of candidate `index` ("+(w0 x w3)"), formatted once per table entry.
-pub fn candidate_name(index: u32) -> Option<&'static str> {
+pub(crate) fn candidate_name(index: u32) -> Option<&'static str> {
     candidate_names()
         .get(index as usize)
         .map(|(name, _)| name.as_str())
@@ -294,7 +294,7 @@ fn write_array<T: Copy>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u
 /// path took twice as long to write. Same keys in the same order, floats by `zmij` and
 /// integers by `itoa` as serde_json writes them, a non-finite float as `null`. `id` is the
 /// id's JSON text, written as it is.
-pub fn write_answer(out: &mut Vec<u8>, id: Option<&str>, case: &Case, o: &Outcome) {
+pub(crate) fn write_answer(out: &mut Vec<u8>, id: Option<&str>, case: &Case, o: &Outcome) {
     out.push(b'{');
     if let Some(id) = id {
         out.extend_from_slice(b"\"id\":");
@@ -361,7 +361,8 @@ fn write_f64(out: &mut Vec<u8>, x: f64) {
 /// The float64 that a JSON reader gets back from the shortest decimal of `x`, as
 /// `serde_json` writes it: columnar outputs store this so that they read back as the
 /// JSON answers do.
-pub fn f32_as_written(x: f32) -> f64 {
+#[cfg(any(test, feature = "parquet"))]
+pub(crate) fn f32_as_written(x: f32) -> f64 {
     if !x.is_finite() {
         return f64::NAN;
     }
@@ -374,6 +375,7 @@ pub fn f32_as_written(x: f32) -> f64 {
 /// where that takes one correctly rounded operation (Clinger's fast path: the digits below
 /// 2⁵³, the power of ten at most 10²² either way, both exact in float64), as every correct
 /// reader rounds it; `None` for any other text, which the general reader takes.
+#[cfg(any(test, feature = "parquet"))]
 fn decimal_fast(text: &[u8]) -> Option<f64> {
     const POW10: [f64; 23] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
@@ -443,14 +445,14 @@ mod shape {
 
     use crate::CaseKind;
 
-    pub struct Shape {
+    pub(super) struct Shape {
         /// The generators' count and the first one's length, when `generators` is a list.
         generators: Option<(usize, Option<usize>)>,
         need: Option<usize>,
     }
 
     impl Shape {
-        pub fn kind(&self) -> CaseKind {
+        pub(super) fn kind(&self) -> CaseKind {
             match self.generators {
                 None => CaseKind::Planar,
                 Some((k, first)) => {
@@ -727,7 +729,7 @@ mod fast {
         int.get(digits) != Some(&b'.') || int.get(digits + 1).is_some_and(u8::is_ascii_digit)
     }
 
-    pub fn parse(text: &[u8]) -> Option<(Option<&str>, Case)> {
+    pub(super) fn parse(text: &[u8]) -> Option<(Option<&str>, Case)> {
         let mut s = Scanner { text, at: 0 };
         let mut gens = [[0f32; 3]; MAX_GENERATORS];
         let (mut count, mut need, mut id) = (None, None, None);
@@ -910,7 +912,7 @@ mod tests {
         .map(|t| t.map(|t| RawValue::from_string(t.to_string()).unwrap()));
         let mut answers: Vec<(Case, Outcome)> = crate::planar::sample::cone_cases(11, 4000)
             .into_iter()
-            .map(|c| (c, crate::planar::cone_test(&c)))
+            .map(|c| (c, crate::planar::cone_test::cone_test(&c)))
             .collect();
         let real = answers.len();
         let extremes = [

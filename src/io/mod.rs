@@ -42,13 +42,13 @@ pub struct JsonIds {
 
 impl JsonIds {
     /// Forgets every id, keeping the buffers.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.text.clear();
         self.spans.clear();
     }
 
     /// Appends the next row's id: JSON text, or `None`.
-    pub fn push(&mut self, id: Option<&str>) {
+    pub(crate) fn push(&mut self, id: Option<&str>) {
         self.spans.push(id.map(|id| {
             let start = self.text.len() as u32;
             self.text.push_str(id);
@@ -57,19 +57,15 @@ impl JsonIds {
     }
 
     /// Row `row`'s id as JSON text.
-    pub fn get(&self, row: usize) -> Option<&str> {
+    pub(crate) fn get(&self, row: usize) -> Option<&str> {
         let (start, end) = self.spans[row]?;
         Some(&self.text[start as usize..end as usize])
     }
 
     /// Rows (ids or `None`) held.
-    pub fn len(&self) -> usize {
+    #[cfg(feature = "parquet")]
+    pub(crate) fn len(&self) -> usize {
         self.spans.len()
-    }
-
-    /// Whether no row is held.
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
     }
 }
 
@@ -82,7 +78,7 @@ pub struct CaseBatch {
     pub numbers: Vec<u64>,
     /// For each row: its case in `batch`, or why it was refused.
     pub rows: Vec<Result<CaseId, String>>,
-    /// The good rows' cases, of both engines.
+    /// The good rows' cases, of both kinds.
     pub batch: Batch,
     /// The rows' ids, refused rows included.
     pub ids: Ids,
@@ -114,20 +110,21 @@ impl CaseBatch {
     }
 
     /// Appends row `number`: its planar case, or why it was refused.
-    pub fn push(&mut self, number: u64, row: Result<Case, String>) {
+    pub(crate) fn push(&mut self, number: u64, row: Result<Case, String>) {
         self.numbers.push(number);
         self.rows.push(row.map(|case| self.batch.push(case)));
     }
 
     /// Appends row `number` holding a planar case.
     #[inline]
-    pub fn push_planar(&mut self, number: u64, case: Case) {
+    #[cfg(feature = "parquet")]
+    pub(crate) fn push_planar(&mut self, number: u64, case: Case) {
         self.numbers.push(number);
         self.rows.push(Ok(self.batch.push(case)));
     }
 
     /// Appends row `number` holding general case `index` of `self.batch.general`.
-    pub fn push_general(&mut self, number: u64, index: u32) {
+    pub(crate) fn push_general(&mut self, number: u64, index: u32) {
         self.numbers.push(number);
         self.rows.push(Ok(CaseId::general(index as usize)));
     }
@@ -145,20 +142,8 @@ impl CaseBatch {
             .filter_map(|(r, &n)| r.as_ref().err().map(|e| (n, e.as_str())))
     }
 
-    /// The numbers of the good rows whose cases are of `kind`, in order: the rows that the
-    /// outcomes of that engine answer.
-    pub fn numbers_of(&self, kind: CaseKind) -> impl Iterator<Item = u64> + '_ {
-        self.rows
-            .iter()
-            .zip(&self.numbers)
-            .filter_map(move |(r, &n)| match r {
-                Ok(id) if id.kind() == kind => Some(n),
-                _ => None,
-            })
-    }
-
     /// Row `row`'s id as JSON text, when the batch's ids are JSON and the row has one.
-    pub fn id_json(&self, row: usize) -> Option<&str> {
+    pub(crate) fn id_json(&self, row: usize) -> Option<&str> {
         match &self.ids {
             Ids::Json(ids) => ids.get(row),
             _ => None,

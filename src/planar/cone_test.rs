@@ -26,7 +26,7 @@ use crate::Verdict;
 pub(super) const NONE_YET: f32 = 3.0e38;
 
 /// Relative tolerance of docs/contract-planar.md §7 (same constant `EPS` in the shader).
-pub const EPS: f32 = 1e-5;
+pub(crate) const EPS: f32 = 1e-5;
 
 type V3 = [f32; 3];
 
@@ -158,7 +158,7 @@ pub(crate) struct Prescaled {
 
 impl Prescaled {
     #[inline(always)]
-    pub fn of(case: &Case) -> Prescaled {
+    pub(crate) fn of(case: &Case) -> Prescaled {
         let e_need = exponent_of(case.need);
         let mut out = Prescaled {
             need: scale3(pow2(-e_need), case.need),

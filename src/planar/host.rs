@@ -44,7 +44,7 @@ impl Default for GpuOptions {
 /// # Errors
 ///
 /// [`Error::Limits`] when not even one case fits.
-pub fn chunk_cases(limits: &wgpu::Limits, options: GpuOptions) -> Result<usize, Error> {
+pub(crate) fn chunk_cases(limits: &wgpu::Limits, options: GpuOptions) -> Result<usize, Error> {
     let by_binding = (limits.max_storage_buffer_binding_size / CASE_BYTES) as usize;
     let by_buffer = (limits.max_buffer_size / CASE_BYTES) as usize;
     let workgroups = limits
@@ -66,7 +66,7 @@ pub fn chunk_cases(limits: &wgpu::Limits, options: GpuOptions) -> Result<usize, 
 }
 
 /// The cone test's kernel on one device: the pipeline, the two tables, the chunk size.
-pub struct PlanarKernel {
+pub(crate) struct PlanarKernel {
     kernel: Kernel,
     chunk_cases: usize,
 }
@@ -79,7 +79,10 @@ impl PlanarKernel {
     ///
     /// [`Error::Limits`] when the device (or `options`) admits no chunk of one case;
     /// [`Error::Gpu`] when the shader or pipeline fails validation.
-    pub async fn build(ctx: &GpuContext, options: GpuOptions) -> Result<PlanarKernel, Error> {
+    pub(crate) async fn build(
+        ctx: &GpuContext,
+        options: GpuOptions,
+    ) -> Result<PlanarKernel, Error> {
         let chunk_cases = chunk_cases(&ctx.device.limits(), options)?;
         let kernel = Kernel::build(
             ctx,
@@ -103,18 +106,13 @@ impl PlanarKernel {
         })
     }
 
-    /// Cases per chunk (one dispatch).
-    pub fn chunk_cases(&self) -> usize {
-        self.chunk_cases
-    }
-
     /// Evaluates every case into `out` (same length), in chunks on `slots`; returns the
     /// kernel time where the device has timestamp queries.
     ///
     /// # Errors
     ///
     /// [`Error::Input`] when the lengths differ; those of [`Slots::run`].
-    pub async fn evaluate_into(
+    pub(crate) async fn evaluate_into(
         &self,
         ctx: &GpuContext,
         slots: &mut Slots,

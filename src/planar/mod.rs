@@ -6,12 +6,14 @@
 //! of the same name ([`cone_test`]), the fast path on SIMD lanes (bit for bit the twin's
 //! answers), the GPU host ([`host`]) and the degenerate sample cones ([`sample`]).
 
-pub mod cone_test;
-pub mod host;
-mod lanes;
-pub mod sample;
-pub mod tables;
-pub mod types;
+pub(crate) mod cone_test;
+pub(crate) mod host;
+pub(crate) mod lanes;
+pub(crate) mod sample;
+pub(crate) mod tables;
+pub(crate) mod types;
 
-pub use cone_test::{cone_test, EPS};
-pub use lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with};
+#[cfg(test)]
+mod layout_tests;
+
+pub(crate) use lanes::{cone_test_batch_into, cone_test_slice};

@@ -16,7 +16,7 @@ fn combine(a: [f32; 3], wa: f32, b: [f32; 3], wb: f32) -> [f32; 3] {
 }
 
 /// The kinds of cone [`cone_of_kind`] draws, in its order.
-pub const CONE_KINDS: [&str; 11] = [
+pub(crate) const CONE_KINDS: [&str; 11] = [
     "pointed",
     "iso",
     "flat",
@@ -31,7 +31,7 @@ pub const CONE_KINDS: [&str; 11] = [
 ];
 
 /// One cone of the given kind (an index into [`CONE_KINDS`]).
-pub fn cone_of_kind(rng: &mut Rng, kind: usize) -> Case {
+pub(crate) fn cone_of_kind(rng: &mut Rng, kind: usize) -> Case {
     let need_default = [0.0, 1.0, 0.0];
     let random_gens = |rng: &mut Rng, n: usize| (0..n).map(|_| rng.vector()).collect::<Vec<_>>();
     let (gens, need): (Vec<[f32; 3]>, [f32; 3]) = match CONE_KINDS[kind] {
@@ -135,7 +135,8 @@ pub fn cone_of_kind(rng: &mut Rng, kind: usize) -> Case {
 }
 
 /// `n` cones cycling through every kind, from `seed`.
-pub fn cone_cases(seed: u64, n: usize) -> Vec<Case> {
+#[cfg(test)]
+pub(crate) fn cone_cases(seed: u64, n: usize) -> Vec<Case> {
     let mut rng = Rng::new(seed);
     (0..n)
         .map(|i| cone_of_kind(&mut rng, i % CONE_KINDS.len()))

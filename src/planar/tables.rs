@@ -4,57 +4,57 @@
 //! stride, as uniform arrays require); the CPU reference walks the very same entries.
 
 /// Witness subsets: 16 singles, 120 pairs, 560 triples (docs/contract-planar.md §4).
-pub const WITNESS_COUNT: usize = 696;
+pub(crate) const WITNESS_COUNT: usize = 696;
 /// Certificate candidates for 16 generators (docs/contract-planar.md §5).
-pub const CANDIDATE_COUNT: usize = 385;
+pub(crate) const CANDIDATE_COUNT: usize = 385;
 /// Pairs `i < j` of 16 generators.
-pub const PAIR_COUNT: usize = 120;
+pub(crate) const PAIR_COUNT: usize = 120;
 
 /// First entry of the pairs in the witness table (after the 16 singles).
-pub const FIRST_PAIR: usize = 16;
+pub(crate) const FIRST_PAIR: usize = 16;
 /// First entry of the triples in the witness table.
-pub const FIRST_TRIPLE: usize = FIRST_PAIR + PAIR_COUNT;
+pub(crate) const FIRST_TRIPLE: usize = FIRST_PAIR + PAIR_COUNT;
 
 /// First generator direction `±wᵢ` in the candidate table (after the 240 pair planes).
-pub const FIRST_GENERATOR_DIRECTION: usize = 2 * PAIR_COUNT;
+pub(crate) const FIRST_GENERATOR_DIRECTION: usize = 2 * PAIR_COUNT;
 /// First perpendicular part of the need in the candidate table.
-pub const FIRST_PERPENDICULAR: usize = FIRST_GENERATOR_DIRECTION + 32;
+pub(crate) const FIRST_PERPENDICULAR: usize = FIRST_GENERATOR_DIRECTION + 32;
 /// First plane through one generator in the candidate table.
-pub const FIRST_GENERATOR_PLANE: usize = FIRST_PERPENDICULAR + 16;
+pub(crate) const FIRST_GENERATOR_PLANE: usize = FIRST_PERPENDICULAR + 16;
 /// Index of the apex `−need`, the last candidate.
-pub const APEX: usize = FIRST_GENERATOR_PLANE + 96;
+pub(crate) const APEX: usize = FIRST_GENERATOR_PLANE + 96;
 
 /// Candidate kind `±(wᵢ × wⱼ)`, as stored in `.x` of a packed candidate (keep the kinds in
 /// sync with the shader).
-pub const KIND_PAIR_PLANE: u32 = 0;
+pub(crate) const KIND_PAIR_PLANE: u32 = 0;
 /// Candidate kind `±wᵢ`.
-pub const KIND_GENERATOR_DIRECTION: u32 = 1;
+pub(crate) const KIND_GENERATOR_DIRECTION: u32 = 1;
 /// Candidate kind `−(need − (need·wᵢ / wᵢ·wᵢ) wᵢ)`.
-pub const KIND_PERPENDICULAR: u32 = 2;
+pub(crate) const KIND_PERPENDICULAR: u32 = 2;
 /// Candidate kind `±(wᵢ × e_axis)`.
-pub const KIND_GENERATOR_PLANE: u32 = 3;
+pub(crate) const KIND_GENERATOR_PLANE: u32 = 3;
 /// Candidate kind `−need`.
-pub const KIND_APEX: u32 = 4;
+pub(crate) const KIND_APEX: u32 = 4;
 
 /// Index of the pair `i < j` among the 120 pairs in lexicographic order.
 /// The shader computes the same expression (`pair_index`).
-pub const fn pair_index(i: u32, j: u32) -> u32 {
+pub(crate) const fn pair_index(i: u32, j: u32) -> u32 {
     i * (31 - i) / 2 + (j - i - 1)
 }
 
 /// Index of the triple `i < j < k` among the 560 triples in lexicographic order: those with
 /// a smaller first index, then a smaller second one, then a smaller third one.
 /// The shader computes the same expression (`triple_index`).
-pub const fn triple_index(i: u32, j: u32, k: u32) -> u32 {
+pub(crate) const fn triple_index(i: u32, j: u32, k: u32) -> u32 {
     let (a, b) = (16 - i, 16 - j);
     560 - a * (a - 1) * (a - 2) / 6 + (a - 1) * (a - 2) / 2 - b * (b - 1) / 2 + (k - j - 1)
 }
 
 /// A witness subset packed as `(i, j, k, size)`; unused indices are 0.
-pub type PackedSubset = [u32; 4];
+pub(crate) type PackedSubset = [u32; 4];
 
 /// A candidate packed as `(kind, i, j or axis, sign)`; sign 0 is `+`, 1 is `−`.
-pub type PackedCandidate = [u32; 4];
+pub(crate) type PackedCandidate = [u32; 4];
 
 /// One certificate candidate of docs/contract-planar.md §5, unpacked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +115,7 @@ impl Candidate {
     }
 
     /// The generator slots the candidate is built from.
-    pub fn generators(&self) -> Vec<u32> {
+    pub(crate) fn generators(&self) -> Vec<u32> {
         match *self {
             Candidate::PairPlane { i, j, .. } => vec![i, j],
             Candidate::GeneratorDirection { i, .. }
@@ -149,7 +149,7 @@ impl std::fmt::Display for Candidate {
 }
 
 /// The 696 witness subsets in the table order of docs/contract-planar.md §4–§5: singles, pairs, triples, each lexicographic.
-pub fn witness_subsets() -> &'static [PackedSubset; WITNESS_COUNT] {
+pub(crate) fn witness_subsets() -> &'static [PackedSubset; WITNESS_COUNT] {
     static TABLE: std::sync::OnceLock<[PackedSubset; WITNESS_COUNT]> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         let n = crate::MAX_GENERATORS as u32;
@@ -163,7 +163,7 @@ pub fn witness_subsets() -> &'static [PackedSubset; WITNESS_COUNT] {
 }
 
 /// The 385 certificate candidates in the table order of docs/contract-planar.md §4–§5.
-pub fn candidates() -> &'static [PackedCandidate; CANDIDATE_COUNT] {
+pub(crate) fn candidates() -> &'static [PackedCandidate; CANDIDATE_COUNT] {
     static TABLE: std::sync::OnceLock<[PackedCandidate; CANDIDATE_COUNT]> =
         std::sync::OnceLock::new();
     TABLE.get_or_init(|| {

@@ -150,7 +150,7 @@ pub(crate) fn polish(case: &Case, indices: &[u32], weights: &[f64]) -> [f64; 3] 
 /// Keep in sync with `struct Params` in `shaders/cone_test.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct Params {
+pub(crate) struct Params {
     /// Cases in the dispatch.
     pub count: u32,
     /// Always 0. The shader reads it as the float +0.0 that it adds to its Dekker products
@@ -225,7 +225,7 @@ impl Outcome {
         (self.verdict() == Verdict::Unsupported).then_some(self.certificate)
     }
 
-    /// Index of the binding candidate in [`crate::planar::tables::candidates`]; `None` when no
+    /// Index of the binding candidate in `crate::planar::tables::candidates`; `None` when no
     /// candidate supports the cone.
     pub fn binding(&self) -> Option<u32> {
         (self.binding != NO_BINDING).then_some(self.binding)
@@ -249,9 +249,9 @@ impl Outcome {
     }
 }
 
-/// Whether two margins of one case differ beyond what two engines may: 2e-5 relative to
+/// Whether two margins of one case differ beyond what two backends may: 2e-5 relative to
 /// max(1, |m|) (docs/contract-planar.md §7: margins agree to about 1e-5). Shared by `Outcome::disagreement`
 /// and the gate's `HoldReport::disagreement`.
-pub fn margins_differ(a: f32, b: f32) -> bool {
+pub(crate) fn margins_differ(a: f32, b: f32) -> bool {
     (a - b).abs() > 2e-5 * 1f32.max(a.abs()).max(b.abs())
 }

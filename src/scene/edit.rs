@@ -8,7 +8,7 @@ use super::types::{dist, Contact, EditSummary};
 /// A point of `new` counts as on the line within `tol`. A `new` segment crossing the line
 /// overlaps it in one point. The overlap's endpoints lie on the old line, in the old
 /// orientation; an overlap shorter than `tol` is a point.
-pub fn overlap(old: &Contact, new: &Contact, tol: f64) -> Option<Contact> {
+pub(crate) fn overlap(old: &Contact, new: &Contact, tol: f64) -> Option<Contact> {
     let len = dist(old.p0, old.p1);
     let (u, hi_old) = if len <= tol {
         (old.tangent(), 0.0)
@@ -55,7 +55,7 @@ pub fn overlap(old: &Contact, new: &Contact, tol: f64) -> Option<Contact> {
 
 /// The kept contacts of an edit σ → σ′ (docs/contract-planar.md §9), in the order of `before`, and what happened
 /// to every pair.
-pub fn resolve_edit(
+pub(crate) fn resolve_edit(
     before: &[Contact],
     after: &[Contact],
     tol: f64,

@@ -5,7 +5,7 @@
 //! [`Batch`] a round (`"coulomb"` scenes still undecided go round again with k doubled).
 //!
 //! Every answer comes from the engine: the cone tests of each round (grasps finished there
-//! too) and the support regions (with the engine's solvers). [`reports`] is the gate, async
+//! too) and the support regions (with the engine's solvers). [`hold_reports_async`] is the gate, async
 //! as the engine's core is (the page awaits it); [`hold_reports`] blocks on it natively. In
 //! between, `plan` turns lines into a round's batch and `judge` turns that batch's
 //! [`Answers`] into the reports, or into the next round's plan.
@@ -132,7 +132,7 @@ pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
     }
 }
 
-/// A line borrowed, of either kind: what [`plan`] takes.
+/// A line borrowed, of either kind: what `plan` takes.
 #[derive(Clone, Copy, Debug)]
 pub enum Line<'a> {
     /// A planar scene or edit.
@@ -160,24 +160,24 @@ impl<'a> From<&'a Scene> for Line<'a> {
 }
 
 /// The reports of many lines, in order (see the module's doc for how they are batched),
-/// blocking until done: [`reports`] at the native edge.
+/// blocking until done: [`hold_reports_async`] at the native edge.
 ///
 /// # Errors
 ///
-/// Those of [`reports`].
+/// Those of [`hold_reports_async`].
 pub fn hold_reports<'a, L: Into<Line<'a>>>(
     engine: &Engine,
     lines: impl IntoIterator<Item = L>,
     options: Options,
 ) -> Result<Vec<Report>, Error> {
-    block_on(reports(engine, lines, options))
+    block_on(hold_reports_async(engine, lines, options))
 }
 
 /// The reports of planar scenes only (the planar tools and tests), as [`hold_reports`].
 ///
 /// # Errors
 ///
-/// Those of [`reports`].
+/// Those of [`hold_reports_async`].
 pub fn planar_reports(
     engine: &Engine,
     scenes: &[Scene],
@@ -200,7 +200,7 @@ pub fn planar_reports(
 /// # Errors
 ///
 /// A case the engines refuse (a non-finite number, too many generators); the engine's.
-pub async fn reports<'a, L: Into<Line<'a>>>(
+pub async fn hold_reports_async<'a, L: Into<Line<'a>>>(
     engine: &Engine,
     lines: impl IntoIterator<Item = L>,
     options: Options,
@@ -255,7 +255,7 @@ struct Plan<'a> {
 }
 
 impl Plan<'_> {
-    /// The round's cone tests, of both engines: answer them all, in one call.
+    /// The round's cone tests, of both kinds: answer them all, in one call.
     fn batch(&self) -> &Batch {
         &self.batch
     }

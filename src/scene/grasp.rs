@@ -17,7 +17,7 @@ use crate::general::{GeneralBatch, MAX_GENERAL_GENERATORS};
 use crate::Error;
 
 /// Two q1 closer than this, relative, need no finer pyramid (docs/contract-grasp.md).
-pub const COULOMB_GAP: f64 = 1e-3;
+pub(crate) const COULOMB_GAP: f64 = 1e-3;
 
 /// The pyramids a grasp's cases use, in the order they are pushed.
 fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
@@ -30,7 +30,7 @@ fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
 
 /// Pushes the lifted grasp cones of `scene` at `k` edges a point into `batch` (one per
 /// pyramid: two for `"coulomb"`, inner first); returns how many.
-pub fn push_grasp_cases(
+pub(crate) fn push_grasp_cases(
     batch: &mut GeneralBatch,
     scene: &SpatialScene,
     k: usize,
@@ -47,7 +47,11 @@ pub fn push_grasp_cases(
 /// pyramids not in force closure, the outer not proven out of it) and the two q1 differ by
 /// more than [`COULOMB_GAP`] relative, while k may double within 64 edges and 256
 /// generators.
-pub fn refine_grasp(scene: &SpatialScene, k: usize, outcomes: &[GraspOutcome]) -> Option<usize> {
+pub(crate) fn refine_grasp(
+    scene: &SpatialScene,
+    k: usize,
+    outcomes: &[GraspOutcome],
+) -> Option<usize> {
     if scene.friction != FrictionModel::Coulomb || outcomes.len() != 2 {
         return None;
     }
@@ -135,18 +139,18 @@ pub struct GraspReport {
 
 impl GraspReport {
     /// Force closure proven.
-    pub fn held(&self) -> bool {
+    pub(crate) fn held(&self) -> bool {
         self.force_closure == Value::Bool(true)
     }
 
     /// Neither proven in nor out of force closure.
-    pub fn uncertain(&self) -> bool {
+    pub(crate) fn uncertain(&self) -> bool {
         self.force_closure.is_string()
     }
 
     /// How two reports on one line differ beyond tolerance (`gate --backend both`): the
     /// verdicts (unless one is uncertain) or q1 by more than 1e-6 relative to max(1, |q1|).
-    pub fn disagreement(&self, other: &GraspReport) -> Option<String> {
+    pub(crate) fn disagreement(&self, other: &GraspReport) -> Option<String> {
         let (a, b) = (&self.force_closure, &other.force_closure);
         if a != b && !self.uncertain() && !other.uncertain() {
             return Some(format!("force_closure {a} vs {b}"));
@@ -159,7 +163,7 @@ impl GraspReport {
 
 /// The report of a grasp from its outcomes at the line's k (`first`: one per pyramid,
 /// inner first) and, for `"coulomb"`, at the k the refinement ended at (`last`).
-pub fn judge_grasp(
+pub(crate) fn judge_grasp(
     scene: &SpatialScene,
     first: &[GraspOutcome],
     last: Option<(usize, &[GraspOutcome])>,
@@ -225,7 +229,7 @@ pub fn judge_grasp(
 
 /// The discs of a grasp's contact points (docs/contract-grasp.md §5): every point of an
 /// edge or face its own.
-pub fn discs(scene: &SpatialScene) -> Vec<Disc> {
+pub(crate) fn discs(scene: &SpatialScene) -> Vec<Disc> {
     scene
         .contacts
         .iter()
@@ -248,7 +252,7 @@ pub fn discs(scene: &SpatialScene) -> Vec<Disc> {
 /// line's k proved (`pyramid`: their W lies in the true cones', so its bound from below
 /// holds) and their generators, closed to the line's `"tolerance"` (default ε) times the
 /// grasp's scale.
-pub fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> CircularOutcome {
+pub(crate) fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> CircularOutcome {
     let d = discs(scene);
     let seeds = scene.generators(scene.pyramid, Pyramid::Inner);
     let scale = circular::Discs::new(&d, scene.body.half_size).scale;

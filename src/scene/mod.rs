@@ -6,7 +6,7 @@
 //! contacts). A scene turns into one cone test per corner of its mass × centre-of-mass box;
 //! [`hold_reports`] runs the cone tests of many lines in one batch through the engine and
 //! judges each line ([`judge`], [`judge_general`], [`judge_spatial`]); a spatial report also
-//! carries the support region ([`region`]). [`reports`] is the same gate awaited (the page).
+//! carries the support region ([`region`]). [`hold_reports_async`] is the same gate awaited (the page).
 //!
 //! Conventions (all computed in f64, cast to f32 only for the cone test):
 //! - the normal is normalised; the tangent is `t = (n_z, −n_x)`; the rays at each endpoint are
@@ -27,44 +27,31 @@
 //! bracket), `region` (the support region), `gate` (both kinds of line, batched), `sample`
 //! (random boxes of point contacts, and the mixed workload of the demo and the benches).
 
-mod edit;
-pub mod gate;
-pub mod grasp;
-mod parse;
-pub mod region;
-mod report;
-pub mod sample;
-pub mod slip;
-pub mod spatial;
-mod spatial_parse;
-mod spatial_report;
-mod types;
+pub(crate) mod edit;
+pub(crate) mod gate;
+pub(crate) mod grasp;
+pub(crate) mod parse;
+pub(crate) mod region;
+pub(crate) mod report;
+pub(crate) mod sample;
+pub(crate) mod slip;
+pub(crate) mod spatial;
+pub(crate) mod spatial_parse;
+pub(crate) mod spatial_report;
+pub(crate) mod types;
 
-pub use edit::{overlap, resolve_edit};
-pub use gate::{hold_reports, parse_line, planar_reports, reports, Line, Report, SceneLine};
-pub use grasp::{GraspFacet, GraspRefined, GraspReport};
-pub use parse::parse_planar;
-pub use region::{check_support_region, region_map, support_region, SupportRegion, REGION_BOX};
-pub use report::{
-    judge, judge_general, BindingNeed, BindingReport, HoldReport, NeedReport, SlidingReport,
-    WitnessReport,
-};
-pub use slip::{sliding_ray, slip_direction};
-pub use spatial::{
-    main_pyramid, pyramid_edges, tangent_basis, wrench, FrictionModel, Motion, Pyramid,
-    SpatialBody, SpatialContact, SpatialScene, SpatialSource,
-};
-pub use spatial_parse::{
-    fingertip_grasp, grasp_from_fields, grasp_tolerance, parse_grasp, parse_spatial, Fingertip,
-    COPLANAR_TOLERANCE, MAX_TOLERANCE,
-};
-pub use spatial_report::{
-    judge_spatial, SpatialBinding, SpatialBindingNeed, SpatialNeedReport, SpatialReport,
-};
-pub use types::{
-    edge_directions, edge_rays, planar_wrench, Body, Contact, EditSummary, Friction,
-    GeneratorSource, Scene,
-};
+pub(crate) use grasp::GraspReport;
+pub(crate) use report::HoldReport;
+pub(crate) use report::NeedReport;
+pub(crate) use spatial::{tangent_basis, Motion};
+pub(crate) use spatial::{FrictionModel, SpatialContact};
+pub(crate) use spatial::{Pyramid, SpatialScene};
+#[cfg(feature = "arrow")]
+pub(crate) use spatial_parse::grasp_from_fields;
+pub(crate) use spatial_report::SpatialReport;
+pub(crate) use types::edge_rays;
+pub(crate) use types::Scene;
+pub(crate) use types::{Contact, GeneratorSource};
 
 /// The largest friction coefficient the generators use: a larger μ (up to "no slip", 1e6 or
 /// more) is taken as this one. The edge rays `n ± μt` of a larger μ lie within `1/μ` of the
@@ -73,8 +60,8 @@ pub use types::{
 /// grows; well before, every witness needs forces ~μ times the need, beyond float32's
 /// resolution at docs/contract-planar.md §7's ε·|need|. A smaller μ only shrinks the cone (docs/contract-planar.md §8), so a scene
 /// held at this μ is held at any larger one, and its margin is a lower bound of the true one.
-pub const MU_MAX: f64 = 100.0;
+pub(crate) const MU_MAX: f64 = 100.0;
 
 /// Relative tolerance (times the half-size ℓ) for "on the old contact's line" and for a
 /// segment that is a point, in the edit resolution of docs/contract-planar.md §9.
-pub const LINE_TOLERANCE: f64 = 1e-6;
+pub(crate) const LINE_TOLERANCE: f64 = 1e-6;

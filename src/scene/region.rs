@@ -24,7 +24,7 @@ use crate::general::solver::{Route, Solver, RANK_TOL};
 use crate::general::GeneralCase;
 
 /// The clip box's half-width, in half-sizes ℓ.
-pub const REGION_BOX: f64 = 4.0;
+pub(crate) const REGION_BOX: f64 = 4.0;
 
 /// How far outside a half-plane (relative to ℓ) a point may lie and count as on it: the
 /// facets are float64 planes, and a region of zero area (a segment) must not vanish.
@@ -123,7 +123,7 @@ pub fn support_region(
 }
 
 /// Checks a spatial scene's support region (`region`, reported `checked`) against its
-/// `proof` ([`check_region`], on the scene's main pyramid at its own k): the gap found, or
+/// `proof` (`check_region`, on the scene's main pyramid at its own k): the gap found, or
 /// why the proof fails.
 pub fn check_support_region(
     scene: &SpatialScene,

@@ -19,7 +19,7 @@ pub struct WitnessReport {
     pub generators: Vec<u32>,
     /// Weight `λ ≥ 0` of each generator: the force along its edge ray, in units of `m0·g`.
     pub weights: Vec<f64>,
-    /// Where each generator comes from ([`GeneratorSource::describe`]).
+    /// Where each generator comes from (`GeneratorSource::describe`).
     pub sources: Vec<String>,
 }
 
@@ -36,7 +36,7 @@ pub struct BindingReport {
     pub normal: Option<[f64; 3]>,
     /// The generators the candidate is built from (none for the apex `−need`).
     pub generators: Vec<u32>,
-    /// Where each generator comes from ([`GeneratorSource::describe`]).
+    /// Where each generator comes from (`GeneratorSource::describe`).
     pub sources: Vec<String>,
 }
 
@@ -93,7 +93,7 @@ pub struct SlidingReport<V> {
 
 impl SlidingReport<[f64; 2]> {
     /// The sliding contacts of a planar scene, in contact order.
-    pub fn of_planar(scene: &Scene) -> Vec<Self> {
+    pub(crate) fn of_planar(scene: &Scene) -> Vec<Self> {
         (scene.contacts.iter().enumerate())
             .filter_map(|(k, c)| {
                 Some(SlidingReport {
@@ -110,7 +110,7 @@ impl SlidingReport<[f64; 2]> {
 
 impl SlidingReport<[f64; 3]> {
     /// The sliding contacts of a spatial scene, in contact order.
-    pub fn of_spatial(scene: &SpatialScene) -> Vec<Self> {
+    pub(crate) fn of_spatial(scene: &SpatialScene) -> Vec<Self> {
         (scene.contacts.iter().enumerate())
             .filter_map(|(k, c)| {
                 Some(SlidingReport {
@@ -191,7 +191,7 @@ pub struct HoldReport {
     /// What the edit did to each body pair; `None` for a plain scene.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edit: Option<EditSummary>,
-    /// One report per need, in need order ([`Scene::need_points`]).
+    /// One report per need, in need order (`Scene::need_points`).
     pub needs: Vec<NeedReport>,
     /// Every need's margin is proven; false: the robust margin is an upper bound, and the
     /// scene is held only where `margin_min` asks for no margin. Written only when false.
@@ -263,7 +263,7 @@ fn fmt2(v: [f64; 2]) -> String {
 
 /// Judges one scene from the outcomes of its cases (in the order of [`Scene::cases`]).
 ///
-/// Panics if `outcomes` is empty or longer than the scene's needs: [`hold_reports`] pairs them.
+/// Panics if `outcomes` is empty or longer than the scene's needs: [`hold_reports`](crate::hold_reports) pairs them.
 pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
     let points = scene.need_points();
     let needs = scene.needs();
@@ -310,7 +310,7 @@ pub fn judge(scene: &Scene, outcomes: &[Outcome]) -> HoldReport {
 /// # Panics
 ///
 /// Panics if `outcomes` is empty or longer than the scene's needs: [`hold_reports`] pairs them.
-pub fn judge_general(scene: &Scene, outcomes: &[GeneralOutcome]) -> HoldReport {
+pub(crate) fn judge_general(scene: &Scene, outcomes: &[GeneralOutcome]) -> HoldReport {
     let points = scene.need_points();
     let needs = scene.needs();
     let sources = scene.generator_sources();
@@ -472,7 +472,7 @@ impl HoldReport {
     /// How two reports on one line differ beyond tolerance, if they do: the gate's answer
     /// (unless either is uncertain) or the robust margin (as [`crate::Outcome::disagreement`]
     /// compares margins). How `gate --backend both` checks the GPU against the CPU.
-    pub fn disagreement(&self, other: &HoldReport) -> Option<String> {
+    pub(crate) fn disagreement(&self, other: &HoldReport) -> Option<String> {
         if self.held != other.held && !self.uncertain && !other.uncertain {
             return Some(format!("held {} vs {}", self.held, other.held));
         }

@@ -10,7 +10,7 @@ use crate::planar::sample::{cone_of_kind, CONE_KINDS};
 use crate::planar::types::Case;
 use crate::rng::Rng;
 
-/// Generators of point contacts on a box of half-size 1 (docs/contract-planar.md §2, [`edge_rays`]): each
+/// Generators of point contacts on a box of half-size 1 (docs/contract-planar.md §2, `edge_rays`): each
 /// contact at `p` with inward unit normal `n` and friction `mu` gives the rays `n ± μt`.
 pub fn contact_generators(contacts: &[([f32; 2], [f32; 2], f32)]) -> Vec<[f32; 3]> {
     let wide = |v: [f32; 2]| v.map(f64::from);

@@ -14,10 +14,10 @@ use super::types::Friction;
 pub const MAX_PYRAMID: usize = 64;
 
 /// Fewest pyramid edges.
-pub const MIN_PYRAMID: usize = 3;
+pub(crate) const MIN_PYRAMID: usize = 3;
 
 /// Default pyramid edges.
-pub const DEFAULT_PYRAMID: usize = 4;
+pub(crate) const DEFAULT_PYRAMID: usize = 4;
 
 /// How the Coulomb cone `|f_t| ≤ μ f_n` becomes a pyramid (docs/contract-spatial.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -31,14 +31,14 @@ pub enum FrictionModel {
     /// uncertain (after refining k up to [`MAX_PYRAMID`]).
     Coulomb,
     /// The true cones, no pyramid (grasp lines only, docs/contract-grasp.md §5): q1
-    /// bracketed by the support function's search ([`crate::general::circular`]); the
+    /// bracketed by the support function's search (`crate::general::circular`); the
     /// inner pyramids at the line's k answer alongside.
     Circular,
 }
 
 impl FrictionModel {
     /// The name the input and the answers use.
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             FrictionModel::Inner => "inner",
             FrictionModel::Outer => "outer",
@@ -72,7 +72,7 @@ pub struct SpatialContact {
     /// Friction coefficient; the generators use its lower end.
     pub mu: Friction,
     /// The body's velocity relative to the other body at the contact, as given, when the
-    /// contact slides (docs/contract-scenes.md): then one ray per point, [`sliding_ray`].
+    /// contact slides (docs/contract-scenes.md): then one ray per point, `sliding_ray`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slip: Option<[f64; 3]>,
 }
@@ -88,20 +88,20 @@ impl SpatialContact {
     }
 
     /// "contact 2 (pair 1)".
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("contact {} (pair {})", self.source, self.pair)
     }
 
     /// The unit tangential direction of the slip ([`slip_direction`]), when the contact
     /// slides (the parser refuses a slip without one).
-    pub fn slip_direction(&self) -> Option<[f64; 3]> {
+    pub(crate) fn slip_direction(&self) -> Option<[f64; 3]> {
         slip_direction(self.normal, self.slip?)
     }
 
     /// The force directions at each point, in generator order: the pyramid's `k` edges
     /// ([`SpatialContact::edges`]) of a contact that sticks, the one [`sliding_ray`] of one
     /// that slides (the same for every pyramid and `friction`: it lies on the true cone).
-    pub fn rays(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
+    pub(crate) fn rays(&self, k: usize, pyramid: Pyramid) -> Vec<[f64; 3]> {
         match self.sliding_ray() {
             Some(r) => vec![r],
             None => self.edges(k, pyramid),
@@ -109,7 +109,7 @@ impl SpatialContact {
     }
 
     /// The one [`sliding_ray`] of a contact that slides.
-    pub fn sliding_ray(&self) -> Option<[f64; 3]> {
+    pub(crate) fn sliding_ray(&self) -> Option<[f64; 3]> {
         Some(sliding_ray(
             self.normal,
             self.mu.lower(),
@@ -118,7 +118,7 @@ impl SpatialContact {
     }
 
     /// Rays a point: 1 when the contact slides, else `k`.
-    pub fn rays_per_point(&self, k: usize) -> usize {
+    pub(crate) fn rays_per_point(&self, k: usize) -> usize {
         if self.slip.is_some() {
             1
         } else {
@@ -139,7 +139,7 @@ impl SpatialContact {
 
 /// docs/contract-spatial.md §2's tangent basis of a unit normal: `t₁ = normalize(a × n)`, `a` the
 /// coordinate axis of the smallest `|nᵢ|` (the first on ties), `t₂ = n × t₁`.
-pub fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+pub(crate) fn tangent_basis(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let mut a = [0.0; 3];
     let mut i = 0;
     for j in 1..3 {
@@ -183,7 +183,7 @@ fn circle(k: usize) -> Option<&'static [(f64, f64)]> {
 }
 
 /// The pyramids a scene's cone tests use, in the order their cases are pushed.
-pub fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
+pub(crate) fn pyramids(friction: FrictionModel) -> &'static [Pyramid] {
     match friction {
         FrictionModel::Inner | FrictionModel::Circular => &[Pyramid::Inner],
         FrictionModel::Outer => &[Pyramid::Outer],
@@ -227,7 +227,7 @@ pub struct SpatialBody {
 impl SpatialBody {
     /// The corners of the mass × δ_x × δ_y box as `(mass, [δ_x, δ_y])`, in need order: mass
     /// outer, then δ_x, then δ_y, lower ends first; equal ends give one value.
-    pub fn corners(&self) -> Vec<(f64, [f64; 2])> {
+    pub(crate) fn corners(&self) -> Vec<(f64, [f64; 2])> {
         let mut out = Vec::with_capacity(8);
         for m in values(self.mass_range) {
             for dx in values(self.com_offset[0]) {
@@ -241,7 +241,7 @@ impl SpatialBody {
 
     /// What the contacts must supply for mass `m` with its centre of mass at `c + δ`
     /// (docs/contract-spatial.md §1): `(0, 0, a, a·δ_y/ℓ, −a·δ_x/ℓ, 0)`, `a = m/m0`.
-    pub fn need(&self, mass: f64, offset: [f64; 2]) -> [f64; 6] {
+    pub(crate) fn need(&self, mass: f64, offset: [f64; 2]) -> [f64; 6] {
         let a = mass / self.mass_nominal;
         let l = self.half_size;
         [0.0, 0.0, a, a * offset[1] / l, -(a * offset[0]) / l, 0.0]
@@ -283,7 +283,7 @@ pub struct SpatialScene {
 /// Where a spatial generator comes from: contact, application point, pyramid edge (or the
 /// sliding ray).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct SpatialSource {
+pub(crate) struct SpatialSource {
     /// Index into `SpatialScene::contacts`.
     pub contact: usize,
     /// Index into that contact's points.
@@ -296,7 +296,7 @@ pub struct SpatialSource {
 
 impl SpatialScene {
     /// Application points of all contacts, in generator order.
-    pub fn point_count(&self) -> usize {
+    pub(crate) fn point_count(&self) -> usize {
         self.contacts.iter().map(|c| c.points.len()).sum()
     }
 
@@ -309,7 +309,7 @@ impl SpatialScene {
     }
 
     /// Whether some contact slides.
-    pub fn slides(&self) -> bool {
+    pub(crate) fn slides(&self) -> bool {
         self.contacts.iter().any(|c| c.slip.is_some())
     }
 
@@ -328,7 +328,7 @@ impl SpatialScene {
     }
 
     /// Which contact, point and edge generator `index` comes from, for `k` edges a point.
-    pub fn source(&self, index: usize, k: usize) -> Option<SpatialSource> {
+    pub(crate) fn source(&self, index: usize, k: usize) -> Option<SpatialSource> {
         let mut at = index;
         for (ci, c) in self.contacts.iter().enumerate() {
             let per = c.rays_per_point(k);
@@ -347,7 +347,7 @@ impl SpatialScene {
 
     /// "contact 1 (pair 3) point 2 edge 0" ("… sliding ray" for a sliding contact's) for
     /// generator `index`.
-    pub fn describe(&self, index: usize, k: usize) -> String {
+    pub(crate) fn describe(&self, index: usize, k: usize) -> String {
         match self.source(index, k) {
             Some(s) => {
                 let c = &self.contacts[s.contact];
@@ -367,7 +367,7 @@ impl SpatialScene {
     }
 
     /// `(mass, δ)` of every need, in need order ([`SpatialBody::corners`]).
-    pub fn need_points(&self) -> Vec<(f64, [f64; 2])> {
+    pub(crate) fn need_points(&self) -> Vec<(f64, [f64; 2])> {
         self.body.corners()
     }
 
@@ -386,7 +386,7 @@ impl SpatialScene {
 /// no contact resists it, and gravity does work along it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Motion {
+pub(crate) enum Motion {
     /// A turn about the screw axis through `point` (the axis's point nearest the reference
     /// point) along the unit `axis`, advancing `pitch` (length per radian) along it.
     Turn {
@@ -407,7 +407,7 @@ pub enum Motion {
 impl Motion {
     /// The motion of certificate `y` of a body of half-size `half_size`: a slide when the
     /// turning part is below 1e-9 of the whole.
-    pub fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
+    pub(crate) fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
         let v = [y[0], y[1], y[2]];
         let w = [y[3] / half_size, y[4] / half_size, y[5] / half_size];
         let (nv, nw) = (norm3(v), norm3([y[3], y[4], y[5]]));
@@ -429,7 +429,7 @@ impl Motion {
     }
 
     /// "a turn about the axis through (0.1, 0, -0.5) along (0, -1, 0)", "a slide along (…)".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let f = |v: [f64; 3]| {
             let v = v.map(|c| if c.abs() < 5e-6 { 0.0 } else { c });
             format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])

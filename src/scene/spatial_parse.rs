@@ -14,7 +14,7 @@ use crate::general::MAX_GENERAL_GENERATORS;
 use crate::Error;
 
 /// How far off their plane (relative to the face's size) a face's points may lie.
-pub const COPLANAR_TOLERANCE: f64 = 1e-9;
+pub(crate) const COPLANAR_TOLERANCE: f64 = 1e-9;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,7 +80,7 @@ fn input(msg: impl Into<String>) -> Error {
 /// Parses and validates one grasp line (docs/contract-grasp.md) into the spatial scene
 /// of its contacts (the body nominal: no needs are asked of it). Contacts need no `pair`
 /// (each is its own), and several may share one. The caller adds the line number.
-pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
+pub(crate) fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
     let raw: RawGrasp =
         serde_json::from_str(text).map_err(|e| line_error("the grasp line", text, &e))?;
     grasp_of(raw)
@@ -90,7 +90,8 @@ pub fn parse_grasp(text: &str) -> Result<SpatialScene, Error> {
 /// `io::parquet::grasps`), read and checked as [`parse_grasp`] reads and checks a line, so
 /// that a row and its line give the same scene or the same refusal. The caller adds the
 /// row number.
-pub fn grasp_from_fields<'de, D: serde::Deserializer<'de>>(
+#[cfg(feature = "arrow")]
+pub(crate) fn grasp_from_fields<'de, D: serde::Deserializer<'de>>(
     fields: D,
 ) -> Result<SpatialScene, Error> {
     let raw = RawGrasp::deserialize(fields)
@@ -100,7 +101,7 @@ pub fn grasp_from_fields<'de, D: serde::Deserializer<'de>>(
 
 /// One fingertip of [`fingertip_grasp`]: its point (relative to the object's centre), its
 /// inward normal (any length but zero) and μ.
-pub type Fingertip = ([f64; 3], [f64; 3], f64);
+pub(crate) type Fingertip = ([f64; 3], [f64; 3], f64);
 
 /// The grasp of fingertip contacts (one point each: the arrays of the Python package),
 /// checked as the grasp line of the same fields is (`id`, `half_size`, `pyramid`,
@@ -214,7 +215,7 @@ fn tolerance_refused(got: impl std::fmt::Display) -> Error {
 }
 
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
-pub fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
+pub(crate) fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
     let raw: RawSpatial =
         serde_json::from_str(text).map_err(|e| line_error("the spatial scene", text, &e))?;
     scene_of(raw, false)

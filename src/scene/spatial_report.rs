@@ -142,16 +142,16 @@ pub struct SpatialReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub support_region_inner: Option<Vec<[f64; 2]>>,
     /// With [`crate::Options::proof`]: the region's proof (docs/contract-support-region.md
-    /// §4), which [`crate::scene::check_support_region`] checks.
+    /// §4), which [`check_support_region`](crate::details::scene::check_support_region) checks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub support_region_proof: Option<RegionProof>,
-    /// One report per need, in need order ([`SpatialScene::need_points`]).
+    /// One report per need, in need order (`SpatialScene::need_points`).
     pub needs: Vec<SpatialNeedReport>,
 }
 
 /// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need.
 /// Returns how many.
-pub fn push_cases(
+pub(super) fn push_cases(
     batch: &mut GeneralBatch,
     scene: &SpatialScene,
     k: usize,
@@ -169,7 +169,7 @@ pub fn push_cases(
 /// For `"coulomb"`: the k to try next when some need is undecided at `k` (the inner not
 /// supported, the outer not certified), while k may double within 64 edges and 256
 /// generators.
-pub fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Option<usize> {
+pub(super) fn refine(scene: &SpatialScene, k: usize, outcomes: &[GeneralOutcome]) -> Option<usize> {
     if scene.friction != FrictionModel::Coulomb {
         return None;
     }
@@ -225,7 +225,7 @@ fn binding_of(scene: &SpatialScene, k: usize, o: &GeneralOutcome) -> Option<Spat
 /// # Panics
 ///
 /// Panics if `outcomes` does not hold one outcome per need and pyramid: the gate pairs them.
-pub fn judge_spatial(
+pub(crate) fn judge_spatial(
     scene: &SpatialScene,
     k: usize,
     outcomes: &[GeneralOutcome],

@@ -25,7 +25,7 @@ impl Friction {
     ///
     /// [`Error::Input`] when it is neither a number nor `[lo, hi]` of finite numbers, is
     /// negative, or is an interval upside down.
-    pub fn parse(who: impl std::fmt::Display, v: &Value) -> Result<Friction, Error> {
+    pub(crate) fn parse(who: impl std::fmt::Display, v: &Value) -> Result<Friction, Error> {
         let input = |m: String| Err(Error::Input(format!("{who}: mu {m}")));
         let num = |x: &Value| x.as_f64().filter(|f| f.is_finite());
         let f = match v {
@@ -73,43 +73,43 @@ pub struct Contact {
     pub p1: [f64; 2],
     /// Inward unit normal (normalised from the input).
     pub normal: [f64; 2],
-    /// Friction coefficient (the generators use [`Friction::lower`], at most [`MU_MAX`](super::MU_MAX)).
+    /// Friction coefficient (the generators use [`Friction::lower`], at most `MU_MAX` (100)).
     pub mu: Friction,
     /// The body's velocity `[vx, vz]` relative to the other body at the contact, as given,
     /// when the contact slides (docs/contract-scenes.md): then one ray per endpoint,
-    /// [`sliding_ray`], in place of the two edge rays.
+    /// `sliding_ray`, in place of the two edge rays.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slip: Option<[f64; 2]>,
 }
 
 impl Contact {
     /// Tangent `t = (n_z, −n_x)` (docs/contract-planar.md §2).
-    pub fn tangent(&self) -> [f64; 2] {
+    pub(crate) fn tangent(&self) -> [f64; 2] {
         [self.normal[1], -self.normal[0]]
     }
 
     /// The μ the generators use: the interval's lower end (docs/contract-planar.md §8), at most
     /// [`MU_MAX`](super::MU_MAX).
-    pub fn friction(&self) -> f64 {
+    pub(crate) fn friction(&self) -> f64 {
         self.mu.lower().min(super::MU_MAX)
     }
 
     /// The friction cone's edge-ray directions `n + μt` then `n − μt` (docs/contract-planar.md §2), with
     /// [`Contact::friction`]: the forces the generators and the pictures both use.
-    pub fn edge_directions(&self) -> [[f64; 2]; 2] {
+    pub(crate) fn edge_directions(&self) -> [[f64; 2]; 2] {
         edge_directions(self.normal, self.friction())
     }
 
     /// The unit tangential direction of the slip, `±t` ([`slip_direction`]), when the
     /// contact slides (the parser refuses a slip without one).
-    pub fn slip_direction(&self) -> Option<[f64; 2]> {
+    pub(crate) fn slip_direction(&self) -> Option<[f64; 2]> {
         slip_direction(self.normal, self.slip?)
     }
 
     /// The force directions at each endpoint, in generator order: the edge rays
     /// ([`Contact::edge_directions`]) of a contact that sticks, the one [`sliding_ray`]
     /// `n − μ·sign(v·t)·t` of one that slides.
-    pub fn rays(&self) -> Vec<[f64; 2]> {
+    pub(crate) fn rays(&self) -> Vec<[f64; 2]> {
         match self.sliding_ray() {
             Some(r) => vec![r],
             None => self.edge_directions().to_vec(),
@@ -117,7 +117,7 @@ impl Contact {
     }
 
     /// The one [`sliding_ray`] of a contact that slides.
-    pub fn sliding_ray(&self) -> Option<[f64; 2]> {
+    pub(crate) fn sliding_ray(&self) -> Option<[f64; 2]> {
         Some(sliding_ray(
             self.normal,
             self.friction(),
@@ -127,7 +127,7 @@ impl Contact {
 
     /// The direction of ray `ray` of [`GeneratorSource::ray`]: `+1` `n + μt`, `−1` `n − μt`,
     /// `0` the sliding ray.
-    pub fn ray(&self, ray: i8) -> [f64; 2] {
+    pub(crate) fn ray(&self, ray: i8) -> [f64; 2] {
         match (ray, self.sliding_ray()) {
             (0, Some(r)) => r,
             _ => self.edge_directions()[usize::from(ray < 0)],
@@ -135,7 +135,7 @@ impl Contact {
     }
 
     /// Generators of the contact: 2 endpoints × (1 ray sliding, else 2).
-    pub fn generator_count(&self) -> usize {
+    pub(crate) fn generator_count(&self) -> usize {
         if self.slip.is_some() {
             2
         } else {
@@ -144,12 +144,12 @@ impl Contact {
     }
 
     /// Whether the contact is a point (endpoints equal within `tol`).
-    pub fn is_point(&self, tol: f64) -> bool {
+    pub(crate) fn is_point(&self, tol: f64) -> bool {
         dist(self.p0, self.p1) <= tol
     }
 
     /// "contact 2 (pair 1)".
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("contact {} (pair {})", self.source, self.pair)
     }
 }
@@ -171,7 +171,7 @@ pub struct Body {
 impl Body {
     /// The corners of the mass × centre-of-mass box as `(mass, com_offset_x)`, in need order:
     /// mass outer, offset inner, lower ends first; equal ends give one value.
-    pub fn corners(&self) -> Vec<(f64, f64)> {
+    pub(crate) fn corners(&self) -> Vec<(f64, f64)> {
         let masses = interval_values(self.mass_range);
         let offsets = interval_values(self.com_offset_x);
         masses
@@ -226,7 +226,7 @@ pub struct Scene {
 
 /// Where a generator comes from: contact, endpoint, ray.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct GeneratorSource {
+pub(crate) struct GeneratorSource {
     /// Index into `Scene::contacts`.
     pub contact: usize,
     /// Body pair id of that contact.
@@ -241,7 +241,7 @@ pub struct GeneratorSource {
 impl GeneratorSource {
     /// "contact 2 (pair 1) p0 ray n+μt" ("point" instead of `p0`/`p1` for a point contact;
     /// "sliding ray" for a sliding contact's), for reports and pictures.
-    pub fn describe(&self, scene: &Scene) -> String {
+    pub(crate) fn describe(&self, scene: &Scene) -> String {
         let c = &scene.contacts[self.contact];
         let end = if c.is_point(LINE_TOLERANCE * scene.body.half_size) {
             "point".to_string()
@@ -280,7 +280,7 @@ impl Scene {
     }
 
     /// Whether some contact slides.
-    pub fn slides(&self) -> bool {
+    pub(crate) fn slides(&self) -> bool {
         self.contacts.iter().any(|c| c.slip.is_some())
     }
 
@@ -299,7 +299,7 @@ impl Scene {
     }
 
     /// Which contact, endpoint and ray generator `index` comes from, for every generator.
-    pub fn generator_sources(&self) -> Vec<GeneratorSource> {
+    pub(crate) fn generator_sources(&self) -> Vec<GeneratorSource> {
         let mut out = Vec::with_capacity(self.generator_count());
         for (k, c) in self.contacts.iter().enumerate() {
             let rays: &[i8] = if c.slip.is_some() { &[0] } else { &[1, -1] };
@@ -318,7 +318,7 @@ impl Scene {
     }
 
     /// `(mass, com_offset_x)` of every need, in need order (see [`Body::corners`]).
-    pub fn need_points(&self) -> Vec<(f64, f64)> {
+    pub(crate) fn need_points(&self) -> Vec<(f64, f64)> {
         self.body.corners()
     }
 
@@ -340,18 +340,18 @@ impl Scene {
 /// The two generators of docs/contract-planar.md §2 at an application point `p` (relative to the reference
 /// point) with inward unit normal `n` and friction `mu`: the edge rays `n + μt` then
 /// `n − μt`, `t = (n_z, −n_x)`, as wrenches `(r_x, r_z, (p × r)/ℓ)`.
-pub fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
+pub(crate) fn edge_rays(p: [f64; 2], n: [f64; 2], mu: f64, half_size: f64) -> [[f64; 3]; 2] {
     edge_directions(n, mu).map(|r| planar_wrench(p, r, half_size))
 }
 
 /// The wrench `(r_x, r_z, (p × r)/ℓ)` of a force `r` at `p` (relative to the reference point),
 /// docs/contract-planar.md §2.
-pub fn planar_wrench(p: [f64; 2], r: [f64; 2], half_size: f64) -> [f64; 3] {
+pub(crate) fn planar_wrench(p: [f64; 2], r: [f64; 2], half_size: f64) -> [f64; 3] {
     [r[0], r[1], (p[1] * r[0] - p[0] * r[1]) / half_size]
 }
 
 /// The edge-ray directions `n + μt` then `n − μt`, `t = (n_z, −n_x)` (docs/contract-planar.md §2).
-pub fn edge_directions(n: [f64; 2], mu: f64) -> [[f64; 2]; 2] {
+pub(crate) fn edge_directions(n: [f64; 2], mu: f64) -> [[f64; 2]; 2] {
     let t = [n[1], -n[0]];
     [1.0, -1.0].map(|s| [n[0] + s * mu * t[0], n[1] + s * mu * t[1]])
 }
@@ -372,7 +372,8 @@ pub(super) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::scene::{parse_planar, parse_spatial};
+    use crate::scene::parse::parse_planar;
+    use crate::scene::spatial_parse::parse_spatial;
 
     /// A bad μ reads the same in a planar and in a spatial line: one wording, the contact
     /// named as each scene names it.

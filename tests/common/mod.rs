@@ -6,8 +6,8 @@ pub mod grade_grasp;
 
 use std::path::PathBuf;
 
-use planar_hold::general::{GeneralBatch, GeneralOutcome};
 use planar_hold::{Backend, Batch, Case, Engine, Options, Outcome};
+use planar_hold::{GeneralBatch, GeneralOutcome};
 
 /// The GPU engine on the adapter the environment selects. Without one the test skips with
 /// a notice, unless `PLANAR_HOLD_REQUIRE_GPU` is set (as in CI), where it fails instead.

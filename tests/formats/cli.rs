@@ -237,7 +237,7 @@ fn both_backends_agree_through_the_cli() {
     if crate::common::gpu_engine().is_none() {
         return;
     }
-    let cases: String = planar_hold::scene::sample::mixed_cases(9, 2000)
+    let cases: String = planar_hold::details::sample::mixed_cases(9, 2000)
         .iter()
         .map(|c| {
             let gens: Vec<[f32; 3]> = c.active_generators().map(|(_, g)| g).collect();

@@ -1,4 +1,4 @@
-//! `planar-hold draw` on grasp lines (`planar_hold::draw::grasp`): the picture carries the
+//! `planar-hold draw` on grasp lines (`planar_hold::details::draw::grasp`): the picture carries the
 //! q1 `gate` reports, one pyramid per contact, the binding facet's contacts, and the weakest
 //! wrench as the screw its numbers make; spatial scenes drawn beside grasps draw as before;
 //! the grasp pictures in docs/pictures are what the command makes; `draw --answers` pictures

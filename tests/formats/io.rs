@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use planar_hold::jsonl::{parse_case, Answer};
+use planar_hold::io::json::{parse_case, Answer};
 use planar_hold::{Backend, Case, Engine};
 use serde_json::{json, Value};
 
@@ -75,7 +75,7 @@ struct Big {
 }
 
 fn big() -> Big {
-    let cases = planar_hold::scene::sample::mixed_cases(11, 70_000);
+    let cases = planar_hold::details::sample::mixed_cases(11, 70_000);
     let good: Vec<String> = cases
         .iter()
         .enumerate()
@@ -307,7 +307,7 @@ fn read_parquet(path: &Path) -> RecordBatch {
 fn parquet_in_and_out_mirror_the_json_answers_row_for_row() {
     let n = 45_000; // several chunks, three row groups
     let (null_row, short_row) = (20_001, 33_000);
-    let cases = planar_hold::scene::sample::mixed_cases(12, n);
+    let cases = planar_hold::details::sample::mixed_cases(12, n);
     let d = dir("parquet");
     let input = d.join("cases.parquet");
     write_parquet(&input, &cases, null_row, short_row);
@@ -490,7 +490,7 @@ fn decode_in_lanes(path: &Path, chunk: usize, lanes: usize) -> Decoded {
 fn parquet_chunks_decoded_in_parallel_lanes_equal_one_reader_in_order() {
     use planar_hold::io::parquet::ParquetCases;
     let n = 23_456;
-    let cases = planar_hold::scene::sample::mixed_cases(21, n);
+    let cases = planar_hold::details::sample::mixed_cases(21, n);
     let d = dir("lanes");
     let no_index = no_offset_index(700);
     let small_pages = WriterProperties::builder()
@@ -541,7 +541,7 @@ fn parquet_chunks_decoded_in_parallel_lanes_equal_one_reader_in_order() {
 #[test]
 fn parquet_answers_do_not_depend_on_the_workers() {
     let n = 40_000;
-    let cases = planar_hold::scene::sample::mixed_cases(22, n);
+    let cases = planar_hold::details::sample::mixed_cases(22, n);
     let d = dir("workers");
     let no_index = no_offset_index(20_000);
     for (name, props) in [("indexed", None), ("no-index", Some(no_index))] {
@@ -595,7 +595,7 @@ fn same_answers_whatever_the_workers(input: &Path, n: usize) {
 #[test]
 fn a_corrupt_page_on_one_lane_ends_the_run_at_its_place() {
     let n = 60_000;
-    let cases = planar_hold::scene::sample::mixed_cases(23, n);
+    let cases = planar_hold::details::sample::mixed_cases(23, n);
     let d = dir("corrupt");
     let (good, bad) = (d.join("good.parquet"), d.join("bad.parquet"));
     let props = WriterProperties::builder()
@@ -639,7 +639,7 @@ fn a_corrupt_page_on_one_lane_ends_the_run_at_its_place() {
 
 #[test]
 fn json_to_parquet_and_back_keeps_string_ids() {
-    let cases = planar_hold::scene::sample::mixed_cases(13, 300);
+    let cases = planar_hold::details::sample::mixed_cases(13, 300);
     let text: String = cases
         .iter()
         .enumerate()

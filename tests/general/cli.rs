@@ -308,8 +308,8 @@ fn parquet_input_takes_general_rows_as_json_lines_does() {
 /// AVX2 both runs take the baseline, and the test compares it with itself.)
 #[test]
 fn general_answers_are_the_same_bits_with_and_without_avx2() {
-    use planar_hold::general::sample::random_cases;
-    use planar_hold::scene::sample::contact_cases;
+    use planar_hold::details::sample::contact_cases;
+    use planar_hold::details::sample::random_cases;
     let mut text = String::new();
     let mut line = |gens: Vec<Vec<f64>>, need: &[f64]| {
         let v = serde_json::json!({ "generators": gens, "need": need });

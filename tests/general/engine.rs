@@ -4,9 +4,9 @@
 //! cones: scaling, per-generator scaling, permutation, duplication, generators added inside
 //! or anywhere, the planar embedding, and agreement with the planar enumeration.
 
-use planar_hold::general::solver::Solver;
-use planar_hold::general::{GeneralCase, GeneralOutcome};
+use planar_hold::details::solver::Solver;
 use planar_hold::{Case, Verdict};
+use planar_hold::{GeneralCase, GeneralOutcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -262,7 +262,7 @@ fn random_case(rng: &mut StdRng, d: usize) -> Owned {
             // a half-space: a basis of the plane, both signs, and the normal
             let n = unit(rng, d);
             gens.clear();
-            let mut b = planar_hold::general::linalg::Basis::new(d);
+            let mut b = planar_hold::details::solver::Basis::new(d);
             b.push(&n, 1e-12);
             for _ in 0..d * 3 {
                 let u = unit(rng, d);
@@ -547,7 +547,7 @@ fn the_planar_embedding_and_the_enumeration_agree_with_the_general_engine() {
                 rng.random_range(-1.0..1.0),
             ]
         };
-        let planar = planar_hold::planar::cone_test(&Case::new(&gens, need).unwrap());
+        let planar = planar_hold::details::planar::cone_test(&Case::new(&gens, need).unwrap());
         let flat: Vec<f64> = gens.iter().flat_map(|g| g.map(f64::from)).collect();
         let need64: Vec<f64> = need.iter().map(|&x| f64::from(x)).collect();
         let s = nrm(&need64);
@@ -664,7 +664,7 @@ fn empty_zero_and_whole_space_cones() {
 /// gate's answers agree with the enumeration's on the original.
 #[test]
 fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
-    use planar_hold::scene::{parse_planar, planar_reports};
+    use planar_hold::details::scene::{parse_planar, planar_reports};
     let text = std::fs::read_to_string(data("scenes_public.jsonl")).unwrap();
     let mut small = Vec::new();
     let mut grown = Vec::new();
@@ -721,8 +721,8 @@ fn the_inside_margin_is_the_least_over_every_facet() {
     let mut held = 0;
     for (d, k) in [(3, 32), (3, 256), (6, 16), (6, 64), (6, 128)] {
         for cases in [
-            planar_hold::general::sample::random_cases(15 + k as u64, 24, d, k),
-            planar_hold::scene::sample::contact_cases(16 + k as u64, 24, d, k),
+            planar_hold::details::sample::random_cases(15 + k as u64, 24, d, k),
+            planar_hold::details::sample::contact_cases(16 + k as u64, 24, d, k),
         ] {
             for case in cases.iter() {
                 let out = solver.solve(&case);

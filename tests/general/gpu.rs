@@ -7,13 +7,14 @@
 
 use std::mem::{offset_of, size_of};
 
-use planar_hold::general::host::{GeneralMode, SEARCH_WGSL};
-use planar_hold::general::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
-use planar_hold::general::solver::Solver;
-use planar_hold::general::types::{GeneralHint, GeneralParams, GeneralRecord};
-use planar_hold::general::{check, solver, GeneralBatch, GeneralOutcome};
-use planar_hold::gpu::GpuEngine;
+use planar_hold::details::device::GpuBackend;
+use planar_hold::details::search::{self, pack_range, HINT_INSIDE, HINT_OUTSIDE};
+use planar_hold::details::search::{GeneralHint, GeneralParams, GeneralRecord};
+use planar_hold::details::search::{GeneralMode, SEARCH_WGSL};
+use planar_hold::details::solver;
+use planar_hold::details::solver::Solver;
 use planar_hold::{Batch, Engine, Options, Threads, Verdict};
+use planar_hold::{GeneralBatch, GeneralOutcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -22,8 +23,8 @@ fn nrm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-fn gpu() -> Option<GpuEngine> {
-    crate::common::gpu_or_skip(GpuEngine::from_env())
+fn gpu() -> Option<GpuBackend> {
+    crate::common::gpu_or_skip(GpuBackend::from_env())
 }
 
 /// General cases a GPU call answered, and how many of them the host searched on.
@@ -148,13 +149,13 @@ fn proofs_valid(batch: &GeneralBatch, i: usize, o: &GeneralOutcome) -> Result<()
             if idx.len() > case.dim {
                 return Err(format!("witness of {} generators", idx.len()));
             }
-            if !check::witness(&case, idx, w) {
+            if !solver::witness(&case, idx, w) {
                 return Err(format!("witness {idx:?} {w:?} fails"));
             }
         }
         Verdict::Unsupported => {
             let y = o.certificate.ok_or("unsupported without a certificate")?;
-            if !check::certificate(&case, &y[..case.dim]) {
+            if !solver::certificate(&case, &y[..case.dim]) {
                 return Err(format!("certificate {y:?} fails"));
             }
         }
@@ -362,7 +363,7 @@ fn chunked_uploads_match_one_dispatch() {
     // Chunks of at most 37 cases and of the fewest numbers allowed (one largest case).
     gpu.general_kernel_mut().unwrap().limit_chunks(37, 0);
     let (cases, values) = gpu.general_kernel_mut().unwrap().chunk_limits();
-    assert_eq!((cases, values), (37, planar_hold::general::MAX_DIM * 257));
+    assert_eq!((cases, values), (37, planar_hold::MAX_DIM * 257));
     let mut chunked = Vec::new();
     gpu.general_hints_into(&batch, &mut chunked).expect("gpu");
     assert_eq!(whole.len(), batch.len());
@@ -378,7 +379,10 @@ fn chunked_uploads_match_one_dispatch() {
 #[test]
 fn the_engine_answers_general_batches_on_every_backend() {
     let batch = random_batch(11, 500, 6);
-    let expected: Vec<GeneralOutcome> = batch.iter().map(|c| solver::solve(&c)).collect();
+    let expected: Vec<GeneralOutcome> = batch
+        .iter()
+        .map(|c| solver::Solver::new().solve(&c))
+        .collect();
     let this_thread = Options {
         threads: Threads::Current,
         ..Options::default()

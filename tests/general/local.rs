@@ -4,10 +4,11 @@
 //! from above is never under it, and where the local search says `margin_checked` the two
 //! routes agree; verdicts, witnesses' validity and capped agree everywhere.
 
-use planar_hold::general::solver::{Route, Solver};
-use planar_hold::general::{sample, GeneralBatch, GeneralCase, GeneralOutcome};
-use planar_hold::rng::Rng;
+use planar_hold::details::sample;
+use planar_hold::details::sample::Rng;
+use planar_hold::details::solver::{Route, Solver};
 use planar_hold::Verdict;
+use planar_hold::{GeneralBatch, GeneralCase, GeneralOutcome};
 
 fn nrm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
@@ -239,7 +240,7 @@ fn random_and_contact_cones_bound_the_exact_margin_from_both_sides() {
         (6, 200, 8),
     ] {
         batches.push(sample::random_cases(11 + k as u64, n, d, k));
-        batches.push(planar_hold::scene::sample::contact_cases(
+        batches.push(planar_hold::details::sample::contact_cases(
             13 + k as u64,
             n,
             d,

@@ -5,11 +5,13 @@
 //! facets agree with a brute force over every (d−1)-subset where that is cheap; the
 //! support region agrees with the point test just inside and just outside every edge.
 
-use planar_hold::general::solver::Solver;
-use planar_hold::general::{sample, GenSet, GeneralBatch, GeneralCase, GeneralOutcome};
-use planar_hold::rng::Rng;
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
+use planar_hold::details::sample;
+use planar_hold::details::sample::Rng;
+use planar_hold::details::solver::GenSet;
+use planar_hold::details::solver::Solver;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine, Options, Verdict};
+use planar_hold::{GeneralBatch, GeneralCase, GeneralOutcome};
 use serde_json::{json, Value};
 
 fn nrm(v: &[f64]) -> f64 {
@@ -70,7 +72,7 @@ fn held_cases(seed: u64) -> Vec<(usize, Vec<f64>, Vec<f64>)> {
     ] {
         for batch in [
             sample::random_cases(seed + k as u64, n, d, k),
-            planar_hold::scene::sample::contact_cases(seed + 7 * k as u64, n, d, k),
+            planar_hold::details::sample::contact_cases(seed + 7 * k as u64, n, d, k),
         ] {
             for case in batch.iter() {
                 let o = solver.solve(&case);
@@ -197,7 +199,7 @@ fn brute_facets(case: &GeneralCase<'_>) -> Vec<GenSet> {
     let mut found: Vec<GenSet> = Vec::new();
     let mut pick: Vec<usize> = (0..d - 1).collect();
     loop {
-        let mut basis = planar_hold::general::linalg::Basis::new(d);
+        let mut basis = planar_hold::details::solver::Basis::new(d);
         if pick.iter().all(|&i| basis.push(&unit[i], 1e-6)) {
             let n = basis.complement();
             let s: Vec<f64> = unit
@@ -249,7 +251,7 @@ fn the_facets_are_those_a_brute_force_over_every_subset_finds() {
     ] {
         for batch in [
             sample::random_cases(90 + k as u64, n, d, k),
-            planar_hold::scene::sample::contact_cases(91 + k as u64, n, d, k),
+            planar_hold::details::sample::contact_cases(91 + k as u64, n, d, k),
         ] {
             for case in batch.iter() {
                 let (facets, proven) = solver.facets_proven(&case);

@@ -3,10 +3,11 @@
 //! repeated, an index changed, a bound nudged, the wrong plane, a witness's weight changed) are
 //! caught.
 
-use planar_hold::general::proof::{check, check_answer, InnerProof, Measure, Proof};
-use planar_hold::general::{GeneralBatch, GeneralCase, GENERAL_MARGIN_CAP};
-use planar_hold::scene::{hold_reports, main_pyramid, parse_line, Report, SceneLine};
+use planar_hold::details::proof::{check, check_answer, InnerProof, Measure, Proof};
+use planar_hold::details::scene::main_pyramid;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Backend, Engine, Options, Verdict};
+use planar_hold::{GeneralBatch, GeneralCase, GENERAL_MARGIN_CAP};
 
 fn nrm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
@@ -33,7 +34,7 @@ fn general_batch(name: &str) -> GeneralBatch {
         }
         let need: Vec<f64> = match v.get("need") {
             Some(n) => serde_json::from_value(n.clone()).unwrap(),
-            None => planar_hold::general::default_need(d).to_vec(),
+            None => planar_hold::default_need(d).to_vec(),
         };
         if batch.push(d, &rows.concat(), &need).is_err() {
             continue;
@@ -169,7 +170,7 @@ fn every_public_grasp_and_scene_proof_passes() {
 /// A supported case's proof with at least `faces` faces, from random cones of `k`
 /// generators in R^d.
 fn a_proof(d: usize, k: usize, faces: usize) -> (GeneralBatch, InnerProof, f64) {
-    let batch = planar_hold::general::sample::random_cases(99 + k as u64, 40, d, k);
+    let batch = planar_hold::details::sample::random_cases(99 + k as u64, 40, d, k);
     let engine = Engine::new(Backend::Cpu).unwrap();
     let answers = engine.evaluate(&batch.clone().into(), options()).unwrap();
     for (i, p) in answers.proofs.iter().enumerate() {

@@ -4,13 +4,11 @@
 //! the whole scene moves the region with it, more friction never shrinks it; a quadruped of
 //! 256 generators is proven.
 
-use planar_hold::general::proof::{distance_to_polygon, Bound, RegionProof};
-use planar_hold::general::solver::{Route, Solver};
-use planar_hold::rng::Rng;
-use planar_hold::scene::{
-    check_support_region, main_pyramid, parse_line, support_region, SceneLine, SpatialScene,
-    SupportRegion,
-};
+use planar_hold::details::proof::{distance_to_polygon, Bound, RegionProof};
+use planar_hold::details::sample::Rng;
+use planar_hold::details::scene::{check_support_region, main_pyramid, support_region};
+use planar_hold::details::solver::{Route, Solver};
+use planar_hold::{parse_line, SceneLine, SpatialScene, SupportRegion};
 use serde_json::{json, Value};
 
 fn f(rng: &mut Rng, lo: f64, hi: f64) -> f64 {

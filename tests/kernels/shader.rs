@@ -8,7 +8,7 @@ use naga::back::{hlsl, msl, spv};
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy, Layouter};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, Handle, Module, ResourceBinding, ShaderStage, Type, TypeInner};
-use planar_hold::planar::host::{CONE_TEST_WGSL, WORKGROUP_SIZE};
+use planar_hold::details::planar::{CONE_TEST_WGSL, WORKGROUP_SIZE};
 
 /// Most bytes of private and function-scope arrays one invocation may hold.
 const PRIVATE_ARRAY_BUDGET: u32 = 1024;

@@ -1,12 +1,13 @@
 //! GPU against CPU on thousands of random and degenerate cases, every answer's evidence
 //! checked in float64, and chunked streaming against one dispatch.
 
-use planar_hold::device::GpuContext;
-use planar_hold::gpu::GpuEngine;
-use planar_hold::planar::host::GpuOptions;
-use planar_hold::rng::Rng;
-use planar_hold::scene::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
-use planar_hold::{planar, Case, Engine, Outcome, Verdict};
+use planar_hold::details::device::GpuBackend;
+use planar_hold::details::device::GpuContext;
+use planar_hold::details::device::GpuOptions;
+use planar_hold::details::planar;
+use planar_hold::details::sample::Rng;
+use planar_hold::details::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
+use planar_hold::{Case, Engine, Outcome, Verdict};
 
 /// Checks an outcome's evidence in float64, as an outsider would: a witness reproduces the
 /// need with non-negative weights; a certificate is a unit normal with every generator on
@@ -169,7 +170,7 @@ fn chunked_streaming_matches_one_dispatch() {
         max_chunk_cases: 1000,
         max_workgroups: 7,
     };
-    let small = Engine::from(GpuEngine::new(ctx, options).unwrap());
+    let small = Engine::from(GpuBackend::new(ctx, options).unwrap());
     assert_eq!(small.gpu().unwrap().chunk_cases(), 448);
     let cases = mixed_cases(3, 5000);
     let chunked = crate::common::planar_outcomes(&small, &cases);
@@ -208,7 +209,7 @@ fn chunks_smaller_than_the_smallest_slot_work() {
         max_chunk_cases: 1 << 17,
         max_workgroups: 1,
     };
-    let tiny = Engine::from(GpuEngine::new(ctx, options).unwrap());
+    let tiny = Engine::from(GpuBackend::new(ctx, options).unwrap());
     assert_eq!(tiny.gpu().unwrap().chunk_cases(), 64);
     let cases = mixed_cases(4, 300);
     let out = crate::common::planar_outcomes(&tiny, &cases);

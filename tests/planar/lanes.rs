@@ -2,10 +2,10 @@
 //! this CPU can run: lane groups, slot bounds and the sort by slots change no answer. And
 //! the choice of instruction set through `PLANAR_HOLD_SIMD`, as the CLI reports it.
 
-use planar_hold::planar;
-use planar_hold::rng::Rng;
-use planar_hold::scene::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
-use planar_hold::simd::Simd;
+use planar_hold::details::planar;
+use planar_hold::details::sample::Rng;
+use planar_hold::details::sample::{box_cases, case_of_kind, mixed_cases, KINDS};
+use planar_hold::details::Simd;
 use planar_hold::{Case, Outcome, MAX_GENERATORS};
 
 /// The outcomes of `simd`, one call over the whole slice.
@@ -180,7 +180,7 @@ fn cli_reports_the_instruction_set_and_rejects_a_bad_one() {
     assert_eq!(line["simd"], "baseline");
     let active = line["mean_active_generators"].as_f64().unwrap();
     // The workload: the --cases of the run (its largest batch), seed 2026.
-    let cases = planar_hold::scene::sample::mixed_cases(2026, 300);
+    let cases = planar_hold::details::sample::mixed_cases(2026, 300);
     let expected = cases
         .iter()
         .map(|c| c.active_mask.count_ones() as f64)

@@ -4,9 +4,10 @@
 //! relative) sit between float32 rounding, which makes an exactly flat cone or opposite
 //! pair of the float64 data very slightly otherwise, and the tested ε = 1e-5.
 
-use planar_hold::rng::Rng;
-use planar_hold::scene::sample::{case_of_kind, KINDS};
-use planar_hold::{planar, Case, Verdict};
+use planar_hold::details::planar;
+use planar_hold::details::sample::Rng;
+use planar_hold::details::sample::{case_of_kind, KINDS};
+use planar_hold::{Case, Verdict};
 
 type V = [f64; 3];
 

@@ -7,8 +7,8 @@
 //! generators, and reproductions of scale failures once found. Every witness and certificate is re-checked in
 //! float64, relative to the case's own magnitudes.
 
-use planar_hold::rng::Rng;
-use planar_hold::scene::sample::{box_cases, mixed_cases};
+use planar_hold::details::sample::Rng;
+use planar_hold::details::sample::{box_cases, mixed_cases};
 use planar_hold::{Case, Engine, Outcome, Verdict, MARGIN_CAP, MAX_GENERATORS};
 
 type V = [f64; 3];
@@ -260,7 +260,7 @@ fn same_answer(case: &Case, a: &Outcome, b: &Outcome, factor: f64, rel: f64) -> 
 
 /// The unit normal of candidate `index` for the case, in float64 (docs/contract-planar.md §5).
 fn candidate_normal(case: &Case, index: u32) -> V {
-    use planar_hold::planar::tables::Candidate;
+    use planar_hold::details::planar::Candidate;
     let g = |i: u32| wide(case.generators[i as usize]);
     let n = wide(case.need);
     let cross = |a: V, b: V| {
@@ -315,8 +315,11 @@ fn the_fast_path_is_the_reference_at_every_scale() {
         cases.extend(rescaled(case, k, |i| f[i] * k));
         cases.push(*case);
     }
-    let batch = planar_hold::planar::cone_test_batch(&cases);
-    let one_by_one: Vec<Outcome> = cases.iter().map(planar_hold::planar::cone_test).collect();
+    let batch = planar_hold::details::planar::cone_test_batch(&cases);
+    let one_by_one: Vec<Outcome> = cases
+        .iter()
+        .map(planar_hold::details::planar::cone_test)
+        .collect();
     for (k, (a, b)) in batch.iter().zip(&one_by_one).enumerate() {
         assert_eq!(a, b, "case {k}: {:?}", cases[k]);
     }
@@ -740,7 +743,8 @@ fn issue_reproductions_through_the_cli() {
 
 // ------------------------------------------------------------------ the gate
 
-use planar_hold::scene::{parse_planar, planar_reports, HoldReport};
+use planar_hold::details::scene::{parse_planar, planar_reports};
+use planar_hold::HoldReport;
 use serde_json::{json, Value};
 
 /// Where a contact lies: `(pair, p0, p1, inward normal)`.

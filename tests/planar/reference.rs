@@ -1,8 +1,8 @@
 //! docs/contract-planar.md §6 reference values, on every backend.
 
 use approx::assert_abs_diff_eq;
-use planar_hold::planar::tables::Candidate;
-use planar_hold::scene::sample::contact_generators;
+use planar_hold::details::planar::Candidate;
+use planar_hold::details::sample::contact_generators;
 use planar_hold::{Case, Engine, Outcome, Verdict};
 
 const FLOOR: [f32; 2] = [0.0, 1.0];

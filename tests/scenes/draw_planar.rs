@@ -1,13 +1,14 @@
-//! Pictures (`planar_hold::draw`, `planar-hold draw`, `gate --draw`): well-formed SVG with the
+//! Pictures (`planar_hold::details::draw`, `planar-hold draw`, `gate --draw`): well-formed SVG with the
 //! classed elements, rasterised by resvg, and geometry read back from the drawing.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use planar_hold::draw;
-use planar_hold::scene::{parse_planar, planar_reports, HoldReport, Scene};
+use planar_hold::details::draw;
+use planar_hold::details::scene::{parse_planar, planar_reports};
 use planar_hold::{Backend, Engine};
+use planar_hold::{HoldReport, Scene};
 use serde_json::{json, Value};
 
 const TOL: f64 = 0.02; // world units: a pixel or two at the pictures' scales

@@ -1,14 +1,12 @@
-//! Pictures of spatial scenes (`planar_hold::draw::spatial`, `planar-hold draw`): well-formed
+//! Pictures of spatial scenes (`planar_hold::details::draw::spatial`, `planar-hold draw`): well-formed
 //! SVG with the classed elements, and geometry read back from the drawing — the support
 //! region in the top view, the witness forces against the weight, the screw axis through the
 //! contact the body tips about, the slide down an incline.
 
 use std::path::PathBuf;
 
-use planar_hold::draw::spatial;
-use planar_hold::scene::{
-    hold_reports, parse_line, Report, SceneLine, SpatialReport, SpatialScene,
-};
+use planar_hold::details::draw::spatial;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine, SpatialReport, SpatialScene};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@
 //! enumeration of small grasps.
 
 use crate::common::grade_grasp::{case_wrenches, grasps, support};
-use planar_hold::scene::{hold_reports, parse_line, GraspReport, Report, SceneLine};
+use planar_hold::{hold_reports, parse_line, GraspReport, Report, SceneLine};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@
 //! raising μ never lowers q1, scaling positions and ℓ together leaves it, thresholds agree
 //! with the full q1, a line's `"tolerance"` closes the bracket to it.
 
-use planar_hold::scene::{hold_reports, parse_line, GraspReport, Report, SceneLine};
+use planar_hold::{hold_reports, parse_line, GraspReport, Report, SceneLine};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 
@@ -403,7 +403,7 @@ fn a_bad_tolerance_is_refused_by_name() {
     for good in ["1e-12", "0.1", "null"] {
         parse_line(&line(good)).unwrap_or_else(|e| panic!("{good}: {e}"));
     }
-    let e = planar_hold::scene::grasp_tolerance(f64::NAN)
+    let e = planar_hold::details::scene::grasp_tolerance(f64::NAN)
         .expect_err("NaN")
         .to_string();
     assert!(e.contains("got NaN"), "{e}");

@@ -1,10 +1,11 @@
-//! The physical layer (docs/contract-planar.md §2, §3, §8, §9) through `planar_hold::scene`, on the CPU engine.
+//! The physical layer (docs/contract-planar.md §2, §3, §8, §9) through `parse_line` and `hold_reports`, on the CPU backend.
 
 use std::path::PathBuf;
 
 use approx::assert_abs_diff_eq;
-use planar_hold::scene::{parse_planar, planar_reports, HoldReport, Scene};
+use planar_hold::details::scene::{parse_planar, planar_reports};
 use planar_hold::{Backend, Batch, Case, Engine, Options, Outcome, Verdict};
+use planar_hold::{HoldReport, Scene};
 use serde_json::{json, Value};
 
 fn engine() -> Engine {
@@ -832,7 +833,7 @@ fn never_panics_on_garbage() {
     for s in &scenes {
         let cases = s.cases().expect("a parsed scene makes valid cases");
         let out = evaluate(&cases);
-        let _ = planar_hold::scene::judge(s, &out);
+        let _ = planar_hold::details::scene::judge(s, &out);
     }
     let r = planar_reports(&engine(), &scenes, planar_hold::Options::default()).unwrap();
     assert_eq!(r.len(), scenes.len());

@@ -10,9 +10,9 @@
 use std::path::Path;
 
 use crate::common::grade;
-use planar_hold::general::GeneralBatch;
-use planar_hold::rng::Rng;
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine};
+use planar_hold::details::sample::Rng;
+use planar_hold::GeneralBatch;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Backend, Batch, Engine, Options, Verdict};
 use serde_json::{json, Value};
 

@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::common::grade;
-use planar_hold::rng::Rng;
-use planar_hold::scene::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
+use planar_hold::details::sample::Rng;
+use planar_hold::{hold_reports, parse_line, Report, SceneLine, SpatialReport};
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};
 

@@ -14,15 +14,15 @@ mod space;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use planar_hold::device::GpuContext;
-use planar_hold::gpu::{GpuEngine, GpuOptions};
+use planar_hold::details::device::GpuContext;
+use planar_hold::details::device::{GpuBackend, GpuOptions};
+use planar_hold::details::draw;
+use planar_hold::details::scene::parse_planar;
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
 use planar_hold::io::lines::{LineChunk, LineReader, MAX_LINE};
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
-use planar_hold::scene::{
-    self, parse_line, parse_planar, Friction, HoldReport, Report, Scene, SceneLine,
-};
-use planar_hold::{draw, Batch, Case, Engine, Options, Threads};
+use planar_hold::{parse_line, Friction, HoldReport, Report, Scene, SceneLine};
+use planar_hold::{Batch, Case, Engine, Options, Threads};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -68,7 +68,7 @@ pub async fn init() -> Result<String, JsValue> {
         .map_err(|e| JsValue::from_str(&format!("no WebGPU adapter: {e}")))?;
     let info = adapter.get_info();
     let ctx = GpuContext::from_adapter(&adapter).await.map_err(js_err)?;
-    let gpu = GpuEngine::new(ctx, GpuOptions::default()).map_err(js_err)?;
+    let gpu = GpuBackend::new(ctx, GpuOptions::default()).map_err(js_err)?;
     gpu.prepare().await.map_err(js_err)?;
     GPU.with(|g| *g.borrow_mut() = Some(Rc::new(Engine::from(gpu))));
     Ok(format!("{} ({:?})", info.name, info.backend))
@@ -144,7 +144,7 @@ fn parse_lines(text: &str) -> Result<Parsed, JsValue> {
 pub async fn gate(text: String, cpu: bool) -> Result<String, JsValue> {
     let parsed = parse_lines(&text)?;
     let good: Vec<&SceneLine> = parsed.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
-    let reports = scene::reports(&*engine(cpu)?, good, options())
+    let reports = planar_hold::hold_reports_async(&*engine(cpu)?, good, options())
         .await
         .map_err(js_err)?;
     let mut out = Vec::new();
@@ -167,7 +167,7 @@ pub async fn gate(text: String, cpu: bool) -> Result<String, JsValue> {
 
 /// A planar scene's report, through the engine's gate.
 async fn planar_report(cpu: bool, scene: &Scene) -> Result<HoldReport, JsValue> {
-    let reports = scene::reports(&*engine(cpu)?, [scene], options())
+    let reports = planar_hold::hold_reports_async(&*engine(cpu)?, [scene], options())
         .await
         .map_err(js_err)?;
     match reports.into_iter().next() {

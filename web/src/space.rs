@@ -2,7 +2,8 @@
 //! as the CLI's, with what the page draws of it (the contacts and their friction pyramids as
 //! the cone test sees them). The page's JavaScript only projects and paints.
 
-use planar_hold::scene::{self, main_pyramid, parse_line, Report, SceneLine, SpatialScene};
+use planar_hold::details::scene::main_pyramid;
+use planar_hold::{parse_line, Report, SceneLine, SpatialScene};
 use serde::Serialize;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -51,7 +52,7 @@ pub async fn judge_space(line: String, cpu: bool) -> Result<String, JsValue> {
             ))
         }
     };
-    let reports = scene::reports(&*engine(cpu)?, [&parsed], options())
+    let reports = planar_hold::hold_reports_async(&*engine(cpu)?, [&parsed], options())
         .await
         .map_err(js_err)?;
     let report = match reports.into_iter().next() {

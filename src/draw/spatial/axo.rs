@@ -31,7 +31,7 @@ const SLIP_LENGTH: f64 = 0.7;
 
 /// The orthographic map from scene coordinates to pixels: `pixel = origin + M·p`.
 #[derive(Clone, Copy, Debug)]
-pub struct Projection {
+pub(crate) struct Projection {
     /// Rows: pixel x and pixel y (down) per scene unit.
     pub m: [[f64; 3]; 2],
     /// Pixel of the reference point.
@@ -101,7 +101,7 @@ impl Projection {
     }
 
     /// The pixel of a scene point.
-    pub fn at(&self, p: [f64; 3]) -> [f64; 2] {
+    pub(crate) fn at(&self, p: [f64; 3]) -> [f64; 2] {
         [
             self.origin[0] + dot(self.m[0], p),
             self.origin[1] + dot(self.m[1], p),
@@ -221,7 +221,7 @@ pub(in crate::draw) fn clip(
 }
 
 /// The panel.
-pub fn panel(
+pub(crate) fn panel(
     px: [f64; 4],
     scene: &SpatialScene,
     report: &SpatialReport,

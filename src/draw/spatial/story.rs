@@ -93,7 +93,7 @@ fn main_pyramid(f: FrictionModel) -> Pyramid {
 
 /// The motion of the certificate `y` for a body of half-size `ell` with its centre of mass
 /// at `com` (see [`Motion`]); `None` when `y` is zero.
-pub fn motion(scene: &SpatialScene, y: [f64; 6], com: [f64; 3]) -> Option<Motion> {
+pub(crate) fn motion(scene: &SpatialScene, y: [f64; 6], com: [f64; 3]) -> Option<Motion> {
     let ell = scene.body.half_size;
     let yf = [y[0], y[1], y[2]];
     let omega = [y[3] / ell, y[4] / ell, y[5] / ell];

@@ -19,7 +19,7 @@ fn points_attr(pts: &[[f64; 2]]) -> String {
 }
 
 /// The panel.
-pub fn panel(
+pub(super) fn panel(
     px: [f64; 4],
     scene: &SpatialScene,
     report: &SpatialReport,

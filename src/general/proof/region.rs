@@ -47,12 +47,12 @@ pub struct RegionMap {
 
 impl RegionMap {
     /// `need(u·unit)`: the need at `u`, in units.
-    pub fn need(&self, u: [f64; 2]) -> [f64; 6] {
+    pub(crate) fn need(&self, u: [f64; 2]) -> [f64; 6] {
         std::array::from_fn(|i| self.origin[i] + u[0] * self.axes[0][i] + u[1] * self.axes[1][i])
     }
 
     /// The half-plane `{u : z·need(u) ≥ 0}` as `(a, b)` with `z·need(u) = a·u + b`.
-    pub fn half_plane(&self, z: &[f64; 6]) -> ([f64; 2], f64) {
+    pub(crate) fn half_plane(&self, z: &[f64; 6]) -> ([f64; 2], f64) {
         (
             [dot(z, &self.axes[0]), dot(z, &self.axes[1])],
             dot(z, &self.origin),
@@ -79,7 +79,7 @@ pub enum BoxSide {
 
 impl BoxSide {
     /// Every side, counter-clockwise from the bottom (as a box's edges run from `(−r, −r)`).
-    pub const ALL: [BoxSide; 4] = [
+    pub(crate) const ALL: [BoxSide; 4] = [
         BoxSide::MinusY,
         BoxSide::PlusX,
         BoxSide::PlusY,
@@ -87,7 +87,7 @@ impl BoxSide {
     ];
 
     /// The side's unit inward normal `n` and offset `c` (`n·u + c ≥ 0` inside), in units.
-    pub fn line(self, half_width: f64) -> ([f64; 2], f64) {
+    pub(crate) fn line(self, half_width: f64) -> ([f64; 2], f64) {
         match self {
             BoxSide::PlusX => ([-1.0, 0.0], half_width),
             BoxSide::MinusX => ([1.0, 0.0], half_width),
@@ -192,7 +192,7 @@ pub fn distance_to_polygon(p: [f64; 2], poly: &[[f64; 2]]) -> f64 {
 /// ε); the outer lines must turn once around the reported polygon with its vertices on
 /// them, every reported and inner vertex inside every line, and, when checked, the gap
 /// within `REGION_TOL` of the unit. Returns the gap found, or why the proof fails.
-pub fn check_region(
+pub(crate) fn check_region(
     generators: &[f64],
     map: &RegionMap,
     region: &[[f64; 2]],

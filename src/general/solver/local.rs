@@ -397,7 +397,7 @@ impl Solver {
     /// lines of C (with their opposites' witnesses), its interior vector, the bound from
     /// below `lower` (in the caller's units) and the generators of the plane from above.
     /// `None` after any other answer.
-    pub fn inner_proof(
+    pub(crate) fn inner_proof(
         &self,
         case: &GeneralCase<'_>,
         measure: Measure,
@@ -470,7 +470,7 @@ impl Solver {
     }
 
     /// The proof of the last answer of a cone test `case`, `o` (docs/proof.md): inside, the
-    /// inner hull ([`Solver::inner_proof`]); outside, the nearest point and the certificate.
+    /// inner hull (`Solver::inner_proof`); outside, the nearest point and the certificate.
     /// `None` where there is nothing to prove (flat, capped, uncertain, need 0) or the whole
     /// facet set answered.
     pub fn proof(&self, case: &GeneralCase<'_>, o: &GeneralOutcome) -> Option<Proof> {

@@ -45,9 +45,7 @@ use super::{check, Facet, GenSet, GeneralCase, GeneralOutcome, EPS, GENERAL_MARG
 use crate::Verdict;
 use columns::{gradient, unit_columns};
 
-pub use project::Projection;
-
-pub use super::tolerance::{FACET_ON, ON_TOL, RANK_TOL};
+pub(crate) use super::tolerance::{FACET_ON, ON_TOL, RANK_TOL};
 
 /// A bound from below under this (unit scale) is reported as 0, without faces: the need is
 /// within rounding of a face of the inner hull (docs/proof.md).
@@ -222,7 +220,7 @@ impl Solver {
 
     /// How this solver finds inside margins (and support regions: [`Route::Whole`] cuts
     /// them from the whole facet set).
-    pub fn route(&self) -> Route {
+    pub(crate) fn route(&self) -> Route {
         self.route
     }
 
@@ -233,7 +231,7 @@ impl Solver {
     }
 
     /// [`Solver::new`] when `inside_margin`, else [`Solver::without_inside_margin`].
-    pub fn with_inside_margin(inside_margin: bool) -> Solver {
+    pub(crate) fn with_inside_margin(inside_margin: bool) -> Solver {
         Solver {
             no_inside_margin: !inside_margin,
             ..Solver::new()
@@ -547,10 +545,4 @@ pub fn kernels() -> &'static str {
     } else {
         "baseline"
     }
-}
-
-/// The general test of one case, with a solver of its own (tests and one-off calls; a
-/// batch reuses one solver per thread).
-pub fn solve(case: &GeneralCase<'_>) -> GeneralOutcome {
-    Solver::new().solve(case)
 }

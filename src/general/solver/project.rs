@@ -56,7 +56,7 @@ const MOST_ASKS: usize = 600;
 
 /// A support region found by iterative projection, in the map's length unit.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Projection {
+pub(crate) struct Projection {
     /// The outer polygon (the bound from above), counter-clockwise: the box cut by planes
     /// that hold the region, consecutive vertices within 1e-10 units merged; empty when the
     /// region is proven empty.
@@ -126,7 +126,7 @@ struct Search<'a> {
 impl Solver {
     /// The region `{u ∈ box : need(u) ∈ C}` of the cone of `generators` (K vectors of R⁶)
     /// under `map`, by iterative projection, with its proof (docs/contract-support-region.md).
-    pub fn project(&mut self, generators: &[f64], map: &RegionMap) -> Projection {
+    pub(crate) fn project(&mut self, generators: &[f64], map: &RegionMap) -> Projection {
         let k = generators.len() / 6;
         let r = map.half_width;
         let mut norms = Vec::with_capacity(k);

@@ -61,7 +61,10 @@ impl ParquetGrasps {
     /// Opens `file` (a `File`, or `bytes::Bytes` in memory), checks its columns, and reads
     /// `chunk_rows` rows per chunk. Refused here, for the whole file: no `contacts` column,
     /// or a column of a type a row cannot be read from (binary, dates, decimals, maps...).
-    pub fn new<T: ChunkReader + 'static>(file: T, chunk_rows: usize) -> Result<Self, String> {
+    pub(crate) fn new<T: ChunkReader + 'static>(
+        file: T,
+        chunk_rows: usize,
+    ) -> Result<Self, String> {
         // The Parquet schema alone, as the cases' reader does (a corrupt embedded Arrow
         // schema cannot panic the decoder), every column read.
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
@@ -170,7 +173,7 @@ pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
 /// or `"uncertain"`) is two boolean columns, as Python's `GraspQualities` has it:
 /// `q1_at_least` (null where undecided) and `q1_at_least_uncertain`, both null where no
 /// threshold was asked.
-pub fn grasp_answer_schema(id: DataType) -> SchemaRef {
+pub(crate) fn grasp_answer_schema(id: DataType) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let mut fields = vec![Field::new("id", id, true)];
     fields.extend([
@@ -242,7 +245,7 @@ pub enum GraspRow<'a> {
     },
 }
 
-/// The rows' answers as a record batch of `schema` (a [`grasp_answer_schema`]).
+/// The rows' answers as a record batch of `schema` (a `grasp_answer_schema`).
 pub fn grasp_answers_batch<'a>(
     schema: &SchemaRef,
     rows: impl ExactSizeIterator<Item = GraspRow<'a>>,

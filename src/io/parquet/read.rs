@@ -223,11 +223,6 @@ impl ParquetCases {
         self.total_rows().div_ceil(self.chunk_rows as u64) as usize
     }
 
-    /// Rows in the chunks handed out by [`ParquetCases::next_rows`] so far.
-    pub fn rows_read(&self) -> u64 {
-        (self.next as u64 * self.chunk_rows as u64).min(self.total_rows())
-    }
-
     /// Chunk `k`'s rows as decoded, not yet cases. Any thread may call it; each lane's chunks
     /// must all be asked for, in order (the pipeline asks for every chunk): a call waits for
     /// the earlier chunks of its lane.

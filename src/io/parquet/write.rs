@@ -24,7 +24,7 @@ use crate::{Answer, Answers};
 
 /// The output schema; the id column has the input's type (a Parquet input's `id`), is
 /// text (JSON Lines input: a string id as it is, others as JSON text), or is absent.
-pub fn answer_schema(id: Option<DataType>) -> SchemaRef {
+pub(crate) fn answer_schema(id: Option<DataType>) -> SchemaRef {
     let list = |t: DataType| DataType::List(Arc::new(Field::new_list_field(t, true)));
     let witness = Fields::from(vec![
         Field::new("generators", list(DataType::UInt32), true),
@@ -71,7 +71,7 @@ pub struct ParquetEncoder {
 /// One batch's answers, encoded and compressed, ready to append.
 pub struct RowGroup(Vec<ArrowColumnChunk>);
 
-/// A Parquet file of answers to `out` whose ids have type `id` (see [`answer_schema`]), and
+/// A Parquet file of answers to `out` whose ids have type `id` (see `answer_schema`), and
 /// its encoder.
 pub fn answers_file<W: Write + Send>(
     out: W,
@@ -124,7 +124,7 @@ impl ParquetEncoder {
         self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
     }
 
-    /// The answers' schema (see [`answer_schema`]).
+    /// The answers' schema (see `answer_schema`).
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
     }
@@ -158,11 +158,6 @@ impl<W: Write + Send> ParquetAnswers<W> {
         }
         row_group.close().map_err(fail)?;
         self.writer.flush().map_err(|e| e.to_string())
-    }
-
-    /// Row groups appended so far: the index of the next one.
-    pub fn row_groups(&self) -> usize {
-        self.writer.flushed_row_groups().len()
     }
 
     /// Writes the footer and returns the output.

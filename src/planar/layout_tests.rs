@@ -1,15 +1,15 @@
-//! The Rust structs and tables against what the shader expects, as naga reflects it.
+//! The Rust structs and tables against what the shader expects, as naga reflects it (a unit
+//! test: the tables are the kernel's business, not the crate's public surface).
 
 use std::mem::{offset_of, size_of};
 
-use planar_hold::planar::host::{CONE_TEST_WGSL, WORKGROUP_SIZE};
-use planar_hold::planar::tables::{
+use super::host::{CONE_TEST_WGSL, WORKGROUP_SIZE};
+use super::tables::{
     candidates, pair_index, triple_index, witness_subsets, Candidate, APEX, CANDIDATE_COUNT,
     FIRST_GENERATOR_DIRECTION, FIRST_GENERATOR_PLANE, FIRST_PAIR, FIRST_PERPENDICULAR,
     FIRST_TRIPLE, WITNESS_COUNT,
 };
-use planar_hold::planar::types::Params;
-use planar_hold::{Case, Outcome};
+use super::types::{Case, Outcome, Params, NO_BINDING};
 
 fn module() -> naga::Module {
     let module = naga::front::wgsl::parse_str(CONE_TEST_WGSL).expect("shader parses");
@@ -122,7 +122,7 @@ fn shader_constants_match_the_host() {
         FIRST_GENERATOR_PLANE
     );
     assert_eq!(constant(&m, "APEX") as usize, APEX);
-    assert_eq!(constant(&m, "NO_BINDING"), planar_hold::NO_BINDING);
+    assert_eq!(constant(&m, "NO_BINDING"), NO_BINDING);
 }
 
 #[test]

@@ -1,0 +1,106 @@
+//! What power users need beyond the door at the crate root: the proof checker, the general
+//! solver and its GPU search, the planar kernel's tables, the physical layer's pieces, the
+//! samplers, the pictures and the device. Each is re-exported from where it lives; the crate's
+//! interior modules are private.
+
+/// Proofs of the general answers' bounds (docs/proof.md), checked in float64 apart from the
+/// engine.
+pub mod proof {
+    pub use crate::general::proof::{
+        check, check_answer,
+        region::{distance_to_polygon, Bound, RegionProof},
+        InnerProof, Measure, Proof,
+    };
+}
+
+/// The general engine's per-thread solver, its exact checks, and the grasp finish.
+pub mod solver {
+    pub use crate::general::{
+        all_finite,
+        check::{certificate, witness},
+        grasp::{finish, ForceClosure},
+        linalg::Basis,
+        solver::{kernels, Route, Solver},
+        Facet, GenSet,
+    };
+}
+
+/// The general engine's GPU search: its shader, records, hints and their CPU twin.
+pub mod search {
+    pub use crate::general::{
+        host::{GeneralMode, SEARCH_WGSL},
+        search::{pack_case, pack_range, search, HINT_INSIDE, HINT_OUTSIDE},
+        types::{GeneralHint, GeneralParams, GeneralRecord},
+    };
+}
+
+/// The planar enumeration: the CPU reference, the kernel's shader and its tables.
+pub mod planar {
+    pub use crate::planar::{
+        cone_test::cone_test,
+        host::{CONE_TEST_WGSL, WORKGROUP_SIZE},
+        lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with},
+        tables::Candidate,
+    };
+}
+
+/// The physical layer's pieces: judging outcomes, pyramids and wrenches, the support region.
+pub mod scene {
+    pub use crate::scene::{
+        gate::{planar_reports, Line},
+        parse::parse_planar,
+        region::{check_support_region, region_map, support_region},
+        report::{judge, BindingNeed, BindingReport, NeedReport, SlidingReport, WitnessReport},
+        spatial::{main_pyramid, pyramid_edges, wrench, Pyramid, MAX_PYRAMID},
+        spatial_parse::{fingertip_grasp, grasp_tolerance, MAX_TOLERANCE},
+        spatial_report::{SpatialBinding, SpatialBindingNeed, SpatialNeedReport},
+        types::EditSummary,
+    };
+}
+
+/// Seeded random workloads: the benches', the demo's and the tests'.
+pub mod sample {
+    pub use crate::{
+        general::sample::random_cases,
+        rng::Rng,
+        scene::sample::{
+            box_cases, case_of_kind, contact_cases, contact_generators, mixed_cases, KINDS,
+        },
+    };
+}
+
+/// SVG pictures of answers (`planar-hold gate --draw`, `planar-hold draw`).
+pub mod draw {
+    pub use crate::draw::{
+        cone::{half_spaces, slice},
+        file_name,
+        story::story,
+        svg_text,
+    };
+    /// A spatial scene's picture.
+    pub mod spatial {
+        pub use crate::draw::spatial::{
+            story::{story, Motion},
+            svg_text,
+        };
+    }
+    /// A grasp's picture.
+    pub mod grasp {
+        pub use crate::draw::grasp::svg_text;
+    }
+    /// A data set's picture (the grasp and sliding rates of the examples).
+    pub mod dataset {
+        pub use crate::draw::dataset::{svg_text, Closure, DataSet, Series};
+    }
+}
+
+/// The GPU under the engine: adapters, the shared context, the device engine.
+pub mod device {
+    pub use crate::{
+        device::{adapter::adapters, block_on, context::GpuContext},
+        gpu::GpuBackend,
+        planar::host::GpuOptions,
+    };
+}
+
+pub use crate::simd::{Simd, SIMD_ENV};
