@@ -1,5 +1,5 @@
 //! What power users need beyond the door at the crate root: the proof checker, the general
-//! solver and its GPU search, the planar kernel's tables, the physical layer's pieces, the
+//! solver, the planar kernel's tables, the physical layer's pieces, the
 //! samplers, the pictures and the device. Each is re-exported from where it lives; the crate's
 //! interior modules are private.
 
@@ -22,15 +22,6 @@ pub mod solver {
         linalg::Basis,
         solver::{kernels, Route, Solver},
         Facet, GenSet,
-    };
-}
-
-/// The general engine's GPU search: its shader, records, hints and their CPU twin.
-pub mod search {
-    pub use crate::general::{
-        host::{GeneralMode, SEARCH_WGSL},
-        search::{pack_case, pack_range, search, HINT_INSIDE, HINT_OUTSIDE},
-        types::{GeneralHint, GeneralParams, GeneralRecord},
     };
 }
 
@@ -94,10 +85,12 @@ pub mod draw {
     }
 }
 
-/// The GPU under the engine: adapters, the shared context, the device engine.
+/// The GPU under the engine: adapters, the shared context, the device engine and the hints
+/// its general search writes.
 pub mod device {
     pub use crate::{
         device::{adapter::adapters, block_on, context::GpuContext},
+        general::types::GeneralHint,
         gpu::GpuBackend,
         planar::host::GpuOptions,
     };

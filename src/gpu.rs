@@ -194,7 +194,8 @@ impl GpuBackend {
     /// # Errors
     ///
     /// Those of `GeneralKernel::build`.
-    pub fn general_kernel_mut(&mut self) -> Result<&mut GeneralKernel, Error> {
+    #[cfg(test)]
+    pub(crate) fn general_kernel_mut(&mut self) -> Result<&mut GeneralKernel, Error> {
         block_on(self.general_kernel())?;
         let built = self
             .general

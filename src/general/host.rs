@@ -18,18 +18,20 @@ use crate::general::types::{GeneralHint, GeneralParams, GeneralRecord};
 use crate::Error;
 
 /// The shader source, embedded (validated by naga in `build.rs`).
-pub const SEARCH_WGSL: &str = include_str!("../../shaders/search.wgsl");
+pub(crate) const SEARCH_WGSL: &str = include_str!("../../shaders/search.wgsl");
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
 pub(crate) const GENERAL_WORKGROUP_SIZE: u32 = 64;
 
 /// How the kernel maps cases to the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum GeneralMode {
+pub(crate) enum GeneralMode {
     /// One invocation per case (`main`).
     #[default]
     PerInvocation,
     /// One workgroup per case (`main_workgroup`): the gradient scan shared by 64 invocations.
+    /// Only the unit tests (`search_tests.rs`) choose it.
+    #[cfg_attr(not(test), allow(dead_code))]
     PerWorkgroup,
 }
 
@@ -43,10 +45,10 @@ const MAX_CHUNK_VALUES: usize = 1 << 23;
 const LARGEST_CASE_VALUES: usize = super::MAX_DIM * (super::MAX_GENERAL_GENERATORS + 1);
 
 /// The general kernel on one device: its two entry points, the chunk limits.
-pub struct GeneralKernel {
+pub(crate) struct GeneralKernel {
     kernel: Kernel,
     /// Which entry point runs.
-    pub mode: GeneralMode,
+    pub(crate) mode: GeneralMode,
     max_cases: usize,
     max_values: usize,
 }
@@ -98,12 +100,14 @@ impl GeneralKernel {
     }
 
     /// Most cases and float32 numbers one chunk (one dispatch) takes.
-    pub fn chunk_limits(&self) -> (usize, usize) {
+    #[cfg(test)]
+    pub(crate) fn chunk_limits(&self) -> (usize, usize) {
         (self.max_cases, self.max_values)
     }
 
     /// Lowers the chunk limits (tests force many chunks with it); never raises them.
-    pub fn limit_chunks(&mut self, cases: usize, values: usize) {
+    #[cfg(test)]
+    pub(crate) fn limit_chunks(&mut self, cases: usize, values: usize) {
         self.max_cases = self.max_cases.min(cases.max(1));
         self.max_values = self.max_values.min(values.max(LARGEST_CASE_VALUES));
     }

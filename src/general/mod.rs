@@ -24,6 +24,8 @@ pub(crate) mod min_norm;
 pub(crate) mod proof;
 pub(crate) mod sample;
 pub(crate) mod search;
+#[cfg(test)]
+mod search_tests;
 pub(crate) mod solver;
 pub(crate) mod tolerance;
 pub(crate) mod types;

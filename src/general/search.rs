@@ -2,7 +2,7 @@
 //! (same state, same order of operations, same constants), reading the same bytes the
 //! host uploads. Its answer is only a hint: the host re-runs the search in float64 from it
 //! ([`super::solver::Solver::solve_hinted`]) and checks every proof, so a wrong hint costs time,
-//! never a wrong answer. `tests/general/gpu.rs` runs it against the shader.
+//! never a wrong answer. `search_tests.rs` runs it against the shader.
 //!
 //! The search is Lawson–Hanson's active-set NNLS, min |Σ xᵢwᵢ − need| over x ≥ 0, on the
 //! unit generators and the unit need: the passive set grows by the generator most against
@@ -18,6 +18,9 @@
     clippy::nonminimal_bool,
     clippy::neg_cmp_op_on_partial_ord
 )]
+// The twin (`search`, its state and constants) and `pack_case` are the shader's test oracle:
+// only the unit tests (`search_tests.rs`) call them.
+#![cfg_attr(not(test), allow(dead_code))]
 
 use rayon::prelude::*;
 
@@ -26,9 +29,9 @@ use super::{GeneralBatch, GeneralCase};
 use crate::general::types::{GeneralHint, GeneralRecord};
 
 /// The search stopped with the need reproduced (residual at most `INSIDE_TOL`).
-pub const HINT_INSIDE: u32 = 0;
+pub(crate) const HINT_INSIDE: u32 = 0;
 /// The search stopped with no generator against the residual: the need looks outside.
-pub const HINT_OUTSIDE: u32 = 1;
+pub(crate) const HINT_OUTSIDE: u32 = 1;
 /// The iteration cap stopped the search.
 pub(crate) const HINT_UNFINISHED: u32 = 2;
 
@@ -65,7 +68,7 @@ fn write_case(case: &GeneralCase<'_>, out: &mut [f32]) {
 }
 
 /// Appends case `case` to a chunk's upload; returns its record.
-pub fn pack_case(case: &GeneralCase<'_>, values: &mut Vec<f32>) -> GeneralRecord {
+pub(crate) fn pack_case(case: &GeneralCase<'_>, values: &mut Vec<f32>) -> GeneralRecord {
     let offset = values.len();
     values.resize(offset + case_values(case), 0.0);
     write_case(case, &mut values[offset..]);
@@ -80,7 +83,7 @@ pub fn pack_case(case: &GeneralCase<'_>, values: &mut Vec<f32>) -> GeneralRecord
 /// Cases `range` of `batch` into `values` and `records` (cleared first): a chunk's upload.
 /// The records first (offsets by a running sum), then the numbers, on all cores for a
 /// large chunk (each core a run of cases and its slice of `values`).
-pub fn pack_range(
+pub(crate) fn pack_range(
     batch: &GeneralBatch,
     range: std::ops::Range<usize>,
     values: &mut Vec<f32>,
@@ -253,7 +256,7 @@ impl State<'_> {
 }
 
 /// The float32 search of one case of a chunk's upload, as the shader runs it.
-pub fn search(values: &[f32], record: &GeneralRecord) -> GeneralHint {
+pub(crate) fn search(values: &[f32], record: &GeneralRecord) -> GeneralHint {
     let d = record.dim as usize;
     let k = record.count;
     let base = record.offset as usize;

@@ -1,5 +1,5 @@
 //! Plain-old-data types shared byte for byte with `shaders/search.wgsl` (the general
-//! engine's float32 search). Keep in sync with the shader's structs: `tests/kernels/layout.rs`
+//! engine's float32 search). Keep in sync with the shader's structs: `search_tests.rs`
 //! compares sizes and offsets against naga's reflection of it.
 
 use bytemuck::{Pod, Zeroable};
@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 /// Keep in sync with `struct Record` in `shaders/search.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct GeneralRecord {
+pub(crate) struct GeneralRecord {
     /// Index of the case's first number (its need) in the chunk's value buffer.
     pub offset: u32,
     /// Generators (K ≤ 256).
@@ -44,7 +44,7 @@ pub struct GeneralHint {
 /// `struct GeneralParams` in `shaders/search.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct GeneralParams {
+pub(crate) struct GeneralParams {
     /// Cases in the dispatch.
     pub count: u32,
     /// Padding to a uniform's 16-byte alignment.

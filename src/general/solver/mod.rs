@@ -247,7 +247,11 @@ impl Solver {
     /// search's answer, such as the GPU's): when the hint is right, the float64 solve only
     /// confirms it. Also says whether the final passive set is the hint's (false: the host
     /// had to search on from it).
-    pub fn solve_hinted(&mut self, case: &GeneralCase<'_>, hint: &[u32]) -> (GeneralOutcome, bool) {
+    pub(crate) fn solve_hinted(
+        &mut self,
+        case: &GeneralCase<'_>,
+        hint: &[u32],
+    ) -> (GeneralOutcome, bool) {
         let mut confirmed = true;
         let mut out = self.solve_inner(case, hint, &mut confirmed);
         if out.margin_lower.is_nan() {
