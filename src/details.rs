@@ -25,11 +25,10 @@ pub mod solver {
     };
 }
 
-/// The planar enumeration: the CPU reference, the kernel's shader and its tables.
+/// The planar enumeration: the CPU reference, its SIMD batches and the kernel's candidates.
 pub mod planar {
     pub use crate::planar::{
         cone_test::cone_test,
-        host::{CONE_TEST_WGSL, WORKGROUP_SIZE},
         lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with},
         tables::Candidate,
     };

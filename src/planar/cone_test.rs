@@ -444,7 +444,7 @@ pub fn cone_test(case: &Case) -> Outcome {
 
     // Pairs: the need's numerators cᵢⱼ·need (kept for the triples), 2×2 normal equations.
     // Over the active slots, i then j ascending: the table's order (`pair_index` is the
-    // entry's position, `tests/kernels/layout.rs` checks it, as for `triple_index`).
+    // entry's position, `layout_tests.rs` checks it, as for `triple_index`).
     let mut c_need = [0.0f32; PAIR_COUNT];
     for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
         let p = pair_index(i as u32, j as u32) as usize;

@@ -11,10 +11,10 @@ use crate::device::{Binding, Dispatch, GpuContext, Kernel, KernelSpec, Slots};
 use crate::Error;
 
 /// The shader source, embedded (validated by naga in `build.rs`).
-pub const CONE_TEST_WGSL: &str = include_str!("../../shaders/cone_test.wgsl");
+pub(crate) const CONE_TEST_WGSL: &str = include_str!("../../shaders/cone_test.wgsl");
 
 /// Invocations per workgroup; must equal `WORKGROUP_SIZE` in the shader.
-pub const WORKGROUP_SIZE: u32 = 64;
+pub(crate) const WORKGROUP_SIZE: u32 = 64;
 
 const CASE_BYTES: u64 = size_of::<Case>() as u64;
 const OUTCOME_BYTES: u64 = size_of::<Outcome>() as u64;

@@ -15,5 +15,7 @@ pub(crate) mod types;
 
 #[cfg(test)]
 mod layout_tests;
+#[cfg(test)]
+mod shader_tests;
 
 pub(crate) use lanes::{cone_test_batch_into, cone_test_slice};

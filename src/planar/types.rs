@@ -1,7 +1,7 @@
 //! Plain-old-data types shared byte for byte with `shaders/cone_test.wgsl`.
 //!
 //! Keep in sync with the `Case` and `Outcome` structs of the shader: the test
-//! `tests/kernels/layout.rs` compares sizes and offsets against naga's reflection of it.
+//! `layout_tests.rs` compares sizes and offsets against naga's reflection of it.
 
 use bytemuck::{Pod, Zeroable};
 

@@ -1,14 +1,15 @@
 //! The kernel as GPUs will see it: its per-invocation arrays (what a GPU can only put in
 //! slow local memory) stay within 1 KiB, its workgroup memory within the downlevel limit, and
-//! naga translates it for every backend wgpu ships, with the options wgpu uses there.
+//! naga translates it for every backend wgpu ships, with the options wgpu uses there (a unit
+//! test: the shader is the kernel's business, not the crate's public surface).
 
 use std::collections::BTreeMap;
 
+use super::host::{CONE_TEST_WGSL, WORKGROUP_SIZE};
 use naga::back::{hlsl, msl, spv};
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy, Layouter};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, Handle, Module, ResourceBinding, ShaderStage, Type, TypeInner};
-use planar_hold::details::planar::{CONE_TEST_WGSL, WORKGROUP_SIZE};
 
 /// Most bytes of private and function-scope arrays one invocation may hold.
 const PRIVATE_ARRAY_BUDGET: u32 = 1024;
@@ -279,5 +280,5 @@ fn float_constants_match_the_cpu_twin() {
         }
     };
     assert_eq!(value("F32_MAX").to_bits(), f32::MAX.to_bits());
-    assert_eq!(value("MARGIN_CAP"), planar_hold::MARGIN_CAP);
+    assert_eq!(value("MARGIN_CAP"), crate::MARGIN_CAP);
 }
