@@ -104,7 +104,7 @@ impl GenSet {
 
     /// The indices, ascending (word by word, lowest set bit first: as many steps as
     /// elements, not 256).
-    pub fn iter(&self) -> GenSetIter {
+    pub fn iter(&self) -> impl Iterator<Item = u32> + Clone + std::fmt::Debug {
         GenSetIter {
             words: self.0,
             k: 0,
@@ -114,7 +114,7 @@ impl GenSet {
 
 /// The indices of a [`GenSet`], ascending.
 #[derive(Clone, Debug)]
-pub struct GenSetIter {
+struct GenSetIter {
     words: [u64; 4],
     k: usize,
 }

@@ -95,7 +95,7 @@ pub enum Candidate {
 
 impl Candidate {
     /// The candidate a table entry stands for; an unknown kind reads as the apex.
-    pub fn unpack(p: PackedCandidate) -> Candidate {
+    pub(crate) fn unpack(p: PackedCandidate) -> Candidate {
         let negative = p[3] == 1;
         match p[0] {
             KIND_PAIR_PLANE => Candidate::PairPlane {
