@@ -80,7 +80,7 @@ impl Ranks<'_> {
 /// A hasher for generator sets: the words folded by multiplication (the sets are not chosen
 /// by an adversary, and SipHash would cost more than it saves).
 #[derive(Default)]
-struct SetHasher(u64);
+pub(crate) struct SetHasher(u64);
 
 impl std::hash::Hasher for SetHasher {
     fn finish(&self) -> u64 {
