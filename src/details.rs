@@ -19,7 +19,6 @@ pub mod solver {
         all_finite,
         check::{certificate, witness},
         grasp::{finish, ForceClosure},
-        linalg::Basis,
         solver::{kernels, Route, Solver},
         Facet, GenSet,
     };

@@ -262,7 +262,7 @@ fn random_case(rng: &mut StdRng, d: usize) -> Owned {
             // a half-space: a basis of the plane, both signs, and the normal
             let n = unit(rng, d);
             gens.clear();
-            let mut b = planar_hold::details::solver::Basis::new(d);
+            let mut b = crate::basis::Basis::new(d);
             b.push(&n, 1e-12);
             for _ in 0..d * 3 {
                 let u = unit(rng, d);

@@ -199,7 +199,7 @@ fn brute_facets(case: &GeneralCase<'_>) -> Vec<GenSet> {
     let mut found: Vec<GenSet> = Vec::new();
     let mut pick: Vec<usize> = (0..d - 1).collect();
     loop {
-        let mut basis = planar_hold::details::solver::Basis::new(d);
+        let mut basis = crate::basis::Basis::new(d);
         if pick.iter().all(|&i| basis.push(&unit[i], 1e-6)) {
             let n = basis.complement();
             let s: Vec<f64> = unit
