@@ -28,7 +28,7 @@ pub mod solver {
 pub mod planar {
     pub use crate::planar::{
         cone_test::cone_test,
-        lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with},
+        lanes::{cone_test_batch_into, cone_test_slice, cone_test_slice_with},
         tables::Candidate,
     };
 }
@@ -41,7 +41,7 @@ pub mod scene {
         region::{check_support_region, region_map, support_region},
         report::{judge, BindingNeed, BindingReport, NeedReport, SlidingReport, WitnessReport},
         spatial::{main_pyramid, pyramid_edges, wrench, Pyramid, MAX_PYRAMID},
-        spatial_parse::{fingertip_grasp, grasp_tolerance, MAX_TOLERANCE},
+        spatial_parse::{fingertip_grasp, grasp_tolerance},
         spatial_report::{SpatialBinding, SpatialBindingNeed, SpatialNeedReport},
         types::EditSummary,
     };

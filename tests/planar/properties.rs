@@ -315,7 +315,7 @@ fn the_fast_path_is_the_reference_at_every_scale() {
         cases.extend(rescaled(case, k, |i| f[i] * k));
         cases.push(*case);
     }
-    let batch = planar_hold::details::planar::cone_test_batch(&cases);
+    let batch = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let one_by_one: Vec<Outcome> = cases
         .iter()
         .map(planar_hold::details::planar::cone_test)
