@@ -36,7 +36,7 @@ pub mod planar {
 /// The physical layer's pieces: judging outcomes, pyramids and wrenches, the support region.
 pub mod scene {
     pub use crate::scene::{
-        gate::{planar_reports, Line},
+        gate::Line,
         parse::parse_planar,
         region::{check_support_region, region_map, support_region},
         report::{judge, BindingNeed, BindingReport, NeedReport, SlidingReport, WitnessReport},

@@ -111,11 +111,6 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// An empty batch.
-    pub fn new() -> Batch {
-        Batch::default()
-    }
-
     /// Appends a planar case.
     #[inline]
     pub fn push(&mut self, case: Case) -> CaseId {
@@ -171,7 +166,7 @@ impl From<Vec<Case>> for Batch {
     fn from(planar: Vec<Case>) -> Batch {
         Batch {
             planar,
-            general: GeneralBatch::new(),
+            general: GeneralBatch::default(),
         }
     }
 }

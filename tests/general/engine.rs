@@ -664,7 +664,8 @@ fn empty_zero_and_whole_space_cones() {
 /// gate's answers agree with the enumeration's on the original.
 #[test]
 fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
-    use planar_hold::details::scene::{parse_planar, planar_reports};
+    use crate::common::planar_reports;
+    use planar_hold::details::scene::parse_planar;
     let text = std::fs::read_to_string(data("scenes_public.jsonl")).unwrap();
     let mut small = Vec::new();
     let mut grown = Vec::new();

@@ -102,7 +102,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
         let (alone, _) = crate::common::general_outcomes(&engine, &batch, this_thread);
         assert!(alone == out, "{name}: one thread and all cores differ");
         // Answers reused for a shorter batch, and for an empty one, hold exactly its own.
-        let mut shorter = GeneralBatch::new();
+        let mut shorter = GeneralBatch::default();
         for case in batch.iter().take(7) {
             shorter.push(case.dim, case.generators, case.need).unwrap();
         }
@@ -114,7 +114,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
             .unwrap();
         assert!(answers.general == out[..7], "{name}: reused answers");
         engine
-            .evaluate_into(&Batch::new(), Options::default(), &mut answers)
+            .evaluate_into(&Batch::default(), Options::default(), &mut answers)
             .unwrap();
         assert!(answers.general.is_empty() && answers.planar.is_empty());
     }
@@ -175,7 +175,7 @@ fn invariants_hold_on_the_gpu() {
             ("permuted", -1.0),
         ];
         for (name, f) in variants {
-            let mut batch = GeneralBatch::new();
+            let mut batch = GeneralBatch::default();
             for c in base.iter() {
                 let k = c.len();
                 let mut order: Vec<usize> = (0..k).collect();

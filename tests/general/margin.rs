@@ -92,7 +92,7 @@ fn near_duplicates_keep_the_margin(mut solve: impl FnMut(&GeneralBatch) -> Vec<G
     let cases = held_cases(23);
     assert!(cases.len() > 700, "{} held cases", cases.len());
     let mut rng = Rng::new(2323);
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     let mut moved = Vec::new();
     for (d, gens, need) in &cases {
         batch.push(*d, gens, need).unwrap();

@@ -98,7 +98,10 @@ fn workload() -> Vec<Case> {
 #[test]
 fn margins_and_verdicts_match_the_float64_oracle() {
     let cases = workload();
-    let mut engines = vec![("cpu", crate::common::planar_outcomes(&planar_hold::Engine::cpu(), &cases))];
+    let mut engines = vec![(
+        "cpu",
+        crate::common::planar_outcomes(&planar_hold::Engine::cpu(), &cases),
+    )];
     if let Some(gpu) = crate::common::gpu_engine() {
         engines.push(("gpu", crate::common::planar_outcomes(&gpu, &cases)));
     }

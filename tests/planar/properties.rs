@@ -743,7 +743,8 @@ fn issue_reproductions_through_the_cli() {
 
 // ------------------------------------------------------------------ the gate
 
-use planar_hold::details::scene::{parse_planar, planar_reports};
+use crate::common::planar_reports;
+use planar_hold::details::scene::parse_planar;
 use planar_hold::HoldReport;
 use serde_json::{json, Value};
 

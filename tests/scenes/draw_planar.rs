@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::planar_reports;
 use planar_hold::details::draw;
-use planar_hold::details::scene::{parse_planar, planar_reports};
+use planar_hold::details::scene::parse_planar;
 use planar_hold::{Backend, Engine};
 use planar_hold::{HoldReport, Scene};
 use serde_json::{json, Value};
