@@ -17,6 +17,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 
+use super::grasps::{grasp_answers_batch, GraspRow};
 use crate::io::json::{candidate_name, f32_as_written};
 use crate::io::{CaseBatch, Ids};
 use crate::planar::types::polish;
@@ -124,13 +125,28 @@ impl ParquetEncoder {
         self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
     }
 
-    /// The answers' schema (see `answer_schema`).
-    pub fn schema(&self) -> &SchemaRef {
-        &self.schema
+    /// Grasp answers (a file of [`grasp_answers_file`](super::grasp_answers_file)) as row
+    /// group number `index`.
+    pub fn encode_grasps<'a>(
+        &self,
+        index: usize,
+        rows: impl ExactSizeIterator<Item = GraspRow<'a>>,
+    ) -> Result<RowGroup, String> {
+        self.encode_record(index, &grasp_answers_batch(&self.schema, rows)?)
     }
 
-    /// Answers already in columns ([`answers_batch`]) as row group number `index`: the
-    /// Parquet encoding (and compression) alone.
+    /// The answers of `batch` in Arrow columns, not yet encoded (what [`ParquetEncoder::encode`]
+    /// encodes).
+    pub fn answers_batch(
+        &self,
+        batch: &CaseBatch,
+        answers: &Answers,
+    ) -> Result<RecordBatch, String> {
+        answers_batch(&self.schema, batch, answers)
+    }
+
+    /// Answers already in columns ([`ParquetEncoder::answers_batch`]) as row group number
+    /// `index`: the Parquet encoding (and compression) alone.
     pub fn encode_record(&self, index: usize, record: &RecordBatch) -> Result<RowGroup, String> {
         let fail = |e: parquet::errors::ParquetError| e.to_string();
         let mut writers = self.factory.create_column_writers(index).map_err(fail)?;
@@ -167,7 +183,7 @@ impl<W: Write + Send> ParquetAnswers<W> {
 }
 
 /// The answers of one batch as a record batch of `schema`.
-pub fn answers_batch(
+fn answers_batch(
     schema: &SchemaRef,
     batch: &CaseBatch,
     answers: &Answers,
