@@ -60,12 +60,7 @@ pub mod sample {
 
 /// SVG pictures of answers (`planar-hold gate --draw`, `planar-hold draw`).
 pub mod draw {
-    pub use crate::draw::{
-        cone::{half_spaces, slice},
-        file_name,
-        story::story,
-        svg_text,
-    };
+    pub use crate::draw::{file_name, story::story, svg_text};
     /// A spatial scene's picture.
     pub mod spatial {
         pub use crate::draw::spatial::{
