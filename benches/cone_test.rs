@@ -7,7 +7,6 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use planar_hold::details::device::block_on;
 use planar_hold::details::planar;
 use planar_hold::details::sample::mixed_cases;
 use planar_hold::{Backend, Case, Engine, Outcome};
@@ -70,7 +69,7 @@ fn cone_test(c: &mut Criterion) {
             println!("gpu: {}", engine.describe());
             let gpu = engine.gpu().expect("a GPU engine has its device");
             bench_backend(c, "gpu", &cases, true, |batch, out| {
-                block_on(gpu.planar_into(batch, out)).expect("GPU evaluation");
+                pollster::block_on(gpu.planar_into(batch, out)).expect("GPU evaluation");
             });
         }
         Err(e) => println!("gpu: skipped: {e}"),

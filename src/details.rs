@@ -82,7 +82,7 @@ pub mod draw {
 /// its general search writes.
 pub mod device {
     pub use crate::{
-        device::{adapter::adapters, block_on, context::GpuContext},
+        device::{adapter::adapters, context::GpuContext},
         general::types::GeneralHint,
         gpu::GpuBackend,
         planar::host::GpuOptions,
