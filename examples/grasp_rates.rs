@@ -85,7 +85,7 @@ fn main() {
                 for w in &grasps {
                     let mut b = GeneralBatch::default();
                     b.push_grasp(w).unwrap();
-                    facets += solver.facets(&b.get(0)).len();
+                    facets += solver.facets_proven(&b.get(0)).0.len();
                 }
             }
             // All cores: the same grasps in one batch, solved and finished by the engine.

@@ -732,7 +732,7 @@ fn the_inside_margin_is_the_least_over_every_facet() {
                 }
                 held += 1;
                 let s = case.need.iter().map(|v| v * v).sum::<f64>().sqrt();
-                let facets = solver.facets(&case);
+                let (facets, _) = solver.facets_proven(&case);
                 let least = facets
                     .iter()
                     .map(|f| (0..d).map(|a| f.normal[a] * case.need[a]).sum::<f64>())
