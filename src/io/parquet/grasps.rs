@@ -40,7 +40,7 @@ use parquet::file::reader::ChunkReader;
 use serde_json::Value;
 
 use super::read::{guarded, names};
-use super::write::{file_of, ParquetAnswers, ParquetEncoder};
+use super::write::{file_of, ParquetAnswers, ParquetEncoder, RowGroup};
 use crate::io::arrow::check_grasp_columns;
 use crate::scene::{GraspReport, SpatialScene};
 
@@ -216,6 +216,17 @@ pub fn grasp_answers_file<W: std::io::Write + Send>(
     file_of(out, grasp_answer_schema(grasp_id_type(input_id)), props)
 }
 
+impl ParquetEncoder {
+    /// Grasp answers (a file of [`grasp_answers_file`]) as row group number `index`.
+    pub fn encode_grasps<'a>(
+        &self,
+        index: usize,
+        rows: impl ExactSizeIterator<Item = GraspRow<'a>>,
+    ) -> Result<RowGroup, String> {
+        self.encode_record(index, &grasp_answers_batch(&self.schema, rows)?)
+    }
+}
+
 /// One output row: a grasp's answer, or a refused row's id (where it could be read), line
 /// (or row) number and problem.
 pub enum GraspRow<'a> {
@@ -233,7 +244,7 @@ pub enum GraspRow<'a> {
 }
 
 /// The rows' answers as a record batch of `schema` (a `grasp_answer_schema`).
-pub(super) fn grasp_answers_batch<'a>(
+fn grasp_answers_batch<'a>(
     schema: &SchemaRef,
     rows: impl ExactSizeIterator<Item = GraspRow<'a>>,
 ) -> Result<RecordBatch, String> {

@@ -17,7 +17,6 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 
-use super::grasps::{grasp_answers_batch, GraspRow};
 use crate::io::json::{candidate_name, f32_as_written};
 use crate::io::{CaseBatch, Ids};
 use crate::planar::types::polish;
@@ -65,7 +64,7 @@ pub struct ParquetAnswers<W: Write + Send> {
 /// Encodes batches of answers into row groups, on whatever thread calls it: the costly
 /// half of writing Parquet, done beside the engine while the file takes them in order.
 pub struct ParquetEncoder {
-    schema: SchemaRef,
+    pub(super) schema: SchemaRef,
     factory: ArrowRowGroupWriterFactory,
 }
 
@@ -123,16 +122,6 @@ impl ParquetEncoder {
         answers: &Answers,
     ) -> Result<RowGroup, String> {
         self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
-    }
-
-    /// Grasp answers (a file of [`grasp_answers_file`](super::grasp_answers_file)) as row
-    /// group number `index`.
-    pub fn encode_grasps<'a>(
-        &self,
-        index: usize,
-        rows: impl ExactSizeIterator<Item = GraspRow<'a>>,
-    ) -> Result<RowGroup, String> {
-        self.encode_record(index, &grasp_answers_batch(&self.schema, rows)?)
     }
 
     /// The answers of `batch` in Arrow columns, not yet encoded (what [`ParquetEncoder::encode`]
