@@ -10,6 +10,11 @@
 //! that vanishes on the new point, `(n_h·p) n_g − (n_g·p) n_h`: both vanish on the ridge, so
 //! it does, in O(d) and as accurate as they are; where the two almost cancel (a sharp ridge)
 //! it is derived again from the face's own points, twice orthogonalised.
+//!
+//! A point barely beyond one face may be beyond its neighbour by less than rounding can tell:
+//! the neighbour stays, the new face folds against it, and the neighbour's far point then lies
+//! beyond the hull (the search would find it again and stop). Each new face is checked against
+//! that far point, and the add retried with a folded neighbour among the faces replaced.
 
 // Comparisons are written `!(x > t)` where a NaN must fail them.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -28,6 +33,15 @@ pub(crate) const FACE: usize = MAX_DIM - 1;
 /// a hair from convex there).
 const SEEN: f64 = 1e-13;
 
+/// A new face with a neighbour's far point beyond it by more than this (unit vectors) has
+/// made the hull fold there: the neighbour saw the point too, by less than rounding could
+/// tell, and [`Hull::add`] tries again with it among the faces replaced.
+const REFLEX: f64 = 1e-12;
+
+/// How many neighbours [`Hull::add`] adds to the seen faces, one retry each, before it
+/// gives up.
+const RETRIES: usize = 8;
+
 /// A combined normal whose points lie farther than this off its plane is derived again.
 const RESIDUAL: f64 = 1e-13;
 
@@ -42,6 +56,9 @@ pub(crate) enum Stuck {
     Degenerate,
     /// The faces the point sees do not have a horizon that is a cycle.
     Horizon,
+    /// A new face folds against the neighbour across its horizon ridge (that neighbour,
+    /// named, should have been seen): retried in [`Hull::add`], never returned.
+    Reflex(u32),
 }
 
 /// One face of the hull.
@@ -79,6 +96,8 @@ pub(crate) struct Hull {
     stack: Vec<u32>,
     visible: Vec<u32>,
     horizon: Vec<(u32, u8, u32)>,
+    /// Faces taken as seen by the point being added, whatever their sign (see [`REFLEX`]).
+    forced: Vec<u32>,
     links: Vec<Link>,
 }
 
@@ -259,11 +278,23 @@ impl Hull {
         from: u32,
     ) -> Result<(), Stuck> {
         let (faces, points) = (self.faces.len(), self.points.len());
-        let added = self.try_add(p, raw, id, from);
-        if added.is_err() {
-            self.undo(faces, points);
+        self.forced.clear();
+        let mut folds = true;
+        loop {
+            let added = self.try_add(p, raw, id, from, folds);
+            if added.is_err() {
+                self.undo(faces, points);
+            }
+            match added {
+                Err(Stuck::Reflex(h)) if self.forced.len() < RETRIES => self.forced.push(h),
+                // The retries did not close: the add as the signs have it, folded.
+                Err(_) if folds && !self.forced.is_empty() => {
+                    self.forced.clear();
+                    folds = false;
+                }
+                _ => return added,
+            }
         }
-        added
     }
 
     /// Undoes a failed [`Hull::add`]: the new faces made from the first horizon ridges
@@ -285,7 +316,15 @@ impl Hull {
         self.ids.truncate(points);
     }
 
-    fn try_add(&mut self, p: &Vector, raw: &Vector, id: u32, from: u32) -> Result<(), Stuck> {
+    /// One try of [`Hull::add`]; `folds`: look for a fold at each new face.
+    fn try_add(
+        &mut self,
+        p: &Vector,
+        raw: &Vector,
+        id: u32,
+        from: u32,
+        folds: bool,
+    ) -> Result<(), Stuck> {
         let d = self.d;
         if self.points.len() >= u16::MAX as usize {
             return Err(Stuck::Degenerate);
@@ -305,7 +344,7 @@ impl Hull {
                 if fh.seen == stamp {
                     continue;
                 }
-                if dot(&fh.normal[..d], &p[..d]) < -SEEN {
+                if dot(&fh.normal[..d], &p[..d]) < -SEEN || self.forced.contains(&h) {
                     self.faces[h as usize].seen = stamp;
                     self.stack.push(h);
                 } else {
@@ -376,6 +415,10 @@ impl Hull {
                 .position(|&n| n == g)
                 .ok_or(Stuck::Horizon)?;
             self.faces[h as usize].nbr[slot] = f;
+            let apex = self.faces[h as usize].points[slot];
+            if folds && dot(&normal[..d], &self.points[apex as usize][..d]) < -REFLEX {
+                return Err(Stuck::Reflex(h));
+            }
             // The other ridges of f all hold p: keyed by their points other than p, the
             // ridge's d − 2 points sorted once, each key leaving one out.
             let mut others = [(0u16, 0u8); FACE];
@@ -430,6 +473,9 @@ impl Hull {
             return Err(Stuck::Horizon);
         }
         let first = self.faces.len() as u32 - self.horizon.len() as u32;
+        if folds && !self.forced.is_empty() && self.folded(first) {
+            return Err(Stuck::Horizon);
+        }
         for t in 0..self.visible.len() {
             let g = self.visible[t];
             self.faces[g as usize].alive = false;
@@ -438,6 +484,27 @@ impl Hull {
             .iter()
             .all(|f| f.nbr[..d - 1].iter().all(|&n| n != u32::MAX)));
         Ok(())
+    }
+
+    /// Whether two of the new faces (from `first` on) fold against each other: one's far
+    /// point beyond the other by more than [`REFLEX`].
+    fn folded(&self, first: u32) -> bool {
+        let d = self.d;
+        let faces = &self.faces[first as usize..];
+        faces.iter().enumerate().any(|(t, f)| {
+            f.nbr[..d - 1].iter().any(|&n| {
+                n >= first && {
+                    let other = &self.faces[n as usize];
+                    let slot = other.nbr[..d - 1]
+                        .iter()
+                        .position(|&m| m == first + t as u32);
+                    slot.is_some_and(|s| {
+                        let apex = &self.points[other.points[s] as usize];
+                        dot(&f.normal[..d], &apex[..d]) < -REFLEX
+                    })
+                }
+            })
+        })
     }
 
     /// `normal` made unit, or derived again from the face's points when they lie off it
