@@ -7,11 +7,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use planar_hold::details::device::block_on;
-use planar_hold::details::device::GpuBackend;
 use planar_hold::details::planar;
 use planar_hold::details::sample::mixed_cases;
-use planar_hold::{Case, Outcome};
+use planar_hold::{Backend, Case, Engine, Outcome};
 
 const SMALL: [usize; 2] = [256, 65_536];
 const LARGE: usize = 1_000_000;
@@ -66,11 +64,12 @@ fn cone_test(c: &mut Criterion) {
         }
     });
     // The planar host itself, as the engine's GPU backend runs it on a batch's planar cases.
-    match GpuBackend::from_env() {
-        Ok(gpu) => {
-            println!("gpu: {}", gpu.describe());
+    match Engine::new(Backend::Gpu) {
+        Ok(engine) => {
+            println!("gpu: {}", engine.describe());
+            let gpu = engine.gpu().expect("a GPU engine has its device");
             bench_backend(c, "gpu", &cases, true, |batch, out| {
-                block_on(gpu.planar_into(batch, out)).expect("GPU evaluation");
+                pollster::block_on(gpu.planar_into(batch, out)).expect("GPU evaluation");
             });
         }
         Err(e) => println!("gpu: skipped: {e}"),

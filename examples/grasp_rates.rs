@@ -72,7 +72,7 @@ fn main() {
             let mut facets = 0;
             while grasps.len() < 2 || t.elapsed().as_secs_f64() < seconds {
                 let w = grasp(&mut rng, c, k);
-                let mut b = GeneralBatch::new();
+                let mut b = GeneralBatch::default();
                 b.push_grasp(&w).unwrap();
                 let case = b.get(0);
                 let o = solver.solve(&case);
@@ -83,13 +83,13 @@ fn main() {
             let one = grasps.len() as f64 / t.elapsed().as_secs_f64();
             if grasps.len() <= 64 {
                 for w in &grasps {
-                    let mut b = GeneralBatch::new();
+                    let mut b = GeneralBatch::default();
                     b.push_grasp(w).unwrap();
-                    facets += solver.facets(&b.get(0)).len();
+                    facets += solver.facets_proven(&b.get(0)).0.len();
                 }
             }
             // All cores: the same grasps in one batch, solved and finished by the engine.
-            let mut batch = GeneralBatch::new();
+            let mut batch = GeneralBatch::default();
             for w in &grasps {
                 batch.push_grasp(w).unwrap();
             }

@@ -19,7 +19,6 @@ pub mod solver {
         all_finite,
         check::{certificate, witness},
         grasp::{finish, ForceClosure},
-        linalg::Basis,
         solver::{kernels, Route, Solver},
         Facet, GenSet,
     };
@@ -29,7 +28,7 @@ pub mod solver {
 pub mod planar {
     pub use crate::planar::{
         cone_test::cone_test,
-        lanes::{cone_test_batch, cone_test_batch_into, cone_test_slice, cone_test_slice_with},
+        lanes::{cone_test_batch_into, cone_test_slice, cone_test_slice_with},
         tables::Candidate,
     };
 }
@@ -37,12 +36,12 @@ pub mod planar {
 /// The physical layer's pieces: judging outcomes, pyramids and wrenches, the support region.
 pub mod scene {
     pub use crate::scene::{
-        gate::{planar_reports, Line},
+        gate::Line,
         parse::parse_planar,
         region::{check_support_region, region_map, support_region},
         report::{judge, BindingNeed, BindingReport, NeedReport, SlidingReport, WitnessReport},
         spatial::{main_pyramid, pyramid_edges, wrench, Pyramid, MAX_PYRAMID},
-        spatial_parse::{fingertip_grasp, grasp_tolerance, MAX_TOLERANCE},
+        spatial_parse::{fingertip_grasp, grasp_tolerance},
         spatial_report::{SpatialBinding, SpatialBindingNeed, SpatialNeedReport},
         types::EditSummary,
     };
@@ -61,12 +60,7 @@ pub mod sample {
 
 /// SVG pictures of answers (`planar-hold gate --draw`, `planar-hold draw`).
 pub mod draw {
-    pub use crate::draw::{
-        cone::{half_spaces, slice},
-        file_name,
-        story::story,
-        svg_text,
-    };
+    pub use crate::draw::{file_name, story::story, svg_text};
     /// A spatial scene's picture.
     pub mod spatial {
         pub use crate::draw::spatial::{
@@ -88,7 +82,7 @@ pub mod draw {
 /// its general search writes.
 pub mod device {
     pub use crate::{
-        device::{adapter::adapters, block_on, context::GpuContext},
+        device::{adapter::adapters, context::GpuContext},
         general::types::GeneralHint,
         gpu::GpuBackend,
         planar::host::GpuOptions,

@@ -67,13 +67,13 @@ const GENERAL_BIT: u32 = 1 << 31;
 
 impl CaseId {
     /// Planar case `index` of a batch (below 2³¹).
-    pub fn planar(index: usize) -> CaseId {
+    pub(crate) fn planar(index: usize) -> CaseId {
         debug_assert!(index < GENERAL_BIT as usize);
         CaseId(index as u32)
     }
 
     /// General case `index` of a batch (below 2³¹).
-    pub fn general(index: usize) -> CaseId {
+    pub(crate) fn general(index: usize) -> CaseId {
         debug_assert!(index < GENERAL_BIT as usize);
         CaseId(index as u32 | GENERAL_BIT)
     }
@@ -111,11 +111,6 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// An empty batch.
-    pub fn new() -> Batch {
-        Batch::default()
-    }
-
     /// Appends a planar case.
     #[inline]
     pub fn push(&mut self, case: Case) -> CaseId {
@@ -171,7 +166,7 @@ impl From<Vec<Case>> for Batch {
     fn from(planar: Vec<Case>) -> Batch {
         Batch {
             planar,
-            general: GeneralBatch::new(),
+            general: GeneralBatch::default(),
         }
     }
 }
@@ -359,14 +354,6 @@ impl Engine {
     /// The CPU engine.
     pub fn cpu() -> Engine {
         Engine::with(Strategy::Cpu)
-    }
-
-    /// Where it runs.
-    pub fn backend(&self) -> Backend {
-        match self.strategy {
-            Strategy::Cpu => Backend::Cpu,
-            Strategy::Gpu(_) => Backend::Gpu,
-        }
     }
 
     /// The device, for what only a GPU has (chunk sizes, the kernels); `None` on the CPU.

@@ -82,7 +82,7 @@ impl GpuBackend {
     /// # Errors
     ///
     /// Those of [`GpuContext::from_env`] and [`GpuBackend::new`].
-    pub fn from_env() -> Result<GpuBackend, Error> {
+    pub(crate) fn from_env() -> Result<GpuBackend, Error> {
         GpuBackend::new(GpuContext::from_env()?, GpuOptions::default())
     }
 
@@ -108,7 +108,7 @@ impl GpuBackend {
     }
 
     /// The adapter, as `GpuContext::describe`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         self.ctx.describe()
     }
 

@@ -68,7 +68,7 @@ impl Simd {
     }
 
     /// The best instruction set this CPU has.
-    pub fn detected() -> Simd {
+    pub(crate) fn detected() -> Simd {
         Simd::ALL
             .into_iter()
             .find(|s| s.available())
@@ -86,7 +86,7 @@ impl Simd {
     }
 
     /// `avx512`, `avx2`, `baseline`, or `auto` / empty for the best detected.
-    pub fn parse(name: &str) -> Result<Simd, String> {
+    pub(crate) fn parse(name: &str) -> Result<Simd, String> {
         let name = name.trim();
         if name.is_empty() || name.eq_ignore_ascii_case("auto") {
             return Ok(Simd::detected());
@@ -651,5 +651,23 @@ impl Lanes for Portable {
     #[inline(always)]
     fn bits(m: PortableMask) -> u32 {
         (0..8).fold(0, |bits, l| bits | (u32::from(m.0[l]) << l))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Simd;
+
+    #[test]
+    fn simd_names_parse_and_unknown_ones_are_errors() {
+        assert_eq!(Simd::parse("baseline"), Ok(Simd::Baseline));
+        assert_eq!(Simd::parse(" AUTO "), Ok(Simd::detected()));
+        assert_eq!(Simd::parse(""), Ok(Simd::detected()));
+        let e = Simd::parse("sse9").unwrap_err();
+        assert!(e.contains("PLANAR_HOLD_SIMD") && e.contains("sse9"), "{e}");
+        for simd in Simd::ALL {
+            assert_eq!(Simd::parse(simd.name()).is_ok(), simd.available(), "{simd}");
+        }
+        assert!(Simd::detected().available());
     }
 }

@@ -10,7 +10,7 @@ use planar_hold::details::planar;
 use planar_hold::io::json;
 use planar_hold::io::lines::LineReader;
 use planar_hold::io::parquet::ParquetCases;
-use planar_hold::io::{format_json, parse_json_chunk};
+use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::{hold_reports, parse_line, Engine, Options, SceneLine};
 
 /// JSON Lines of cases: the line splitter (BOM, blank and long lines), the parser (fast
@@ -23,8 +23,9 @@ pub fn case_json(data: &[u8]) {
         }
     }
     let mut lines = LineReader::new(BufReader::with_capacity(64, data), 8, 1 << 12);
+    let mut batch = CaseBatch::default();
     while let Ok(Some(chunk)) = lines.next_chunk() {
-        let batch = parse_json_chunk(&chunk);
+        parse_json_chunk_into(&chunk, &mut batch);
         let answers = Engine::cpu()
             .evaluate(&batch.batch, Options::default())
             .expect("the CPU engine answers every case");
@@ -67,7 +68,11 @@ pub fn parquet(data: &[u8]) {
         let Ok(mut reader) = ParquetCases::new(bytes.clone(), 64, ids_as_json) else {
             continue;
         };
-        while let Some(Ok(batch)) = reader.next_batch() {
+        let mut batch = CaseBatch::default();
+        while let Some(Ok(rows)) = reader.next_rows() {
+            if rows.cases_into(&mut batch).is_err() {
+                break;
+            }
             let answers = Engine::cpu()
                 .evaluate(&batch.batch, Options::default())
                 .expect("the CPU engine answers every case");

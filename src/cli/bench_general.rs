@@ -12,7 +12,6 @@
 
 use std::time::Instant;
 
-use planar_hold::details::device::GpuBackend;
 use planar_hold::details::sample::contact_cases;
 use planar_hold::details::sample::random_cases;
 use planar_hold::GeneralBatch;
@@ -64,17 +63,6 @@ fn cases_for(d: usize, k: usize, scale: usize) -> usize {
 /// The GPU engine, or `None` with a line saying why.
 fn gpu_engine() -> Option<Engine> {
     match Engine::new(Backend::Gpu) {
-        Ok(g) => Some(g),
-        Err(e) => {
-            println!("gpu: {e}\ngpu: skipped (no adapter)");
-            None
-        }
-    }
-}
-
-/// The GPU's own engine (its search alone), or `None` with a line saying why.
-fn gpu_search() -> Option<GpuBackend> {
-    match GpuBackend::from_env() {
         Ok(g) => Some(g),
         Err(e) => {
             println!("gpu: {e}\ngpu: skipped (no adapter)");
@@ -173,10 +161,11 @@ const SEARCH_VALUES: usize = 1 << 27;
 /// The GPU's search alone at `cases` cases per shape: pack, upload, kernel and readback,
 /// and the kernel alone where the adapter has timestamps.
 pub(super) fn run_search(cases: usize, json_out: bool) -> Result<(), Failure> {
-    let Some(gpu) = gpu_search() else {
+    let engine = gpu_engine();
+    let Some((engine, gpu)) = engine.as_ref().and_then(|e| Some((e, e.gpu()?))) else {
         return Err(Failure::new("--general-search-only needs a GPU adapter", 1));
     };
-    let adapter = gpu.describe();
+    let adapter = engine.describe();
     println!("general engine's GPU search on contact cones: {adapter}");
     println!(
         "{:>2} {:>4} {:>10} {:>12} {:>12}",

@@ -18,9 +18,7 @@ use std::time::{Duration, Instant};
 use planar_hold::details::Simd;
 use planar_hold::io::json::write_line;
 use planar_hold::io::lines::LineChunk;
-use planar_hold::io::parquet::{
-    grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetGrasps,
-};
+use planar_hold::io::parquet::{grasp_answers_file, GraspRow, GraspRows, ParquetGrasps};
 use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Engine, Options, Threads};
 use serde::Serialize;
@@ -95,7 +93,7 @@ fn read(path: &str, format: Format, limit: usize) -> Result<(Chunks, Duration), 
             while n < limit {
                 let Some(rows) = file.next_rows() else { break };
                 let rows = rows.map_err(failure)?;
-                n += rows.len();
+                n += rows.numbers().count();
                 chunks.push(rows);
             }
             Chunks::Rows(chunks)
@@ -199,24 +197,22 @@ pub(super) fn run(
             .map(|i| &reports[i % reports.len()])
             .collect();
         let id = match format {
-            Format::Parquet => grasp_id_type(
-                ParquetGrasps::open(path.as_ref(), 1)
-                    .map_err(|e| Failure::new(e, exit::IO))?
-                    .id_type(),
-            ),
-            Format::Json => grasp_id_type(None),
+            Format::Parquet => ParquetGrasps::open(path.as_ref(), 1)
+                .map_err(|e| Failure::new(e, exit::IO))?
+                .id_type()
+                .cloned(),
+            Format::Json => None,
         };
         let parquet_s = best(|| {
             let fail = |e: String| Failure::new(e, exit::ENGINE);
-            let (mut file, encoder) = grasp_answers_file(Vec::new(), id.clone()).map_err(fail)?;
+            let (mut file, encoder) = grasp_answers_file(Vec::new(), id.as_ref()).map_err(fail)?;
             let start = Clock::start();
             for (index, part) in answered.chunks(GATE_CHUNK_ROWS).enumerate() {
                 let rows = part.iter().map(|r| match r {
                     Report::Grasp(g) => GraspRow::Answered(g),
                     _ => unreachable!("only grasps are timed"),
                 });
-                let record = grasp_answers_batch(encoder.schema(), rows).map_err(fail)?;
-                file.append(encoder.encode_record(index, &record).map_err(fail)?)
+                file.append(encoder.encode_grasps(index, rows).map_err(fail)?)
                     .map_err(fail)?;
             }
             std::hint::black_box(file.finish().map_err(fail)?);

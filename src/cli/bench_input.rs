@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use arrow_schema::DataType;
 use planar_hold::io::lines::{LineChunk, LineReader};
-use planar_hold::io::parquet::{answers_batch, answers_file, ParquetCases};
-use planar_hold::io::{format_json, parse_json_chunk, parse_json_chunk_into, CaseBatch, Ids};
+use planar_hold::io::parquet::{answers_file, ParquetCases};
+use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch, Ids};
 use planar_hold::{Answers, Backend, Batch, Case, Engine, Options};
 use serde::Serialize;
 
@@ -51,7 +51,8 @@ pub(super) fn load(path: &str, format: Option<Format>, limit: usize) -> Result<I
     let format = Format::of(path, format);
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let (mut cases, mut refused) = (Vec::<Case>::new(), 0);
-    let mut keep = |batch: CaseBatch| {
+    let mut batch = CaseBatch::default();
+    let mut keep = |batch: &CaseBatch| {
         refused += batch.refused().count();
         let take = batch.batch.planar.len().min(limit - cases.len());
         cases.extend_from_slice(&batch.batch.planar[..take]);
@@ -76,17 +77,20 @@ pub(super) fn load(path: &str, format: Option<Format>, limit: usize) -> Result<I
                     sample_lines.push(b'\n');
                 }
                 sampled += sample;
-                loaded = keep(parse_json_chunk(&chunk));
+                parse_json_chunk_into(&chunk, &mut batch);
+                loaded = keep(&batch);
             }
         }
         Format::Parquet => {
             let mut reader = ParquetCases::new(pipeline::open_file(path)?, CHUNK_ROWS, false)
                 .map_err(read_failure)?;
             while loaded < limit {
-                let Some(batch) = reader.next_batch() else {
+                let Some(rows) = reader.next_rows() else {
                     break;
                 };
-                loaded = keep(batch.map_err(read_failure)?);
+                rows.and_then(|rows| rows.cases_into(&mut batch))
+                    .map_err(read_failure)?;
+                loaded = keep(&batch);
             }
         }
     }
@@ -235,7 +239,7 @@ fn parquet_decode_rate(path: &str, cases: bool) -> Result<f64, Failure> {
             break;
         };
         let rows = rows.map_err(failure)?;
-        n += rows.len();
+        n += rows.numbers().count();
         if cases {
             rows.cases_into(&mut batch).map_err(failure)?;
         }
@@ -255,7 +259,7 @@ fn parquet_encode_rate(sample: &[Case], columns: bool) -> Result<f64, Failure> {
         let (batch, answers) = answered(part)?;
         let record = match columns {
             true => None,
-            false => Some(answers_batch(encoder.schema(), &batch, &answers).map_err(fail)?),
+            false => Some(encoder.answers_batch(&batch, &answers).map_err(fail)?),
         };
         let start = Instant::now();
         let group = match &record {

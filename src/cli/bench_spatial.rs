@@ -259,7 +259,7 @@ fn time_family(
             .collect();
     });
     let scenes = spatial(&parsed);
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     let build_s = best(|| {
         batch.clear();
         for s in &scenes {

@@ -7,8 +7,8 @@ use std::io::{BufWriter, Read, Write};
 use planar_hold::io::json::{salvage_id, write_line, ErrorLine};
 use planar_hold::io::lines::{LineChunk, LineReader, MAX_LINE};
 use planar_hold::io::parquet::{
-    grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetAnswers,
-    ParquetEncoder, ParquetGrasps, RowGroup,
+    grasp_answers_file, GraspRow, GraspRows, ParquetAnswers, ParquetEncoder, ParquetGrasps,
+    RowGroup,
 };
 use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use serde_json::Value;
@@ -103,7 +103,7 @@ fn parse_rows(rows: &GraspRows) -> Scenes {
         .into_iter()
         .map(|g| g.map(SceneLine::Grasp))
         .collect();
-    Scenes::of((0..rows.len()).map(|i| rows.number(i)).collect(), parsed)
+    Scenes::of(rows.numbers().collect(), parsed)
 }
 
 pub(super) fn run(args: Args) -> Result<(), Failure> {
@@ -218,8 +218,8 @@ pub(super) fn stream(
     let out = BufWriter::with_capacity(1 << 20, sink);
     let (mut sink, encoder): (_, Option<ParquetEncoder>) = if grasps_only {
         let id = match &source {
-            Source::Parquet(p) => grasp_id_type(p.id_type()),
-            Source::Json(_) => grasp_id_type(None),
+            Source::Parquet(p) => p.id_type(),
+            Source::Json(_) => None,
         };
         let (file, encoder) = grasp_answers_file(out, id).map_err(|e| output.write_failure(e))?;
         (Sink::Parquet(file), Some(encoder))
@@ -232,24 +232,21 @@ pub(super) fn stream(
             Source::Json(lines) => match lines.next_chunk_in(std::mem::take(&mut spare.lines)) {
                 Ok(chunk) => {
                     spare.lines = chunk?;
+                    spare.position = lines.consumed();
                     Ok(Chunk::Lines(spare))
                 }
                 Err(e) => Err(read_failure(e.to_string())),
             },
             Source::Parquet(rows) => match rows.next_rows()? {
-                Ok(rows) => Ok(Chunk::Rows(rows, spare)),
+                Ok(rows) => {
+                    // The rows read so far: up to this chunk's last.
+                    spare.position = rows.numbers().end - 1;
+                    Ok(Chunk::Rows(rows, spare))
+                }
                 Err(e) => Err(read_failure(e)),
             },
         };
-        let position = match &source {
-            Source::Json(lines) => lines.consumed(),
-            Source::Parquet(rows) => rows.rows_read(),
-        };
-        Some(chunk.map(|mut chunk| {
-            let (Chunk::Lines(spare) | Chunk::Rows(_, spare)) = &mut chunk;
-            spare.position = position;
-            chunk
-        }))
+        Some(chunk)
     };
 
     let work = |chunk: Chunk, index: usize| -> Result<Judged, Failure> {
@@ -284,10 +281,10 @@ pub(super) fn stream(
                 None
             }
             Some(encoder) => {
-                let record = grasp_answers_batch(encoder.schema(), grasp_rows(&scenes, &reports))
-                    .and_then(|record| encoder.encode_record(index, &record))
+                let group = encoder
+                    .encode_grasps(index, grasp_rows(&scenes, &reports))
                     .map_err(|e| output.write_failure(e))?;
-                Some(record)
+                Some(group)
             }
         };
         Ok(Judged {

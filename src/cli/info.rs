@@ -1,8 +1,8 @@
 //! `planar-hold info`: adapters and the limits that bound a batch.
 
 use planar_hold::details::device::adapters;
-use planar_hold::details::device::GpuBackend;
 use planar_hold::details::{Simd, SIMD_ENV};
+use planar_hold::{Backend, Engine};
 
 use std::io::Write;
 
@@ -39,13 +39,16 @@ pub(super) fn run(backend: BackendArg) -> Result<(), Failure> {
             if a.timestamps { "yes" } else { "no" }
         )?;
     }
-    match GpuBackend::from_env() {
-        Ok(e) => writeln!(
-            out,
-            "chosen: {} — {} cases per chunk",
-            e.describe(),
-            e.chunk_cases()
-        )?,
+    match Engine::new(Backend::Gpu) {
+        Ok(engine) => {
+            // A GPU engine always has its device.
+            let chunk = engine.gpu().map_or(0, |g| g.chunk_cases());
+            writeln!(
+                out,
+                "chosen: {} — {chunk} cases per chunk",
+                engine.describe()
+            )?
+        }
         Err(e) => writeln!(out, "chosen: none — {e}")?,
     }
     let simd = Simd::chosen();

@@ -19,6 +19,6 @@ pub(crate) use slots::{Dispatch, Slots, Upload};
 
 /// Runs a future of this module to completion on this thread: the native blocking edge.
 /// (Never on the page, whose thread must return to the browser for the GPU to answer.)
-pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     pollster::block_on(future)
 }

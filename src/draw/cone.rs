@@ -41,7 +41,7 @@ const TOL: f64 = 1e-9;
 /// Full-dimensional: the facets, each through two generators (pair planes). Flat (a plane
 /// through the origin): both sides of that plane and the in-plane edges. A ray or a line:
 /// two orthogonal planes through it both ways, and the ray's own side.
-pub fn half_spaces(gens: &[V3]) -> Option<Vec<V3>> {
+pub(crate) fn half_spaces(gens: &[V3]) -> Option<Vec<V3>> {
     let gens: Vec<V3> = gens.iter().filter_map(|&g| unit(g)).collect();
     let supports = |y: V3| gens.iter().all(|&w| dot(y, w) >= -TOL);
     let both = |y: V3| [y, y.map(|v| -v)];
@@ -97,7 +97,7 @@ pub fn half_spaces(gens: &[V3]) -> Option<Vec<V3>> {
 /// The slice at f_z = 1 of the cone `{y·w ≥ 0 : y in planes}` inside the rectangle
 /// `[x0, x1] × [t0, t1]`, as a convex polygon (counter-clockwise, no repeated or collinear
 /// vertices; a segment or a point when the cone is flat or a ray, empty when it misses).
-pub fn slice(planes: Option<&[V3]>, view: [f64; 4]) -> Vec<[f64; 2]> {
+pub(crate) fn slice(planes: Option<&[V3]>, view: [f64; 4]) -> Vec<[f64; 2]> {
     let mut poly = vec![
         [view[0], view[2]],
         [view[1], view[2]],
@@ -449,4 +449,36 @@ fn clip_line(y: V3, view: [f64; 4]) -> Option<([f64; 2], [f64; 2])> {
         d(p).total_cmp(&d(q))
     })?;
     Some((first, far))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{half_spaces, slice};
+
+    #[test]
+    fn unbounded_slices_are_cut_at_the_view_and_full_cones_fill_it() {
+        let view = [-1.0, 1.0, -1.0, 1.0];
+        // C = R³: no supporting plane.
+        assert!(half_spaces(&[
+            [1.0, 0.0, 0.0],
+            [-1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, -1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, -1.0]
+        ])
+        .is_none());
+        assert_eq!(slice(None, view).len(), 4);
+        // One upward point generator and a sideways one (f_z = 0): a ray from (0, 0.5) along +x.
+        let planes = half_spaces(&[[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]]).unwrap();
+        let poly = slice(Some(&planes), view);
+        let xs: Vec<f64> = poly.iter().map(|p| p[0]).collect();
+        assert!(poly.iter().all(|p| (p[1] - 0.5).abs() < 1e-9), "{poly:?}");
+        assert!(xs.iter().any(|&x| x.abs() < 1e-9) && xs.iter().any(|&x| (x - 1.0).abs() < 1e-9));
+        // Only a downward generator: empty.
+        let planes = half_spaces(&[[0.0, -1.0, 0.0]]).unwrap();
+        assert!(slice(Some(&planes), view).is_empty());
+        // No generators at all: empty.
+        assert!(slice(Some(&half_spaces(&[]).unwrap()), view).is_empty());
+    }
 }

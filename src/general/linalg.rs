@@ -30,7 +30,7 @@ pub(crate) fn norm(a: &[f64]) -> f64 {
 /// time: a vector is taken when what is left of it after projecting out the basis is more
 /// than `tol` of its length.
 #[derive(Clone, Copy, Debug)]
-pub struct Basis {
+pub(crate) struct Basis {
     d: usize,
     len: usize,
     q: [Vector; MAX_DIM],
@@ -38,7 +38,7 @@ pub struct Basis {
 
 impl Basis {
     /// The empty basis of R^d.
-    pub fn new(d: usize) -> Basis {
+    pub(crate) fn new(d: usize) -> Basis {
         Basis {
             d,
             len: 0,
@@ -58,7 +58,7 @@ impl Basis {
 
     /// `v` with the basis projected out, twice (one pass loses orthogonality on nearly
     /// dependent vectors; two are enough).
-    pub fn residual(&self, v: &[f64]) -> Vector {
+    pub(crate) fn residual(&self, v: &[f64]) -> Vector {
         let mut r = [0.0; MAX_DIM];
         r[..self.d].copy_from_slice(&v[..self.d]);
         for _ in 0..2 {
@@ -74,7 +74,7 @@ impl Basis {
 
     /// Offers `v`: takes it (normalised residual) when it is independent of the basis
     /// beyond `tol` relative to `|v|`; returns whether it was taken.
-    pub fn push(&mut self, v: &[f64], tol: f64) -> bool {
+    pub(crate) fn push(&mut self, v: &[f64], tol: f64) -> bool {
         if self.len == self.d {
             return false;
         }
@@ -98,7 +98,7 @@ impl Basis {
 
     /// A unit vector orthogonal to the basis (which must have fewer than d vectors): the
     /// coordinate axis with the largest residual, orthogonalised.
-    pub fn complement(&self) -> Vector {
+    pub(crate) fn complement(&self) -> Vector {
         let mut best = [0.0; MAX_DIM];
         let mut best_norm = -1.0;
         for axis in 0..self.d {

@@ -321,11 +321,6 @@ pub struct GeneralBatch {
 }
 
 impl GeneralBatch {
-    /// An empty batch.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Appends a case, checked as [`GeneralCase::new`] checks it; returns its index.
     pub fn push(&mut self, dim: usize, generators: &[f64], need: &[f64]) -> Result<u32, Error> {
         validate(dim, generators, need)?;

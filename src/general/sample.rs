@@ -20,7 +20,7 @@ pub fn random_cases(seed: u64, n: usize, d: usize, k: usize) -> GeneralBatch {
         (-2.0 * u1.max(1e-300).ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     };
     let up = if d == 6 { 2 } else { 1 };
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     let mut gens = vec![0.0; k * d];
     for c in 0..n {
         for (a, g) in gens.iter_mut().enumerate() {

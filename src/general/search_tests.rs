@@ -172,7 +172,7 @@ fn chunked_uploads_match_one_dispatch() {
     assert!(whole == chunked, "chunked hints differ from one dispatch");
     // An empty batch, then a small one, on the same buffers.
     let gpu = Engine::from(gpu);
-    let (out, _) = general_on(&gpu, &GeneralBatch::new());
+    let (out, _) = general_on(&gpu, &GeneralBatch::default());
     assert!(out.is_empty());
     let (out, stats) = general_on(&gpu, &random_batch(8, 3, 3));
     assert_eq!((out.len(), stats.cases), (3, 3));

@@ -151,13 +151,6 @@ impl CaseBatch {
     }
 }
 
-/// A JSON Lines chunk parsed into a new batch (see [`parse_json_chunk_into`]).
-pub fn parse_json_chunk(chunk: &lines::LineChunk) -> CaseBatch {
-    let mut batch = CaseBatch::default();
-    parse_json_chunk_into(chunk, &mut batch);
-    batch
-}
-
 /// A JSON Lines chunk parsed on this thread into `batch` (cleared first): each line a case
 /// or its error, with the id salvaged from a refused line when it has one.
 pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {

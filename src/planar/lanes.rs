@@ -658,14 +658,8 @@ impl<S: Lanes> Kernel<S> {
     }
 }
 
-/// The cone test of every case on all cores (rayon), in order.
-pub fn cone_test_batch(cases: &[Case]) -> Vec<Outcome> {
-    let mut out = vec![Outcome::default(); cases.len()];
-    cone_test_batch_into(cases, &mut out);
-    out
-}
-
-/// As `cone_test_batch`, into a caller's buffer of the same length (no allocation).
+/// The cone test of every case on all cores (rayon), in order, into a caller's buffer of
+/// the same length (no allocation): what [`crate::Engine`] runs on the CPU.
 /// Runs the lane-parallel path (`cone_test_slice`), bit for bit the reference's answers.
 pub fn cone_test_batch_into(cases: &[Case], out: &mut [Outcome]) {
     assert_eq!(cases.len(), out.len(), "one outcome per case");

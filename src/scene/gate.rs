@@ -173,25 +173,6 @@ pub fn hold_reports<'a, L: Into<Line<'a>>>(
     block_on(hold_reports_async(engine, lines, options))
 }
 
-/// The reports of planar scenes only (the planar tools and tests), as [`hold_reports`].
-///
-/// # Errors
-///
-/// Those of [`hold_reports_async`].
-pub fn planar_reports(
-    engine: &Engine,
-    scenes: &[Scene],
-    options: Options,
-) -> Result<Vec<HoldReport>, Error> {
-    Ok(hold_reports(engine, scenes, options)?
-        .into_iter()
-        .filter_map(|r| match r {
-            Report::Planar(r) => Some(r),
-            Report::Spatial(_) | Report::Grasp(_) => None,
-        })
-        .collect())
-}
-
 /// The gate: every line's report, in order. Each round's cone tests (every need of every
 /// line, planar scenes of at most 16 generators for the enumeration, the others for the
 /// general engine) go to `engine` in one batch as `options` say; `"coulomb"` lines still
@@ -278,7 +259,7 @@ enum Judged<'a> {
 /// A case the engines refuse (a non-finite number, too many generators).
 fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Plan<'a>, Error> {
     let lines: Vec<Line<'a>> = lines.into_iter().map(Into::into).collect();
-    let mut batch = Batch::new();
+    let mut batch = Batch::default();
     let mut states = Vec::with_capacity(lines.len());
     for line in &lines {
         let slot = match *line {
@@ -355,7 +336,7 @@ fn judge<'a>(
         )));
     }
     let grasps = &answers.grasps;
-    let mut next = Batch::new();
+    let mut next = Batch::default();
     for (line, state) in lines.iter().zip(&mut states) {
         let (slot, first) =
             match std::mem::replace(state, State::Asked(Slot::Planar { at: 0, n: 0 })) {

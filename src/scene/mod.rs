@@ -43,7 +43,7 @@ pub(crate) mod types;
 pub(crate) use grasp::GraspReport;
 pub(crate) use report::HoldReport;
 pub(crate) use report::NeedReport;
-pub(crate) use spatial::{tangent_basis, Motion};
+pub(crate) use spatial::{tangent_basis, Twist};
 pub(crate) use spatial::{FrictionModel, SpatialContact};
 pub(crate) use spatial::{Pyramid, SpatialScene};
 #[cfg(feature = "arrow")]

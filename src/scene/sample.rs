@@ -88,7 +88,7 @@ pub fn box_cases(seed: u64, n: usize) -> Vec<Case> {
 /// random push, so that both verdicts occur.
 pub fn contact_cases(seed: u64, n: usize, d: usize, k: usize) -> GeneralBatch {
     let mut rng = Rng::new(seed);
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     let mut gens = Vec::with_capacity(k * d);
     for _ in 0..n {
         gens.clear();

@@ -386,7 +386,7 @@ impl SpatialScene {
 /// no contact resists it, and gravity does work along it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub(crate) enum Motion {
+pub(crate) enum Twist {
     /// A turn about the screw axis through `point` (the axis's point nearest the reference
     /// point) along the unit `axis`, advancing `pitch` (length per radian) along it.
     Turn {
@@ -404,16 +404,16 @@ pub(crate) enum Motion {
     },
 }
 
-impl Motion {
+impl Twist {
     /// The motion of certificate `y` of a body of half-size `half_size`: a slide when the
     /// turning part is below 1e-9 of the whole.
-    pub(crate) fn of_certificate(y: &[f64; 6], half_size: f64) -> Motion {
+    pub(crate) fn of_certificate(y: &[f64; 6], half_size: f64) -> Twist {
         let v = [y[0], y[1], y[2]];
         let w = [y[3] / half_size, y[4] / half_size, y[5] / half_size];
         let (nv, nw) = (norm3(v), norm3([y[3], y[4], y[5]]));
         if nw <= 1e-9 * (nv + nw) || nw == 0.0 {
             let l = nv.max(f64::MIN_POSITIVE);
-            return Motion::Slide {
+            return Twist::Slide {
                 direction: v.map(|c| c / l),
             };
         }
@@ -421,7 +421,7 @@ impl Motion {
         let point = cross(w, v).map(|c| c / w2);
         let pitch = (w[0] * v[0] + w[1] * v[1] + w[2] * v[2]) / w2;
         let l = w2.sqrt();
-        Motion::Turn {
+        Twist::Turn {
             point,
             axis: w.map(|c| c / l),
             pitch,
@@ -435,20 +435,20 @@ impl Motion {
             format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])
         };
         match *self {
-            Motion::Turn { point, axis, pitch } if pitch.abs() < 1e-9 => {
+            Twist::Turn { point, axis, pitch } if pitch.abs() < 1e-9 => {
                 format!(
                     "a turn about the axis through {} along {}",
                     f(point),
                     f(axis)
                 )
             }
-            Motion::Turn { point, axis, pitch } => format!(
+            Twist::Turn { point, axis, pitch } => format!(
                 "a screw about the axis through {} along {}, pitch {:.4}",
                 f(point),
                 f(axis),
                 pitch
             ),
-            Motion::Slide { direction } => format!("a slide along {}", f(direction)),
+            Twist::Slide { direction } => format!("a slide along {}", f(direction)),
         }
     }
 }
@@ -513,8 +513,8 @@ mod tests {
             -0.7001400420140053,
             0.0,
         ];
-        match Motion::of_certificate(&y, 0.5) {
-            Motion::Turn { point, axis, pitch } => {
+        match Twist::of_certificate(&y, 0.5) {
+            Twist::Turn { point, axis, pitch } => {
                 assert!((point[0] - 0.1).abs() < 1e-12 && (point[2] + 0.5).abs() < 1e-12);
                 assert!((axis[1].abs() - 1.0).abs() < 1e-12 && pitch.abs() < 1e-12);
             }
@@ -522,8 +522,8 @@ mod tests {
         }
         let y = [0.9993887756197336, 0.0, -0.0349581916764813, 0.0, 0.0, 0.0];
         assert!(matches!(
-            Motion::of_certificate(&y, 0.5),
-            Motion::Slide { .. }
+            Twist::of_certificate(&y, 0.5),
+            Twist::Slide { .. }
         ));
     }
 

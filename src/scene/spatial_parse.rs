@@ -195,10 +195,10 @@ fn grasp_of(raw: RawGrasp) -> Result<SpatialScene, Error> {
 }
 
 /// The loosest `"tolerance"` a grasp line may ask for: beyond it a bracket says little.
-pub const MAX_TOLERANCE: f64 = 0.1;
+pub(crate) const MAX_TOLERANCE: f64 = 0.1;
 
 /// A grasp's `"tolerance"` (a line's, or one for all: Python's `tolerance=`), checked: above
-/// 0 and at most [`MAX_TOLERANCE`].
+/// 0 and at most 0.1 (`MAX_TOLERANCE`).
 pub fn grasp_tolerance(t: f64) -> Result<f64, Error> {
     if t > 0.0 && t <= MAX_TOLERANCE {
         Ok(t)

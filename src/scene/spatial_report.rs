@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::region::SupportRegion;
 use super::report::{sliding_words, SlidingReport, WitnessReport};
-use super::spatial::{pyramids, FrictionModel, Motion, SpatialScene, MAX_PYRAMID};
+use super::spatial::{pyramids, FrictionModel, SpatialScene, Twist, MAX_PYRAMID};
 use crate::general::proof::RegionProof;
 use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
 use crate::{Error, Verdict};
@@ -433,7 +433,7 @@ fn conclude(
                     name(focus),
                     count(Verdict::Unsupported),
                     fmt6(&y),
-                    Motion::of_certificate(&y, scene.body.half_size).describe(),
+                    Twist::of_certificate(&y, scene.body.half_size).describe(),
                     r.margin,
                     binds(focus)
                 )

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use planar_hold::{Backend, Batch, Case, Engine, Options, Outcome};
 use planar_hold::{GeneralBatch, GeneralOutcome};
+use planar_hold::{HoldReport, Report, Scene};
 
 /// The GPU engine on the adapter the environment selects. Without one the test skips with
 /// a notice, unless `PLANAR_HOLD_REQUIRE_GPU` is set (as in CI), where it fails instead.
@@ -42,6 +43,22 @@ pub fn engines() -> Vec<(&'static str, Engine)> {
 pub fn planar_outcomes(engine: &Engine, cases: &[Case]) -> Vec<Outcome> {
     let answers = engine.evaluate(&Batch::from(cases), Options::default());
     answers.expect("the engine answers").planar
+}
+
+/// The reports of planar scenes, through the gate ([`planar_hold::hold_reports`]).
+pub fn planar_reports(
+    engine: &Engine,
+    scenes: &[Scene],
+    options: Options,
+) -> Result<Vec<HoldReport>, planar_hold::Error> {
+    let reports = planar_hold::hold_reports(engine, scenes, options)?;
+    Ok(reports
+        .into_iter()
+        .filter_map(|r| match r {
+            Report::Planar(r) => Some(r),
+            Report::Spatial(_) | Report::Grasp(_) => None,
+        })
+        .collect())
 }
 
 /// The general cases' outcomes from `engine` with `options`, and how many the host

@@ -507,9 +507,10 @@ fn parquet_chunks_decoded_in_parallel_lanes_equal_one_reader_in_order() {
         write_parquet_groups(&path, &cases, 4_321, 11_111, group_rows, props);
         let chunk = 2_048;
         let mut one = ParquetCases::new(std::fs::File::open(&path).unwrap(), chunk, false).unwrap();
-        let mut want = Vec::new();
-        while let Some(batch) = one.next_batch() {
-            want.push(decoded(&batch.unwrap()));
+        let (mut want, mut batch) = (Vec::new(), planar_hold::io::CaseBatch::default());
+        while let Some(rows) = one.next_rows() {
+            rows.unwrap().cases_into(&mut batch).unwrap();
+            want.push(decoded(&batch));
         }
         assert_eq!(want.len(), n.div_ceil(chunk), "{name}");
         assert_eq!(want.iter().map(|w| w.0.len()).sum::<usize>(), n, "{name}");

@@ -262,7 +262,7 @@ fn random_case(rng: &mut StdRng, d: usize) -> Owned {
             // a half-space: a basis of the plane, both signs, and the normal
             let n = unit(rng, d);
             gens.clear();
-            let mut b = planar_hold::details::solver::Basis::new(d);
+            let mut b = crate::basis::Basis::new(d);
             b.push(&n, 1e-12);
             for _ in 0..d * 3 {
                 let u = unit(rng, d);
@@ -664,7 +664,8 @@ fn empty_zero_and_whole_space_cones() {
 /// gate's answers agree with the enumeration's on the original.
 #[test]
 fn planar_scenes_of_five_pairs_or_more_are_decided_by_the_general_engine() {
-    use planar_hold::details::scene::{parse_planar, planar_reports};
+    use crate::common::planar_reports;
+    use planar_hold::details::scene::parse_planar;
     let text = std::fs::read_to_string(data("scenes_public.jsonl")).unwrap();
     let mut small = Vec::new();
     let mut grown = Vec::new();
@@ -731,7 +732,7 @@ fn the_inside_margin_is_the_least_over_every_facet() {
                 }
                 held += 1;
                 let s = case.need.iter().map(|v| v * v).sum::<f64>().sqrt();
-                let facets = solver.facets(&case);
+                let (facets, _) = solver.facets_proven(&case);
                 let least = facets
                     .iter()
                     .map(|f| (0..d).map(|a| f.normal[a] * case.need[a]).sum::<f64>())

@@ -7,7 +7,6 @@
 //! (`gpu_cases.rs`). GPU tests skip without an adapter unless `PLANAR_HOLD_REQUIRE_GPU`.
 
 use crate::common::data;
-use planar_hold::details::device::GpuBackend;
 use planar_hold::details::solver;
 use planar_hold::{Batch, Engine, Options, Threads, Verdict};
 use planar_hold::{GeneralBatch, GeneralOutcome};
@@ -19,12 +18,8 @@ use serde_json::Value;
 mod cases;
 use cases::{compare, general_on, nrm, proofs_valid, public_batch, random_batch, Stats};
 
-fn gpu() -> Option<GpuBackend> {
-    crate::common::gpu_or_skip(GpuBackend::from_env())
-}
-
 fn run_both(name: &str, batch: &GeneralBatch) -> Option<Stats> {
-    let gpu = Engine::from(gpu()?);
+    let gpu = crate::common::gpu_engine()?;
     let t = std::time::Instant::now();
     let (on_gpu, stats) = general_on(&gpu, batch);
     let gpu_time = t.elapsed();
@@ -102,7 +97,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
         let (alone, _) = crate::common::general_outcomes(&engine, &batch, this_thread);
         assert!(alone == out, "{name}: one thread and all cores differ");
         // Answers reused for a shorter batch, and for an empty one, hold exactly its own.
-        let mut shorter = GeneralBatch::new();
+        let mut shorter = GeneralBatch::default();
         for case in batch.iter().take(7) {
             shorter.push(case.dim, case.generators, case.need).unwrap();
         }
@@ -114,7 +109,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
             .unwrap();
         assert!(answers.general == out[..7], "{name}: reused answers");
         engine
-            .evaluate_into(&Batch::new(), Options::default(), &mut answers)
+            .evaluate_into(&Batch::default(), Options::default(), &mut answers)
             .unwrap();
         assert!(answers.general.is_empty() && answers.planar.is_empty());
     }
@@ -124,7 +119,7 @@ fn the_engine_answers_general_batches_on_every_backend() {
 /// (exit 0, not 3), and the run says how many the host re-solved.
 #[test]
 fn eval_on_the_gpu_answers_general_rows_and_counts_the_re_solved() {
-    if gpu().is_none() {
+    if crate::common::gpu_engine().is_none() {
         return;
     }
     let path = crate::common::data("general_public.jsonl");
@@ -162,8 +157,9 @@ fn eval_on_the_gpu_answers_general_rows_and_counts_the_re_solved() {
 /// change nothing; every proof re-checked.
 #[test]
 fn invariants_hold_on_the_gpu() {
-    let Some(gpu) = gpu() else { return };
-    let gpu = Engine::from(gpu);
+    let Some(gpu) = crate::common::gpu_engine() else {
+        return;
+    };
     let mut rng = StdRng::seed_from_u64(77);
     for d in [3usize, 6] {
         let base = random_batch(900 + d as u64, 300, d);
@@ -175,7 +171,7 @@ fn invariants_hold_on_the_gpu() {
             ("permuted", -1.0),
         ];
         for (name, f) in variants {
-            let mut batch = GeneralBatch::new();
+            let mut batch = GeneralBatch::default();
             for c in base.iter() {
                 let k = c.len();
                 let mut order: Vec<usize> = (0..k).collect();

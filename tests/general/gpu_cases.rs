@@ -32,7 +32,7 @@ pub(super) fn general_on(engine: &Engine, batch: &GeneralBatch) -> (Vec<GeneralO
 pub(super) fn public_batch() -> GeneralBatch {
     let path = data("general_public.jsonl");
     let text = std::fs::read_to_string(&path).expect("general_public.jsonl");
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let v: Value = serde_json::from_str(line).unwrap();
         let need: Vec<f64> = serde_json::from_value(v["need"].clone()).unwrap();
@@ -58,7 +58,7 @@ pub(super) fn unit(rng: &mut StdRng, d: usize) -> Vec<f64> {
 /// generators, scales over four decades; needs inside, on faces, outside and zero.
 pub(super) fn random_batch(seed: u64, n: usize, d: usize) -> GeneralBatch {
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     for _ in 0..n {
         let k = *[4usize, 8, 16, 32, 64, 128, 256]
             .get(rng.random_range(0..7))

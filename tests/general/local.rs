@@ -254,7 +254,7 @@ fn random_and_contact_cones_bound_the_exact_margin_from_both_sides() {
 #[test]
 fn lifted_grasp_cones_bound_the_exact_q1_from_both_sides() {
     let mut rng = Rng::new(5);
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     for (contacts, k, n) in [
         (2, 4, 100),
         (3, 4, 300),

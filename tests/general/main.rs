@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod basis;
 mod cli;
 mod engine;
 mod gpu;

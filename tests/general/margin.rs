@@ -92,7 +92,7 @@ fn near_duplicates_keep_the_margin(mut solve: impl FnMut(&GeneralBatch) -> Vec<G
     let cases = held_cases(23);
     assert!(cases.len() > 700, "{} held cases", cases.len());
     let mut rng = Rng::new(2323);
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     let mut moved = Vec::new();
     for (d, gens, need) in &cases {
         batch.push(*d, gens, need).unwrap();
@@ -199,7 +199,7 @@ fn brute_facets(case: &GeneralCase<'_>) -> Vec<GenSet> {
     let mut found: Vec<GenSet> = Vec::new();
     let mut pick: Vec<usize> = (0..d - 1).collect();
     loop {
-        let mut basis = planar_hold::details::solver::Basis::new(d);
+        let mut basis = crate::basis::Basis::new(d);
         if pick.iter().all(|&i| basis.push(&unit[i], 1e-6)) {
             let n = basis.complement();
             let s: Vec<f64> = unit

@@ -24,7 +24,7 @@ fn lines(name: &str) -> Vec<String> {
 
 /// The general cases of a public set (those of 6 numbers or more than 16 generators), as a batch.
 fn general_batch(name: &str) -> GeneralBatch {
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     for line in lines(name) {
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         let rows: Vec<Vec<f64>> = serde_json::from_value(v["generators"].clone()).unwrap();
@@ -175,7 +175,7 @@ fn a_proof(d: usize, k: usize, faces: usize) -> (GeneralBatch, InnerProof, f64) 
     for (i, p) in answers.proofs.iter().enumerate() {
         if let Some(Proof::Inner(p)) = p {
             if p.faces.len() >= faces && p.lines.is_empty() && answers.general[i].margin > 1e-6 {
-                let mut one = GeneralBatch::new();
+                let mut one = GeneralBatch::default();
                 let c = batch.get(i);
                 one.push(c.dim, c.generators, c.need).unwrap();
                 return (one, p.clone(), answers.general[i].margin);

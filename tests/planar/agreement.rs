@@ -96,7 +96,7 @@ fn workload() -> Vec<Case> {
 #[test]
 fn cpu_answers_carry_valid_evidence() {
     let cases = workload();
-    let outcomes = planar::cone_test_batch(&cases);
+    let outcomes = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let bad: Vec<String> = cases
         .iter()
         .zip(&outcomes)
@@ -128,7 +128,7 @@ fn gpu_agrees_with_cpu_on_random_and_degenerate_cases() {
         return;
     };
     let cases = workload();
-    let on_cpu = planar::cone_test_batch(&cases);
+    let on_cpu = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let on_gpu = crate::common::planar_outcomes(&gpu, &cases);
     let mut disagreements = Vec::new();
     let mut same_witness = 0usize;
@@ -184,7 +184,7 @@ fn chunked_streaming_matches_one_dispatch() {
     assert_eq!(&again[..], &at_once[..999]);
     assert!(crate::common::planar_outcomes(&small, &[]).is_empty());
     // And the CPU agrees case by case.
-    let on_cpu = planar::cone_test_batch(&cases);
+    let on_cpu = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     assert!(chunked
         .iter()
         .zip(&on_cpu)
@@ -194,7 +194,7 @@ fn chunked_streaming_matches_one_dispatch() {
 #[test]
 fn single_thread_and_batch_cpu_agree_exactly() {
     let cases = mixed_cases(5, 3000);
-    let batch = planar::cone_test_batch(&cases);
+    let batch = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let one_by_one: Vec<Outcome> = cases.iter().map(planar::cone_test).collect();
     assert_eq!(batch, one_by_one);
 }
@@ -215,7 +215,7 @@ fn chunks_smaller_than_the_smallest_slot_work() {
     let out = crate::common::planar_outcomes(&tiny, &cases);
     assert!(out
         .iter()
-        .zip(&planar::cone_test_batch(&cases))
+        .zip(&crate::common::planar_outcomes(&Engine::cpu(), &cases))
         .all(|(g, c)| g.disagreement(c).is_none()));
 }
 
@@ -248,7 +248,7 @@ fn scattered_cases(seed: u64, n: usize) -> Vec<Case> {
 #[test]
 fn scattered_slots_fast_path_matches_the_reference_exactly() {
     let cases = scattered_cases(13, 20_000);
-    let batch = planar::cone_test_batch(&cases);
+    let batch = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let one_by_one: Vec<Outcome> = cases.iter().map(planar::cone_test).collect();
     assert_eq!(batch, one_by_one);
 }
@@ -260,7 +260,7 @@ fn gpu_agrees_with_cpu_on_scattered_slots() {
     };
     let cases = scattered_cases(17, 3000);
     let on_gpu = crate::common::planar_outcomes(&gpu, &cases);
-    let on_cpu = planar::cone_test_batch(&cases);
+    let on_cpu = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let bad: Vec<String> = on_gpu
         .iter()
         .zip(&on_cpu)

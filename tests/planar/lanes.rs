@@ -137,19 +137,6 @@ fn partial_groups_match_the_reference() {
 }
 
 #[test]
-fn simd_names_parse_and_unknown_ones_are_errors() {
-    assert_eq!(Simd::parse("baseline"), Ok(Simd::Baseline));
-    assert_eq!(Simd::parse(" AUTO "), Ok(Simd::detected()));
-    assert_eq!(Simd::parse(""), Ok(Simd::detected()));
-    let e = Simd::parse("sse9").unwrap_err();
-    assert!(e.contains("PLANAR_HOLD_SIMD") && e.contains("sse9"), "{e}");
-    for simd in Simd::ALL {
-        assert_eq!(Simd::parse(simd.name()).is_ok(), simd.available(), "{simd}");
-    }
-    assert!(Simd::detected().available());
-}
-
-#[test]
 fn cli_reports_the_instruction_set_and_rejects_a_bad_one() {
     let out = crate::common::cli()
         .arg("info")

@@ -4,7 +4,6 @@
 //! relative) sit between float32 rounding, which makes an exactly flat cone or opposite
 //! pair of the float64 data very slightly otherwise, and the tested ε = 1e-5.
 
-use planar_hold::details::planar;
 use planar_hold::details::sample::Rng;
 use planar_hold::details::sample::{case_of_kind, KINDS};
 use planar_hold::{Case, Verdict};
@@ -99,7 +98,10 @@ fn workload() -> Vec<Case> {
 #[test]
 fn margins_and_verdicts_match_the_float64_oracle() {
     let cases = workload();
-    let mut engines = vec![("cpu", planar::cone_test_batch(&cases))];
+    let mut engines = vec![(
+        "cpu",
+        crate::common::planar_outcomes(&planar_hold::Engine::cpu(), &cases),
+    )];
     if let Some(gpu) = crate::common::gpu_engine() {
         engines.push(("gpu", crate::common::planar_outcomes(&gpu, &cases)));
     }

@@ -315,7 +315,7 @@ fn the_fast_path_is_the_reference_at_every_scale() {
         cases.extend(rescaled(case, k, |i| f[i] * k));
         cases.push(*case);
     }
-    let batch = planar_hold::details::planar::cone_test_batch(&cases);
+    let batch = crate::common::planar_outcomes(&Engine::cpu(), &cases);
     let one_by_one: Vec<Outcome> = cases
         .iter()
         .map(planar_hold::details::planar::cone_test)
@@ -743,7 +743,8 @@ fn issue_reproductions_through_the_cli() {
 
 // ------------------------------------------------------------------ the gate
 
-use planar_hold::details::scene::{parse_planar, planar_reports};
+use crate::common::planar_reports;
+use planar_hold::details::scene::parse_planar;
 use planar_hold::HoldReport;
 use serde_json::{json, Value};
 

@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::planar_reports;
 use planar_hold::details::draw;
-use planar_hold::details::scene::{parse_planar, planar_reports};
+use planar_hold::details::scene::parse_planar;
 use planar_hold::{Backend, Engine};
 use planar_hold::{HoldReport, Scene};
 use serde_json::{json, Value};
@@ -283,33 +284,6 @@ fn sliding_failure_slides_down_the_slope() {
         "{a:?} -> {b:?}"
     );
     rasterise(&svg, "slide");
-}
-
-#[test]
-fn unbounded_slices_are_cut_at_the_view_and_full_cones_fill_it() {
-    let view = [-1.0, 1.0, -1.0, 1.0];
-    // C = R³: no supporting plane.
-    assert!(draw::half_spaces(&[
-        [1.0, 0.0, 0.0],
-        [-1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, -1.0, 0.0],
-        [0.0, 0.0, 1.0],
-        [0.0, 0.0, -1.0]
-    ])
-    .is_none());
-    assert_eq!(draw::slice(None, view).len(), 4);
-    // One upward point generator and a sideways one (f_z = 0): a ray from (0, 0.5) along +x.
-    let planes = draw::half_spaces(&[[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]]).unwrap();
-    let poly = draw::slice(Some(&planes), view);
-    let xs: Vec<f64> = poly.iter().map(|p| p[0]).collect();
-    assert!(poly.iter().all(|p| (p[1] - 0.5).abs() < 1e-9), "{poly:?}");
-    assert!(xs.iter().any(|&x| x.abs() < 1e-9) && xs.iter().any(|&x| (x - 1.0).abs() < 1e-9));
-    // Only a downward generator: empty.
-    let planes = draw::half_spaces(&[[0.0, -1.0, 0.0]]).unwrap();
-    assert!(draw::slice(Some(&planes), view).is_empty());
-    // No generators at all: empty.
-    assert!(draw::slice(Some(&draw::half_spaces(&[]).unwrap()), view).is_empty());
 }
 
 #[test]

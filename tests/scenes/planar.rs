@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::common::planar_reports;
 use approx::assert_abs_diff_eq;
-use planar_hold::details::scene::{parse_planar, planar_reports};
+use planar_hold::details::scene::parse_planar;
 use planar_hold::{Backend, Batch, Case, Engine, Options, Outcome, Verdict};
 use planar_hold::{HoldReport, Scene};
 use serde_json::{json, Value};

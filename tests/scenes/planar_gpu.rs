@@ -1,8 +1,9 @@
 //! The physical layer on the GPU against the CPU: thousands of random scenes and edits,
 //! every need of every line in one batch.
 
+use crate::common::planar_reports;
 use planar_hold::details::sample::Rng;
-use planar_hold::details::scene::{parse_planar, planar_reports};
+use planar_hold::details::scene::parse_planar;
 use planar_hold::Scene;
 use planar_hold::{Backend, Engine};
 use serde_json::{json, Value};

@@ -201,7 +201,7 @@ fn the_pushed_box_holds_exactly_between_minus_29_6_and_17_6() {
         }
     }
     // The same generators in float64, by the general engine: the ends to 1e-5.
-    let mut batch = GeneralBatch::new();
+    let mut batch = GeneralBatch::default();
     let heights = [lo - 1e-5, lo + 1e-5, hi - 1e-5, hi + 1e-5, lo, hi];
     for h in heights {
         let SceneLine::Planar(s) = parse_line(&pushed_box(h)).unwrap() else {

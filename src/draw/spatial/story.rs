@@ -14,8 +14,10 @@ const FAR: f64 = 6.0;
 /// the body tips about.
 const ON_AXIS: f64 = 1e-3;
 
-/// The motion the certificate `y` says gravity makes: the velocity of a point `p` (relative
-/// to the reference point) is `v(p) = y_f + ω × p`, `ω = y_τ/ℓ`.
+/// The motion the certificate `y` says gravity makes, as the picture draws it: the velocity
+/// of a point `p` (relative to the reference point) is `v(p) = y_f + ω × p`, `ω = y_τ/ℓ`; a
+/// turn about the certificate's screw axis (the scene's own `Twist`) where that axis passes
+/// near the centre of mass, else the centre of mass's slide.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Motion {
     /// A turn (a screw) about the axis through `point` along `axis`.
@@ -100,10 +102,10 @@ pub(crate) fn motion(scene: &SpatialScene, y: [f64; 6], com: [f64; 3]) -> Option
     let w = norm3(omega);
     let v_com = add(yf, cross(omega, com), 1.0);
     let speed = norm3(v_com);
-    // The screw of the certificate (one formula: `scene::Motion`), drawn as a turn when
+    // The screw of the certificate (one formula: `scene::Twist`), drawn as a turn when
     // its axis passes near enough for the centre of mass to move slower than FAR·ℓ·|ω|.
-    if let crate::scene::Motion::Turn { point, axis, pitch } =
-        crate::scene::Motion::of_certificate(&y, ell)
+    if let crate::scene::Twist::Turn { point, axis, pitch } =
+        crate::scene::Twist::of_certificate(&y, ell)
     {
         if speed <= FAR * ell * w {
             let through = scene

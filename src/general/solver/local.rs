@@ -473,7 +473,7 @@ impl Solver {
     /// inner hull (`Solver::inner_proof`); outside, the nearest point and the certificate.
     /// `None` where there is nothing to prove (flat, capped, uncertain, need 0) or the whole
     /// facet set answered.
-    pub fn proof(&self, case: &GeneralCase<'_>, o: &GeneralOutcome) -> Option<Proof> {
+    pub(crate) fn proof(&self, case: &GeneralCase<'_>, o: &GeneralOutcome) -> Option<Proof> {
         match o.verdict {
             Verdict::Supported if o.facet.is_some() && !o.capped => {
                 let mut p = self.inner_proof(case, Measure::Cone, o.margin_lower)?;

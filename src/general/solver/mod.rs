@@ -17,7 +17,7 @@
 //!    the combinatorial test on zero sets (the generators farthest from the cone's axis
 //!    first; those that cut nothing left out). The rays that can attain the least `n·need`
 //!    are then re-derived from the generators on them (the unit normal of their span) and
-//!    checked; the margin is the least `n·need` among them (`Solver::facets` re-derives all).
+//!    checked; the margin is the least `n·need` among them (`Solver::facets_proven` re-derives all).
 //!
 //! The loops over every generator or every ray (the NNLS's gradient, the rays' signs, the
 //! unit scaling) run on columns, with AVX2 where the CPU has it ([`kernels`]); they sum in
@@ -440,15 +440,10 @@ impl Solver {
     }
 
     /// Every facet of the cone of `case` (none when it is not full-dimensional or is all of
-    /// R^d), each checked; in the order found. For tests and pictures: the test itself looks
-    /// only at what it needs.
-    pub fn facets(&mut self, case: &GeneralCase<'_>) -> Vec<Facet> {
-        self.facets_proven(case).0
-    }
-
-    /// [`Solver::facets`], and whether the set is proven to be all of them
+    /// R^d), each checked, in the order found; and whether the set is proven to be all of them
     /// (docs/contract-general.md §8; also true when there are none because C is all of R^d, or not full-dimensional).
-    /// What the support region is cut from.
+    /// What the support region is cut from; for tests and pictures too (the test itself looks
+    /// only at what it needs).
     pub fn facets_proven(&mut self, case: &GeneralCase<'_>) -> (Vec<Facet>, bool) {
         self.prepare(case);
         self.dedup(case.dim);

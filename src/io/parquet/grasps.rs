@@ -14,11 +14,12 @@
 //! (float32 is taken at its exact value; a non-finite one refused), lists of either offset
 //! width or of fixed size.
 //!
-//! Writing: [`grasp_answers_file`] and [`grasp_answers_batch`], the columns of
+//! Writing: [`grasp_answers_file`] and [`ParquetEncoder::encode_grasps`], the columns of
 //! [`grasp_answer_schema`], one per field of [`GraspReport`], and `line`, `error` on the
 //! refused rows.
 
 use std::fs::File;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -39,7 +40,7 @@ use parquet::file::reader::ChunkReader;
 use serde_json::Value;
 
 use super::read::{guarded, names};
-use super::write::{file_of, ParquetAnswers, ParquetEncoder};
+use super::write::{file_of, ParquetAnswers, ParquetEncoder, RowGroup};
 use crate::io::arrow::check_grasp_columns;
 use crate::scene::{GraspReport, SpatialScene};
 
@@ -100,11 +101,6 @@ impl ParquetGrasps {
         self.total
     }
 
-    /// Rows in the chunks handed out so far.
-    pub fn rows_read(&self) -> u64 {
-        self.read
-    }
-
     /// The input's `id` column type, if it has one.
     pub fn id_type(&self) -> Option<&DataType> {
         self.id_type.as_ref()
@@ -132,19 +128,9 @@ pub struct GraspRows {
 }
 
 impl GraspRows {
-    /// Rows in the chunk.
-    pub fn len(&self) -> usize {
-        self.record.num_rows()
-    }
-
-    /// Whether the chunk has no row.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The 1-based number of row `i` in the file.
-    pub fn number(&self, i: usize) -> u64 {
-        self.first + i as u64
+    /// The rows' 1-based numbers in the file.
+    pub fn numbers(&self) -> Range<u64> {
+        self.first..self.first + self.record.num_rows() as u64
     }
 
     /// The chunk's grasps: each row read column by column into a grasp line's fields and
@@ -159,7 +145,7 @@ impl GraspRows {
 /// JSON Lines, or no id column): an integer id column (up to 64-bit signed, or 32-bit
 /// unsigned) stays integer, as int64; anything else is text (a string id as it is, any
 /// other id as its JSON text).
-pub fn grasp_id_type(input: Option<&DataType>) -> DataType {
+fn grasp_id_type(input: Option<&DataType>) -> DataType {
     use DataType::*;
     match input {
         Some(Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32) => Int64,
@@ -214,19 +200,31 @@ fn refined_fields() -> Fields {
     ])
 }
 
-/// A Parquet file of grasp answers to `out` (ids of type `id`, see [`grasp_id_type`]) and
-/// its encoder ([`ParquetEncoder::encode_record`] of a [`grasp_answers_batch`]); snappy,
-/// no dictionaries, no statistics, as the cases' answers.
+/// A Parquet file of grasp answers to `out`, its ids typed for an input whose `id` column
+/// has type `input_id` (`None`: JSON Lines, or no id column; see `grasp_id_type`), and its
+/// encoder ([`ParquetEncoder::encode_grasps`]); snappy, no dictionaries, no statistics, as
+/// the cases' answers.
 pub fn grasp_answers_file<W: std::io::Write + Send>(
     out: W,
-    id: DataType,
+    input_id: Option<&DataType>,
 ) -> Result<(ParquetAnswers<W>, ParquetEncoder), String> {
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_dictionary_enabled(false)
         .set_statistics_enabled(EnabledStatistics::None)
         .build();
-    file_of(out, grasp_answer_schema(id), props)
+    file_of(out, grasp_answer_schema(grasp_id_type(input_id)), props)
+}
+
+impl ParquetEncoder {
+    /// Grasp answers (a file of [`grasp_answers_file`]) as row group number `index`.
+    pub fn encode_grasps<'a>(
+        &self,
+        index: usize,
+        rows: impl ExactSizeIterator<Item = GraspRow<'a>>,
+    ) -> Result<RowGroup, String> {
+        self.encode_record(index, &grasp_answers_batch(&self.schema, rows)?)
+    }
 }
 
 /// One output row: a grasp's answer, or a refused row's id (where it could be read), line
@@ -246,7 +244,7 @@ pub enum GraspRow<'a> {
 }
 
 /// The rows' answers as a record batch of `schema` (a `grasp_answer_schema`).
-pub fn grasp_answers_batch<'a>(
+fn grasp_answers_batch<'a>(
     schema: &SchemaRef,
     rows: impl ExactSizeIterator<Item = GraspRow<'a>>,
 ) -> Result<RecordBatch, String> {

@@ -25,8 +25,6 @@ pub(crate) mod grasps;
 mod read;
 mod write;
 
-pub use grasps::{
-    grasp_answers_batch, grasp_answers_file, grasp_id_type, GraspRow, GraspRows, ParquetGrasps,
-};
+pub use grasps::{grasp_answers_file, GraspRow, GraspRows, ParquetGrasps};
 pub use read::ParquetCases;
-pub use write::{answers_batch, answers_file, ParquetAnswers, ParquetEncoder, RowGroup};
+pub use write::{answers_file, ParquetAnswers, ParquetEncoder, RowGroup};

@@ -2,6 +2,7 @@
 //! run side by side (row groups, or a huge one's pages, in parallel).
 
 use std::fs::File;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::{Condvar, Mutex, PoisonError};
 
@@ -339,14 +340,6 @@ impl ParquetCases {
         self.next += 1;
         Some(self.decode(self.next - 1))
     }
-
-    /// The next chunk, as cases; `None` at the end.
-    pub fn next_batch(&mut self) -> Option<Result<CaseBatch, String>> {
-        Some(self.next_rows()?.and_then(|rows| {
-            let mut batch = CaseBatch::default();
-            rows.cases_into(&mut batch).map(|()| batch)
-        }))
-    }
 }
 
 /// Rows of a Parquet input as the decoder gives them: turned into cases apart
@@ -358,14 +351,9 @@ pub struct RowBatch {
 }
 
 impl RowBatch {
-    /// Rows in the batch.
-    pub fn len(&self) -> usize {
-        self.record.num_rows()
-    }
-
-    /// Whether the batch has no row.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// The rows' 1-based numbers in the file.
+    pub fn numbers(&self) -> Range<u64> {
+        self.first..self.first + self.record.num_rows() as u64
     }
 
     /// The batch's cases into `out` (cleared first).

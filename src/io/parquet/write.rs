@@ -64,7 +64,7 @@ pub struct ParquetAnswers<W: Write + Send> {
 /// Encodes batches of answers into row groups, on whatever thread calls it: the costly
 /// half of writing Parquet, done beside the engine while the file takes them in order.
 pub struct ParquetEncoder {
-    schema: SchemaRef,
+    pub(super) schema: SchemaRef,
     factory: ArrowRowGroupWriterFactory,
 }
 
@@ -124,13 +124,18 @@ impl ParquetEncoder {
         self.encode_record(index, &answers_batch(&self.schema, batch, answers)?)
     }
 
-    /// The answers' schema (see `answer_schema`).
-    pub fn schema(&self) -> &SchemaRef {
-        &self.schema
+    /// The answers of `batch` in Arrow columns, not yet encoded (what [`ParquetEncoder::encode`]
+    /// encodes).
+    pub fn answers_batch(
+        &self,
+        batch: &CaseBatch,
+        answers: &Answers,
+    ) -> Result<RecordBatch, String> {
+        answers_batch(&self.schema, batch, answers)
     }
 
-    /// Answers already in columns ([`answers_batch`]) as row group number `index`: the
-    /// Parquet encoding (and compression) alone.
+    /// Answers already in columns ([`ParquetEncoder::answers_batch`]) as row group number
+    /// `index`: the Parquet encoding (and compression) alone.
     pub fn encode_record(&self, index: usize, record: &RecordBatch) -> Result<RowGroup, String> {
         let fail = |e: parquet::errors::ParquetError| e.to_string();
         let mut writers = self.factory.create_column_writers(index).map_err(fail)?;
@@ -167,7 +172,7 @@ impl<W: Write + Send> ParquetAnswers<W> {
 }
 
 /// The answers of one batch as a record batch of `schema`.
-pub fn answers_batch(
+fn answers_batch(
     schema: &SchemaRef,
     batch: &CaseBatch,
     answers: &Answers,
