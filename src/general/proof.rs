@@ -412,8 +412,8 @@ fn cross_with<const FMA: bool>(d: usize, rows: &[&[f64]]) -> [f64; 8] {
     let mut z = [Dd::new(0.0); 8];
     for k in (0..m).rev() {
         let mut acc = at(k, m).neg();
-        for j in k + 1..m {
-            acc = acc.add(at(k, j).mul_with::<FMA>(z[j]).neg());
+        for (j, zj) in z.iter().enumerate().take(m).skip(k + 1) {
+            acc = acc.add(at(k, j).mul_with::<FMA>(*zj).neg());
         }
         z[k] = acc.div_with::<FMA>(at(k, k));
     }
