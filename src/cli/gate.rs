@@ -10,7 +10,7 @@ use planar_hold::io::parquet::{
     grasp_answers_file, GraspRow, GraspRows, ParquetAnswers, ParquetEncoder, ParquetGrasps,
     RowGroup,
 };
-use planar_hold::{hold_reports, parse_line, Report, SceneLine};
+use planar_hold::{hold_reports, parse_line, Options, Report, SceneLine, Threads};
 use serde_json::Value;
 
 use super::pictures::Pictures;
@@ -262,7 +262,15 @@ pub(super) fn stream(
             }
         }
         let good = &scenes.scenes;
-        let reports = hold_reports(&engines.main, good, Engines::options(proof))?;
+        // On every core, not the worker's alone (as `eval`'s are): a gate line can cost
+        // milliseconds (a circular grasp's search, a large stance's region), and a small file
+        // is one chunk. 2,000 circular grasps: 7.6 s of wall on one core, 4.0 s on two; a
+        // million pyramid grasps pay for it at most a few per cent (2026-12-03, AVX-512).
+        let all_cores = Options {
+            threads: Threads::All,
+            ..Engines::options(proof)
+        };
+        let reports = hold_reports(&engines.main, good, all_cores)?;
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
             let checked = hold_reports(cpu, good, Engines::options(false))?;

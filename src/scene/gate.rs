@@ -13,16 +13,17 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::grasp::{judge_grasp, push_grasp_cases, refine_grasp, GraspReport};
+use super::grasp::{circular_outcome, judge_grasp, push_grasp_cases, refine_grasp, GraspReport};
 use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::main_pyramid;
-use super::spatial::SpatialScene;
+use super::spatial::{FrictionModel, SpatialScene};
 use super::spatial_parse::{parse_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::device::block_on;
+use crate::general::circular::CircularOutcome;
 use crate::general::grasp::GraspOutcome;
 use crate::general::proof::Proof;
 use crate::general::GeneralOutcome;
@@ -336,6 +337,26 @@ fn judge<'a>(
         )));
     }
     let grasps = &answers.grasps;
+    // The circular lines' searches (milliseconds each, where a pyramid's judging is
+    // microseconds), on the threads `options` names, before the lines are judged in order.
+    let circular: Vec<(&SpatialScene, &GraspOutcome)> = lines
+        .iter()
+        .zip(&states)
+        .filter_map(|(line, state)| match (line, state) {
+            (Line::Grasp(s), State::Asked(Slot::Grasp { at, .. }))
+                if s.friction == FrictionModel::Circular =>
+            {
+                grasps.get(*at).map(|o| (*s, o))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut found = vec![CircularOutcome::default(); circular.len()];
+    engine.each_with_solver(&mut found, options, 1, |_, i, out| {
+        *out = circular_outcome(circular[i].0, circular[i].1);
+        0
+    });
+    let mut found = found.into_iter();
     let mut next = Batch::default();
     for (line, state) in lines.iter().zip(&mut states) {
         let (slot, first) =
@@ -361,9 +382,14 @@ fn judge<'a>(
                         }
                     }
                     None => {
+                        let circular = (s.friction == FrictionModel::Circular)
+                            .then(|| found.next())
+                            .flatten();
                         let report = match first {
-                            Some((first, proof)) => judge_grasp(s, &first, Some((k, now)), proof),
-                            None => judge_grasp(s, now, None, proof),
+                            Some((first, proof)) => {
+                                judge_grasp(s, &first, Some((k, now)), proof, circular)
+                            }
+                            None => judge_grasp(s, now, None, proof, circular),
                         };
                         State::Done(Box::new(Report::Grasp(report)))
                     }

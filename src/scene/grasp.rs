@@ -163,14 +163,18 @@ impl GraspReport {
 
 /// The report of a grasp from its outcomes at the line's k (`first`: one per pyramid,
 /// inner first) and, for `"coulomb"`, at the k the refinement ended at (`last`).
+/// A `"circular"` line's report comes from its search (`circular`, [`circular_outcome`] of
+/// the inner pyramids' outcome), found on it now when not given.
 pub(crate) fn judge_grasp(
     scene: &SpatialScene,
     first: &[GraspOutcome],
     last: Option<(usize, &[GraspOutcome])>,
     proof: Option<Proof>,
+    circular: Option<CircularOutcome>,
 ) -> GraspReport {
     if scene.friction == FrictionModel::Circular {
-        return judge_circular(scene, &first[0]);
+        let c = circular.unwrap_or_else(|| circular_outcome(scene, &first[0]));
+        return judge_circular(scene, c);
     }
     let k = scene.pyramid;
     let main = &first[0];
@@ -268,9 +272,8 @@ pub(crate) fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> 
     )
 }
 
-/// The report of a `"circular"` grasp line from the inner pyramids' outcome at its k.
-fn judge_circular(scene: &SpatialScene, pyramid: &GraspOutcome) -> GraspReport {
-    let c = circular_outcome(scene, pyramid);
+/// The report of a `"circular"` grasp line from its search.
+fn judge_circular(scene: &SpatialScene, c: CircularOutcome) -> GraspReport {
     let force_closure = match c.force_closure {
         Decided::True => ForceClosure::True,
         Decided::False => ForceClosure::False,
