@@ -799,17 +799,21 @@ pub fn check_answer(
 mod tests {
     use super::*;
 
-    /// `cross` from one elimination agrees with the d determinants it stands for, on random
-    /// rows, on rows with a repeated or zero column, and on rank-deficient rows (0).
-    #[test]
-    fn cross_is_the_cofactor_vector() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
+    /// Uniform numbers in [−1, 1) from an xorshift generator seeded with `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        }
+    }
+
+    /// `cross` from one elimination agrees with the d determinants it stands for, on random
+    /// rows, on rows with a repeated or zero column, and on rank-deficient rows (0).
+    #[test]
+    fn cross_is_the_cofactor_vector() {
+        let mut next = uniform(0x2545_F491_4F6C_DD1D);
         for d in 2..=7 {
             for trial in 0..200 {
                 let mut rows = vec![[0.0; 8]; d - 1];
@@ -848,13 +852,7 @@ mod tests {
     /// exact), on random rows of every scale and near-duplicate ones.
     #[test]
     fn cross_with_fma_is_cross_without() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x9E37_79B9_7F4A_7C15);
         for d in 2..=7 {
             for trial in 0..300 {
                 let scale = 10f64.powi(trial % 13 - 6);
