@@ -16,7 +16,9 @@
 //!   point there is added until the two meet within the tolerance. The bound from below is
 //!   checked by the proof checker ([`super::proof::check`]) on the points the hull used.
 //!
-//! A threshold T (`"q1_at_least"`) ends either search as soon as the bracket decides it.
+//! A threshold T (`"q1_at_least"`) ends either search as soon as the bracket decides it. The
+//! searches ask W only through [`Support`]: the same two answer a pyramid grasp's threshold
+//! on its finite wrenches ([`Points`]), stopping where the engine would close q1.
 
 use super::hull::Hull;
 use super::linalg::{dot, Basis, Vector};
@@ -92,8 +94,10 @@ pub(crate) struct CircularOutcome {
     pub closed: bool,
     /// The threshold's answer, when one was asked.
     pub at_least: Option<Decided>,
-    /// The contacts whose discs touch the plane `weakest·x = q1` (within tolerance).
+    /// The contacts that reach the plane `weakest·x = q1` (within tolerance).
     pub contacts: Vec<usize>,
+    /// Of finite wrenches, those on that plane (within tolerance), ascending.
+    pub generators: Vec<u32>,
     /// Support queries made.
     pub queries: usize,
 }
@@ -112,6 +116,37 @@ pub(crate) struct Ask {
 /// Support queries at most, each search: a grasp that has not closed by then answers its
 /// bracket as it stands (`closed` false).
 const MAX_QUERIES: usize = 4000;
+
+/// A grasp wrench space W as the searches see it: by its support function alone. The true
+/// cones' discs ([`Discs`]) and a pyramid's finite wrenches ([`Points`]) are the two.
+pub(crate) trait Support {
+    /// An upper bound of max |w| over W: the tolerance's scale and the lift's `s`.
+    fn scale(&self) -> f64;
+
+    /// Whether W is empty (no contact point, no wrench).
+    fn is_empty(&self) -> bool;
+
+    /// `h_W(u)` and a point of W attaining it.
+    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]);
+
+    /// `h_W(u)` alone.
+    fn support(&self, u: &[f64; 6]) -> f64 {
+        self.support_point(u).0
+    }
+
+    /// A direction to start Wolfe's search from.
+    fn first(&self) -> [f64; 6];
+
+    /// Whether the inner hull's bound from below is checked by the proof checker before it
+    /// is taken. Support points computed on discs: yes. Given wrenches: the hull's own
+    /// float64 bound with its faces' cone pointed, as the engine's local search takes it
+    /// (docs/contract-general.md §9; `--proof` asks for the portable check).
+    const CHECK_HULL: bool;
+
+    /// What reaches the plane `u·x = h` within `tol`: the contacts (ascending, each once) and,
+    /// for finite wrenches, their indices.
+    fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> (Vec<usize>, Vec<u32>);
+}
 
 /// The grasp wrench space of the discs, by its support function.
 pub(crate) struct Discs<'a> {
@@ -164,9 +199,27 @@ impl<'a> Discs<'a> {
         let vt = [v[0] - vn * d.n[0], v[1] - vn * d.n[1], v[2] - vn * d.n[2]];
         (vn + d.mu * dot(&vt, &vt).sqrt(), vt)
     }
+}
+
+impl Support for Discs<'_> {
+    const CHECK_HULL: bool = true;
+
+    fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    fn is_empty(&self) -> bool {
+        self.discs.is_empty()
+    }
+
+    /// The first disc's normal force.
+    fn first(&self) -> [f64; 6] {
+        let n = self.discs[0].n;
+        [n[0], n[1], n[2], 0.0, 0.0, 0.0]
+    }
 
     /// `h_W(u) = maxᵢ hᵢ(u)` (−∞ for no disc).
-    pub(crate) fn support(&self, u: &[f64; 6]) -> f64 {
+    fn support(&self, u: &[f64; 6]) -> f64 {
         self.discs
             .iter()
             .map(|d| self.disc_support(d, u).0)
@@ -176,7 +229,7 @@ impl<'a> Discs<'a> {
     /// `h_W(u)` and a point of W attaining it: `f = n + μt̂` on the best disc (`t̂` the
     /// tangential part of `v` made unit; the disc's own tangent where it vanishes),
     /// `w = (f, p × f/ℓ)`.
-    pub(crate) fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
+    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
         let mut best = (f64::NEG_INFINITY, 0, [0.0; 3]);
         for (i, d) in self.discs.iter().enumerate() {
             let (h, vt) = self.disc_support(d, u);
@@ -217,7 +270,7 @@ impl<'a> Discs<'a> {
     }
 
     /// The contacts whose discs reach the plane `u·x = h` within `tol`.
-    pub(crate) fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> Vec<usize> {
+    fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> (Vec<usize>, Vec<u32>) {
         let mut c: Vec<usize> = self
             .discs
             .iter()
@@ -225,7 +278,70 @@ impl<'a> Discs<'a> {
             .map(|d| d.contact)
             .collect();
         c.dedup();
-        c
+        (c, Vec::new())
+    }
+}
+
+/// The grasp wrench space of a pyramid's wrenches (`conv{wᵢ}`), by its support function:
+/// what a threshold asks of a pyramid grasp is decided here, stopping as soon as the bracket
+/// does, where the engine would close it.
+pub(crate) struct Points<'a> {
+    wrenches: &'a [[f64; 6]],
+    /// The contact each wrench comes from (ascending, as the wrenches are ordered).
+    contacts: &'a [usize],
+    scale: f64,
+}
+
+impl<'a> Points<'a> {
+    /// The wrenches of one grasp and the contact of each.
+    pub(crate) fn new(wrenches: &'a [[f64; 6]], contacts: &'a [usize]) -> Points<'a> {
+        let scale = wrenches
+            .iter()
+            .map(|w| dot(w, w).sqrt())
+            .fold(0.0, f64::max);
+        Points {
+            wrenches,
+            contacts,
+            scale: if scale > 0.0 { scale } else { 1.0 },
+        }
+    }
+}
+
+impl Support for Points<'_> {
+    const CHECK_HULL: bool = false;
+
+    fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    fn is_empty(&self) -> bool {
+        self.wrenches.is_empty()
+    }
+
+    /// The first wrench's direction.
+    fn first(&self) -> [f64; 6] {
+        self.wrenches[0]
+    }
+
+    /// The first wrench of largest `u·wᵢ`.
+    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
+        let mut best = (f64::NEG_INFINITY, 0);
+        for (i, w) in self.wrenches.iter().enumerate() {
+            let h = dot(w, u);
+            if h > best.0 || i == 0 {
+                best = (h, i);
+            }
+        }
+        (best.0, self.wrenches[best.1])
+    }
+
+    fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> (Vec<usize>, Vec<u32>) {
+        let on: Vec<u32> = (0..self.wrenches.len() as u32)
+            .filter(|&i| dot(&self.wrenches[i as usize], u) >= h - tol)
+            .collect();
+        let mut c: Vec<usize> = on.iter().map(|&i| self.contacts[i as usize]).collect();
+        c.dedup();
+        (c, on)
     }
 }
 
@@ -266,11 +382,10 @@ fn decided(lower: f64, upper: f64, ask: &Ask) -> bool {
             .is_some_and(|t| Decided::at_least(lower, upper, t) != Decided::Uncertain)
 }
 
-/// q1 of the discs' W, bracketed (the module's text). `seeds` are extra points of W (the
-/// inner pyramid's generators serve) that a simplex around 0 may be completed from.
-pub(crate) fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) -> CircularOutcome {
-    let w = Discs::new(discs, ell);
-    if discs.is_empty() {
+/// q1 of W, bracketed (the module's text). `seeds` are extra points of W (the inner
+/// pyramid's generators serve) that a simplex around 0 may be completed from.
+pub(crate) fn quality(w: &impl Support, seeds: &[[f64; 6]], ask: Ask) -> CircularOutcome {
+    if w.is_empty() {
         return CircularOutcome {
             q1: f64::NEG_INFINITY,
             q1_lower: f64::NEG_INFINITY,
@@ -286,13 +401,14 @@ pub(crate) fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) ->
         lower: ask.lower,
         queries: 0,
     };
-    if let Some(simplex) = min_norm(&w, &mut b, &ask) {
+    if let Some(simplex) = min_norm(w, &mut b, &ask) {
         if !b.done(&ask) {
-            expand(&w, &mut b, &ask, &simplex, seeds);
+            expand(w, &mut b, &ask, &simplex, seeds);
         }
     }
     let tol = ask.tol;
     let (lower, upper) = (b.lower.min(b.upper), b.upper);
+    let (contacts, generators) = w.touching(&b.weakest, upper, tol);
     CircularOutcome {
         q1: upper,
         q1_lower: lower,
@@ -306,7 +422,8 @@ pub(crate) fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) ->
         },
         closed: upper - lower <= tol,
         at_least: ask.at_least.map(|t| Decided::at_least(lower, upper, t)),
-        contacts: w.touching(&b.weakest, upper, tol),
+        contacts,
+        generators,
         queries: b.queries,
     }
 }
@@ -314,10 +431,8 @@ pub(crate) fn quality(discs: &[Disc], ell: f64, seeds: &[[f64; 6]], ask: Ask) ->
 /// Wolfe's minimum-norm point of W from its support points ([`super::min_norm`]). Returns
 /// the corral (points of W whose convex hull holds 0) when 0 ∈ W was found, else `None`
 /// (the bracket closed or was decided outside, or the search stopped).
-fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> {
-    // The first point: the support point along the first disc's normal force.
-    let d0 = &w.discs[0];
-    let f0 = [d0.n[0], d0.n[1], d0.n[2], 0.0, 0.0, 0.0];
+fn min_norm(w: &impl Support, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> {
+    let f0 = w.first();
     let support = |u: &[f64; 6]| {
         let (h, q) = w.support_point(u);
         (h, q, 0)
@@ -331,7 +446,7 @@ fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> 
             b.offer(u, h);
             b.done(ask)
         },
-        w.scale,
+        w.scale(),
         &mut queries,
         MAX_QUERIES,
     );
@@ -349,9 +464,9 @@ fn min_norm(w: &Discs<'_>, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> 
 /// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W
 /// around 0) completed to 7 independent lifted points from `seeds` and the support points
 /// of the coordinate directions.
-fn expand(w: &Discs<'_>, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], seeds: &[[f64; 6]]) {
+fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], seeds: &[[f64; 6]]) {
     let d = MAX_DIM;
-    let s = w.scale;
+    let s = w.scale();
     let lift = |p: &[f64; 6]| -> (Vector, Vector) {
         let mut raw = [0.0; MAX_DIM];
         raw[0] = s;
@@ -428,11 +543,17 @@ fn expand(w: &Discs<'_>, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], seeds
         }
         points.push(q);
     }
-    // The bound from below, proven by the checker on the points the hull used: its faces a
-    // closed cycle around e₀, each face's plane at least `lower` from 0.
+    // The bound from below: the hull's faces a closed cycle around e₀, each face's plane at
+    // least `lower` from 0; proven by the checker on the points the hull used where
+    // `W::CHECK_HULL`, else by the hull's faces' cone being pointed.
     if lower > b.lower {
-        if let Some(checked) = check_lower(&hull, &points, s, lower) {
-            b.lower = b.lower.max(checked.min(lower));
+        let proven = if W::CHECK_HULL {
+            check_lower(&hull, &points, s, lower).map(|c| c.min(lower))
+        } else {
+            hull.interior().map(|_| lower)
+        };
+        if let Some(proven) = proven {
+            b.lower = b.lower.max(proven);
         }
     }
 }
@@ -543,8 +664,7 @@ mod tests {
             },
         ];
         let o = quality(
-            &discs,
-            0.12935364268032037,
+            &Discs::new(&discs, 0.12935364268032037),
             &[],
             Ask {
                 tol: 1e-9,

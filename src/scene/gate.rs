@@ -13,7 +13,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::grasp::{circular_outcome, judge_grasp, push_grasp_cases, refine_grasp, GraspReport};
+use super::grasp::{
+    circular_outcome, judge_bracketed, judge_grasp, push_grasp_cases, refine_grasp,
+    threshold_outcome, threshold_searched, GraspReport,
+};
 use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
@@ -187,7 +190,7 @@ pub async fn hold_reports_async<'a, L: Into<Line<'a>>>(
     lines: impl IntoIterator<Item = L>,
     options: Options,
 ) -> Result<Vec<Report>, Error> {
-    let mut plan = plan(lines)?;
+    let mut plan = plan(lines, options)?;
     loop {
         let answers = engine.evaluate_async(plan.batch(), options).await?;
         match judge(engine, plan, &answers, options)? {
@@ -200,10 +203,26 @@ pub async fn hold_reports_async<'a, L: Into<Line<'a>>>(
 /// Where a line's cases sit in a round's batch, and (spatial) at how many edges.
 #[derive(Clone, Copy)]
 enum Slot {
-    Planar { at: usize, n: usize },
-    General { at: usize, n: usize },
-    Spatial { at: usize, n: usize, k: usize },
-    Grasp { at: usize, n: usize, k: usize },
+    Planar {
+        at: usize,
+        n: usize,
+    },
+    General {
+        at: usize,
+        n: usize,
+    },
+    Spatial {
+        at: usize,
+        n: usize,
+        k: usize,
+    },
+    Grasp {
+        at: usize,
+        n: usize,
+        k: usize,
+    },
+    /// A pyramid grasp's threshold, searched on its wrenches alone (no case).
+    Threshold,
 }
 
 /// What a line's judgement holds between rounds.
@@ -258,7 +277,10 @@ enum Judged<'a> {
 /// # Errors
 ///
 /// A case the engines refuse (a non-finite number, too many generators).
-fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Plan<'a>, Error> {
+fn plan<'a, L: Into<Line<'a>>>(
+    lines: impl IntoIterator<Item = L>,
+    options: Options,
+) -> Result<Plan<'a>, Error> {
     let lines: Vec<Line<'a>> = lines.into_iter().map(Into::into).collect();
     let mut batch = Batch::default();
     let mut states = Vec::with_capacity(lines.len());
@@ -284,6 +306,7 @@ fn plan<'a, L: Into<Line<'a>>>(lines: impl IntoIterator<Item = L>) -> Result<Pla
                 }
             }
             Line::Spatial(s) => spatial_slot(&mut batch, s, s.pyramid)?,
+            Line::Grasp(s) if threshold_searched(s, options.proof) => Slot::Threshold,
             Line::Grasp(s) => grasp_slot(&mut batch, s, s.pyramid)?,
         };
         states.push(State::Asked(slot));
@@ -337,23 +360,29 @@ fn judge<'a>(
         )));
     }
     let grasps = &answers.grasps;
-    // The circular lines' searches (milliseconds each, where a pyramid's judging is
-    // microseconds), on the threads `options` names, before the lines are judged in order.
-    let circular: Vec<(&SpatialScene, &GraspOutcome)> = lines
+    // The bracketed searches (docs/contract-grasp.md): the circular lines' (milliseconds
+    // each, where a pyramid's judging is microseconds), from their inner pyramids' outcome,
+    // and the pyramid lines' thresholds, from their wrenches; on the threads `options`
+    // names, before the lines are judged in order.
+    let searched: Vec<(&SpatialScene, Option<&GraspOutcome>)> = lines
         .iter()
         .zip(&states)
         .filter_map(|(line, state)| match (line, state) {
             (Line::Grasp(s), State::Asked(Slot::Grasp { at, .. }))
                 if s.friction == FrictionModel::Circular =>
             {
-                grasps.get(*at).map(|o| (*s, o))
+                grasps.get(*at).map(|o| (*s, Some(o)))
             }
+            (Line::Grasp(s), State::Asked(Slot::Threshold)) => Some((*s, None)),
             _ => None,
         })
         .collect();
-    let mut found = vec![CircularOutcome::default(); circular.len()];
+    let mut found = vec![CircularOutcome::default(); searched.len()];
     engine.each_with_solver(&mut found, options, 1, |_, i, out| {
-        *out = circular_outcome(circular[i].0, circular[i].1);
+        *out = match searched[i] {
+            (s, Some(pyramid)) => circular_outcome(s, pyramid),
+            (s, None) => threshold_outcome(s),
+        };
         0
     });
     let mut found = found.into_iter();
@@ -395,6 +424,9 @@ fn judge<'a>(
                     }
                 }
             }
+            (Line::Grasp(s), Slot::Threshold) => State::Done(Box::new(Report::Grasp(
+                judge_bracketed(s, found.next().unwrap_or_default()),
+            ))),
             (Line::Planar(s), Slot::Planar { at, n }) => State::Done(Box::new(Report::Planar(
                 judge_planar(s, &answers.planar[at..at + n]),
             ))),

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::spatial::{tangent_basis, FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
-use crate::general::circular::{self, Ask, CircularOutcome, Decided, Disc};
+use crate::general::circular::{self, Ask, CircularOutcome, Decided, Disc, Support};
 use crate::general::grasp::{ForceClosure, GraspOutcome};
 use crate::general::proof::Proof;
 use crate::general::EPS;
@@ -174,7 +174,7 @@ pub(crate) fn judge_grasp(
 ) -> GraspReport {
     if scene.friction == FrictionModel::Circular {
         let c = circular.unwrap_or_else(|| circular_outcome(scene, &first[0]));
-        return judge_circular(scene, c);
+        return judge_bracketed(scene, c);
     }
     let k = scene.pyramid;
     let main = &first[0];
@@ -259,21 +259,54 @@ pub(crate) fn discs(scene: &SpatialScene) -> Vec<Disc> {
 pub(crate) fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> CircularOutcome {
     let d = discs(scene);
     let seeds = scene.generators(scene.pyramid, Pyramid::Inner);
-    let scale = circular::Discs::new(&d, scene.body.half_size).scale;
+    let w = circular::Discs::new(&d, scene.body.half_size);
+    let tol = scene.tolerance.unwrap_or(EPS) * w.scale();
     circular::quality(
-        &d,
-        scene.body.half_size,
+        &w,
         &seeds,
         Ask {
-            tol: scene.tolerance.unwrap_or(EPS) * scale,
+            tol,
             at_least: scene.q1_at_least,
             lower: pyramid.q1_lower,
         },
     )
 }
 
-/// The report of a `"circular"` grasp line from its search.
-fn judge_circular(scene: &SpatialScene, c: CircularOutcome) -> GraspReport {
+/// Whether a grasp line's threshold is decided by the bracketed search on its pyramids'
+/// wrenches ([`threshold_outcome`]), stopping as soon as the bracket decides it, rather
+/// than by the engine's q1 closed to tolerance: an `"inner"` or `"outer"` line with
+/// `"q1_at_least"`, unless a proof is asked (the proof is of the closed q1, docs/proof.md).
+pub(crate) fn threshold_searched(scene: &SpatialScene, proof: bool) -> bool {
+    !proof
+        && scene.q1_at_least.is_some()
+        && matches!(scene.friction, FrictionModel::Inner | FrictionModel::Outer)
+}
+
+/// The bracketed q1 of a pyramid grasp line with a threshold (its line's pyramids and k),
+/// stopped as soon as the threshold is decided; closed to the line's `"tolerance"` (default
+/// ε) times max |wᵢ| where it is not.
+pub(crate) fn threshold_outcome(scene: &SpatialScene) -> CircularOutcome {
+    let k = scene.pyramid;
+    let wrenches = scene.generators(k, pyramids(scene.friction)[0]);
+    let contacts: Vec<usize> = (0..wrenches.len())
+        .map(|i| scene.source(i, k).map_or(0, |s| s.contact))
+        .collect();
+    let w = circular::Points::new(&wrenches, &contacts);
+    let tol = scene.tolerance.unwrap_or(EPS) * w.scale();
+    circular::quality(
+        &w,
+        &wrenches,
+        Ask {
+            tol,
+            at_least: scene.q1_at_least,
+            lower: f64::NEG_INFINITY,
+        },
+    )
+}
+
+/// The report of a `"circular"` grasp line, or of a pyramid line's threshold
+/// ([`threshold_searched`]), from its bracketed search.
+pub(crate) fn judge_bracketed(scene: &SpatialScene, c: CircularOutcome) -> GraspReport {
     let force_closure = match c.force_closure {
         Decided::True => ForceClosure::True,
         Decided::False => ForceClosure::False,
@@ -296,7 +329,7 @@ fn judge_circular(scene: &SpatialScene, c: CircularOutcome) -> GraspReport {
         weakest: c.weakest,
         facet: c.q1.is_finite().then(|| GraspFacet {
             normal: c.weakest,
-            generators: Vec::new(),
+            generators: c.generators.clone(),
             contacts: c.contacts.clone(),
         }),
         margin_checked: c.closed,

@@ -287,12 +287,16 @@ fn thresholds_agree_with_the_full_q1() {
             fingertips(&mut rng, 3 + i % 3, 1.0, 1.0, mu)
         })
         .collect();
-    for friction in ["circular", "inner"] {
+    // Every friction that searches a threshold's bracket (the true cones, and the pyramids'
+    // wrenches): each answer agrees with the full q1, and some stopped before the bracket
+    // closed (the point of asking a threshold).
+    for friction in ["circular", "inner", "outer"] {
         let lines: Vec<Value> = base
             .iter()
             .map(|l| with(l, |l| l["friction"] = json!(friction)))
             .collect();
         let full = reports(&lines);
+        let mut stopped = 0;
         for t in [-0.05, 0.0, 0.02, 0.05, 0.1] {
             let asked = reports(
                 &lines
@@ -302,6 +306,8 @@ fn thresholds_agree_with_the_full_q1() {
             );
             for (f, a) in full.iter().zip(&asked) {
                 let tol = 1e-7 * scale(&lines[0]).max(1.0);
+                stopped += usize::from(!a.margin_checked && f.margin_checked);
+                assert!(a.q1_lower <= a.q1, "{friction} T {t}: an empty bracket");
                 match a.q1_at_least.as_ref().expect("q1_at_least answered") {
                     Value::Bool(true) => {
                         assert!(a.q1_lower >= t && f.q1 >= t - tol, "{friction} T {t}")
@@ -320,6 +326,10 @@ fn thresholds_agree_with_the_full_q1() {
                 }
             }
         }
+        assert!(
+            stopped > 0,
+            "{friction}: no threshold's search stopped early"
+        );
     }
 }
 
