@@ -374,12 +374,14 @@ fn unit6(x: &[f64; 6]) -> Option<[f64; 6]> {
 }
 
 /// Whether the bracket `[lower, upper]` answers what was asked: closed within the
-/// tolerance, or the threshold decided.
+/// tolerance, or the threshold decided and force closure with it (q1 above the tolerance
+/// or below its opposite: a threshold's answer still says whether the grasp holds).
 fn decided(lower: f64, upper: f64, ask: &Ask) -> bool {
     upper - lower <= ask.tol
-        || ask
-            .at_least
-            .is_some_and(|t| Decided::at_least(lower, upper, t) != Decided::Uncertain)
+        || ask.at_least.is_some_and(|t| {
+            Decided::at_least(lower, upper, t) != Decided::Uncertain
+                && (lower > ask.tol || upper < -ask.tol)
+        })
 }
 
 /// q1 of W, bracketed (the module's text). `seeds` are extra points of W (the inner

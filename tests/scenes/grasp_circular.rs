@@ -308,6 +308,10 @@ fn thresholds_agree_with_the_full_q1() {
                 let tol = 1e-7 * scale(&lines[0]).max(1.0);
                 stopped += usize::from(!a.margin_checked && f.margin_checked);
                 assert!(a.q1_lower <= a.q1, "{friction} T {t}: an empty bracket");
+                // A search stops once T is decided and force closure with it.
+                if !f.force_closure.is_string() {
+                    assert_eq!(a.force_closure, f.force_closure, "{friction} T {t}");
+                }
                 match a.q1_at_least.as_ref().expect("q1_at_least answered") {
                     Value::Bool(true) => {
                         assert!(a.q1_lower >= t && f.q1 >= t - tol, "{friction} T {t}")
