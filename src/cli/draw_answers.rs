@@ -2,7 +2,9 @@
 //! (`planar_hold::details::draw::dataset`) from the answers `gate` wrote, JSON Lines or Parquet: each
 //! file a series (named by its friction model and k where every row shares them, else by
 //! the file), a `"coulomb"` file two (its inner and outer pyramids' q1). Rows answered with
-//! an error are counted, not drawn.
+//! an error are counted, not drawn; answers whose q1 is only an upper bound (`margin_checked`
+//! false: a threshold's search that stopped once it decided, or a bound that did not close)
+//! are drawn at that bound, and the series' name says how many there are.
 
 use std::fs::File;
 use std::path::Path;
@@ -24,17 +26,19 @@ struct Answer {
     force_closure: Option<Value>,
     q1: Option<f64>,
     q1_upper: Option<f64>,
+    margin_checked: Option<bool>,
     friction: Option<String>,
     pyramid: Option<u64>,
     error: Option<Value>,
 }
 
 /// The columns read from a Parquet file of answers.
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 8] = [
     "id",
     "force_closure",
     "q1",
     "q1_upper",
+    "margin_checked",
     "friction",
     "pyramid",
     "error",
@@ -47,6 +51,8 @@ struct AnswerFile {
     q1: Vec<f64>,
     q1_upper: Vec<Option<f64>>,
     closure: Vec<Closure>,
+    /// Answers whose q1 is an upper bound only (`margin_checked` false).
+    bounds: usize,
     /// Every row's friction model and k, while they agree.
     model: Option<Option<(String, u64)>>,
     refused: usize,
@@ -76,6 +82,7 @@ impl AnswerFile {
             .push(a.id.map_or_else(|| format!("{place} {number}"), |v| v.to_string()));
         self.q1.push(q1);
         self.q1_upper.push(a.q1_upper);
+        self.bounds += usize::from(a.margin_checked == Some(false));
         let model = a.friction.zip(a.pyramid);
         self.model = match self.model.take() {
             None => Some(model),
@@ -90,6 +97,7 @@ impl AnswerFile {
         let name = Path::new(path)
             .file_name()
             .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+
         let model = self.model.flatten();
         let coulomb = matches!(&model, Some((f, _)) if f == "coulomb")
             && self.q1_upper.iter().all(Option::is_some);
@@ -102,12 +110,14 @@ impl AnswerFile {
                         ids: self.ids.clone(),
                         q1: self.q1,
                         closure: self.closure,
+                        upper_bounds: self.bounds,
                     },
                     Series {
                         name: format!("outer pyramids, k = {k}"),
                         ids: self.ids,
                         q1: self.q1_upper.into_iter().flatten().collect(),
                         closure: vec![Closure::Unknown; n],
+                        upper_bounds: 0,
                     },
                 ]
             }
@@ -116,12 +126,14 @@ impl AnswerFile {
                 ids: self.ids,
                 q1: self.q1,
                 closure: self.closure,
+                upper_bounds: self.bounds,
             }],
             None => vec![Series {
                 name,
                 ids: self.ids,
                 q1: self.q1,
                 closure: self.closure,
+                upper_bounds: self.bounds,
             }],
         }
     }

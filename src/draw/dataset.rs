@@ -43,6 +43,20 @@ pub struct Series {
     pub q1: Vec<f64>,
     /// Each grasp's verdict.
     pub closure: Vec<Closure>,
+    /// How many of its q1 are an upper bound only (a threshold's search stopped once it
+    /// decided, or a bound that did not close): drawn at that bound, and counted in the
+    /// series' label.
+    pub upper_bounds: usize,
+}
+
+impl Series {
+    /// The name, and how many q1 are upper bounds where there are any (legend and caption).
+    fn label(&self) -> String {
+        match self.upper_bounds {
+            0 => self.name.clone(),
+            n => format!("{} (q1 an upper bound on {})", self.name, count(n)),
+        }
+    }
 }
 
 /// What the picture shows: the series, in order (the first is the histogram's), the rows
@@ -279,7 +293,7 @@ fn histogram(s: &Series) -> (Group, Vec<String>) {
     let lines = vec![format!(
         "{}: {} grasps; in force closure {} ({}), uncertain {} ({}); q1 median {}, \
              quartiles {} and {}.",
-        s.name,
+        s.label(),
         count(s.q1.len()),
         count(closed),
         percent(closed, s.q1.len()),
@@ -339,7 +353,7 @@ fn cdf(series: &[Series]) -> Group {
         let at = [CDF[0] + 10.0, CDF[1] + 18.0 + 16.0 * k as f64];
         g = g.add(line(at, [at[0] + 18.0, at[1]], colour, 2.0));
         g = g.add(label(
-            &series[k].name,
+            &series[k].label(),
             [at[0] + 24.0, at[1] + 4.0],
             "start",
             style::TEXT,
@@ -587,6 +601,7 @@ mod tests {
                 .iter()
                 .map(|&q| if q > 0.0 { Closure::Yes } else { Closure::No })
                 .collect(),
+            upper_bounds: 0,
         }
     }
 

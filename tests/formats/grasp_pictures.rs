@@ -454,6 +454,39 @@ fn draw_answers_pictures_a_data_set_from_gates_answers_in_either_format() {
     );
     assert!(a.contains("16 grasps answered, 1 rows refused"), "{a}");
     assert!(a.contains("inner, k = 4: 16 grasps"), "{a}");
+    assert!(!a.contains("upper bound on"), "every q1 closed: {a}");
+    // A threshold's answers (searches stopped once decided) are drawn at their q1, which is
+    // then an upper bound: the series says on how many.
+    let asked = dir.join("asked.jsonl");
+    let out = crate::common::cli()
+        .args([
+            "gate".as_ref(),
+            inner.as_os_str(),
+            "--backend".as_ref(),
+            "cpu".as_ref(),
+        ])
+        .args([
+            "--q1-at-least".as_ref(),
+            "0.05".as_ref(),
+            "-o".as_ref(),
+            asked.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "one row refused");
+    let open = std::fs::read_to_string(&asked)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"margin_checked\":false"))
+        .count();
+    assert!(open > 0, "some threshold search stopped before q1 closed");
+    let c = dir.join("c.svg");
+    draw_answers(&[&asked], &c);
+    let c = std::fs::read_to_string(&c).unwrap();
+    assert!(
+        c.contains(&format!("inner, k = 4 (q1 an upper bound on {open})")),
+        "{c}"
+    );
     assert!(
         all_with(&doc, "shift").is_empty(),
         "one series: nothing to compare"
