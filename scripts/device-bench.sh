@@ -6,7 +6,7 @@
 # disagreement), the bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the
 # kernel-only rates from timestamps and the GPU/CPU ratios, the general kernel (search at 16M
 # cases per shape, then end to end against the CPU), then the JAX peer.
-# Not yet run: no device has been lent to a task of this project so far.
+# Run once, on an NVIDIA H200 (2026-12-04): docs/performance.md "On a real GPU".
 set -uo pipefail
 for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig

@@ -712,6 +712,39 @@ fn random_sliding_scenes_agree_on_the_gpu_and_the_cpu() {
     }
 }
 
+#[test]
+fn a_verdict_at_the_edge_of_margin_min_is_no_disagreement() {
+    // sl_0036 of the public sliding scenes: its robust margin is 1.1e-9 from margin_min 0.
+    // The CPU gives 0 (held), an H200's float32 gave -1.29e-9 (not held): both within the
+    // backends' tolerance of margin_min, so `--backend both` must not call it a disagreement;
+    // the same flip with the margin 1e-3 away must.
+    let line = crate::common::read_data("sliding_public.jsonl")
+        .into_iter()
+        .find(|l| l["id"] == "sl_0036")
+        .expect("sl_0036 in the public sliding scenes");
+    let scene = planar_hold::parse_line(&line.to_string()).unwrap();
+    let engine = planar_hold::Engine::new(planar_hold::Backend::Cpu).unwrap();
+    let cpu = planar_hold::hold_reports(&engine, [&scene], planar_hold::Options::default())
+        .unwrap()
+        .remove(0);
+    let planar_hold::Report::Planar(held) = &cpu else {
+        panic!("a planar scene's report")
+    };
+    assert!(held.held && held.robust_margin.abs() < 1e-6, "{held:?}");
+    let mut edge = held.clone();
+    edge.held = false;
+    edge.robust_margin = -1.291955e-9;
+    let edge = planar_hold::Report::Planar(edge);
+    assert_eq!(cpu.disagreement(&edge), None);
+    assert_eq!(edge.disagreement(&cpu), None);
+    let mut far = held.clone();
+    far.held = false;
+    far.robust_margin = -1e-3;
+    assert!(cpu
+        .disagreement(&planar_hold::Report::Planar(far))
+        .is_some());
+}
+
 /// docs/scenes.md's table of push heights: held and the robust margin as the gate gives them.
 #[test]
 fn the_push_heights_of_the_docs_table() {
