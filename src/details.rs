@@ -7,9 +7,9 @@
 /// engine.
 pub mod proof {
     pub use crate::general::proof::{
-        check, check_answer,
+        check, check_answer, check_disc_answer,
         region::{distance_to_polygon, Bound, RegionProof},
-        InnerProof, Measure, Proof,
+        CheckedDisc, DiscPoint, InnerProof, Measure, NearestProof, Proof,
     };
 }
 
@@ -37,6 +37,7 @@ pub mod planar {
 pub mod scene {
     pub use crate::scene::{
         gate::Line,
+        grasp::grasp_discs,
         parse::parse_planar,
         region::{check_support_region, region_map, support_region},
         report::{judge, BindingNeed, BindingReport, NeedReport, SlidingReport, WitnessReport},

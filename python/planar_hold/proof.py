@@ -244,6 +244,68 @@ def check_answer(generators: Any, x: Any, proof: Dict[str, Any], value: float, l
     return lo, up
 
 
+def check_disc_answer(discs: Dict[str, Any], answer: Dict[str, Any]) -> Tuple[float, float]:
+    """A ``"circular"`` grasp's answer against its proof (docs/proof.md, circular grasps):
+    each of the proof's ``points`` ``[disc, fx, fy, fz]`` on its disc ``{n + mu t : t ⊥ n,
+    |t| <= 1}`` (to rounding, which lowers the bound from below by as much), its generator
+    ``(1, f, p x f / l)``; the faces or the nearest point checked on those as ``check``
+    checks a pyramid grasp's; the bound from above the support function's closed form
+    ``h_W(u) = max_i v.n + mu |v - (v.n) n|``, ``v = u_f + (u_tau x p) / l``, at the answer's
+    ``weakest`` (inside) or the plane's u (outside). ``discs`` as ``grasp_discs`` gives them."""
+    proof = answer.get("proof")
+    if not isinstance(proof, dict):
+        raise ProofError("no proof")
+    P = np.asarray(discs["points"], dtype=np.float64).reshape(-1, 3)
+    N = np.asarray(discs["normals"], dtype=np.float64).reshape(-1, 3)
+    mu = np.asarray(discs["mu"], dtype=np.float64).reshape(-1)
+    ell = float(discs["half_size"])
+    points = proof.get("points")
+    if not isinstance(points, list) or not points:
+        raise ProofError("a circular grasp's proof names its points")
+    eps = np.finfo(np.float64).eps
+    rows, slack = [], 0.0
+    for j, q in enumerate(points):
+        if not (isinstance(q, list) and len(q) == 4 and isinstance(q[0], int)):
+            raise ProofError(f"point {j}: not [disc, fx, fy, fz]")
+        i = q[0]
+        if not 0 <= i < len(P):
+            raise ProofError(f"point {j}: disc {i} beyond the line's {len(P)}")
+        f = np.asarray(q[1:], dtype=np.float64)
+        fn = float(f @ N[i])
+        over = max(float(np.linalg.norm(f - fn * N[i])) - mu[i], 0.0)
+        off = math.hypot(fn - 1.0, over) + 8 * eps * float(np.linalg.norm(f))
+        if not off <= 1e-9 * (1.0 + mu[i]):
+            raise ProofError(f"point {j}: {off} off disc {i}")
+        w = np.concatenate([f, np.cross(P[i], f) / ell])
+        arm = math.sqrt(1.0 + (float(np.linalg.norm(P[i])) / ell) ** 2)
+        slack = max(slack, off * arm + 8 * eps * float(np.linalg.norm(w)))
+        rows.append(np.concatenate([[1.0], w]))
+    lo, up = check(np.array(rows), np.eye(7)[0], proof)
+    lo -= slack
+    u = np.asarray(answer.get("weakest") if proof.get("kind") == "inner" else proof["plane"][1:], dtype=np.float64)
+    if u.shape != (6,) or not np.linalg.norm(u) > 0:
+        raise ProofError("the direction from above is not a direction")
+    v = u[:3] + np.cross(u[3:], P) / ell
+    vn = np.einsum("ij,ij->i", v, N)
+    up = float(np.max(vn + mu * np.linalg.norm(v - vn[:, None] * N, axis=1)) / np.linalg.norm(u))
+    r = np.linalg.norm(P, axis=1) / ell
+    scale = float(np.max(np.sqrt(1 + mu * mu) * np.sqrt(1 + r * r))) if len(P) else 1.0
+    tol = EPS * scale
+    value, lower = answer["q1"], answer["q1_lower"]
+    if proof.get("kind") == "inner":
+        if abs(value - up) > tol:
+            raise ProofError(f"the value {value} is not h_W(weakest), {up}")
+    elif not lo - tol <= value <= up + tol:
+        raise ProofError(f"the value {value} is not within [{lo}, {up}]")
+    if lower > lo + tol:
+        raise ProofError(f"the bound from below {lower} is more than the proof's, {lo}")
+    if lower > value + tol:
+        raise ProofError(f"the bound from below {lower} is above the value {value}")
+    if answer.get("margin_checked") is True and value - lo > max(tol, float(discs["tolerance"]) * scale):
+        raise ProofError(f"checked, but the proof leaves [{lo}, {value}] open")
+    return lo, up
+
+
 REGION_TOL = 1e-9  # a support region's tolerance, relative to the scene's length unit
 
 
@@ -392,6 +454,10 @@ def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
         nothing = a.get("capped") is True or (a.get("verdict") == "supported" and a.get(facet_key) is None)
         return decided and not nothing
 
+    if "dim" in case and case.get("grasp") and case.get("friction") == "circular":
+        from ._native import grasp_discs
+
+        return [check_disc_answer(grasp_discs(case), answer)]
     if "dim" in case:
         k = answer.get("pyramid")
         g = np.asarray(scene_generators(case, k))

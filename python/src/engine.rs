@@ -251,6 +251,41 @@ pub fn scene_generators<'py>(
     Ok(numpy::PyArray2::from_vec2(py, &rows)?)
 }
 
+/// The friction discs of a grasp line (its dict or JSON text), every point of an edge or face
+/// its own, in the order a circular proof's points index them (docs/proof.md): a dict of
+/// `points` (n, 3), `normals` (n, 3), `mu` (n,), `half_size` (ℓ) and `tolerance` (the line's,
+/// or 1e-9). What `planar_hold.check_proof` checks a `"circular"` grasp's proof against.
+#[pyfunction]
+pub fn grasp_discs<'py>(py: Python<'py>, scene: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let lines = scene_lines(PyList::new(py, [scene])?.as_any())?;
+    let line = parse_line(&lines[0]).map_err(|e| py_err(at("scene".into(), e)))?;
+    let planar_hold::SceneLine::Grasp(s) = line else {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "scene: not a grasp line (\"grasp\": true)",
+        ));
+    };
+    let discs = planar_hold::details::scene::grasp_discs(&s);
+    let out = pyo3::types::PyDict::new(py);
+    let rows = |f: &dyn Fn(&planar_hold::details::proof::CheckedDisc) -> [f64; 3]| {
+        discs.iter().map(|d| f(d).to_vec()).collect::<Vec<_>>()
+    };
+    let (points, normals) = (rows(&|d| d.p), rows(&|d| d.n));
+    let array = |r: Vec<Vec<f64>>| -> PyResult<Bound<'py, PyAny>> {
+        if r.is_empty() {
+            Ok(numpy::PyArray2::<f64>::zeros(py, [0, 3], false).into_any())
+        } else {
+            Ok(numpy::PyArray2::from_vec2(py, &r)?.into_any())
+        }
+    };
+    out.set_item("points", array(points)?)?;
+    out.set_item("normals", array(normals)?)?;
+    let mu: Vec<f64> = discs.iter().map(|d| d.mu).collect();
+    out.set_item("mu", numpy::PyArray1::from_vec(py, mu))?;
+    out.set_item("half_size", s.body.half_size)?;
+    out.set_item("tolerance", s.tolerance.unwrap_or(1e-9))?;
+    Ok(out.into_any())
+}
+
 /// The support region's map of a spatial scene (its dict or JSON text): the need at a centre
 /// of mass offset δ, `origin + (δx/unit)·axes[0] + (δy/unit)·axes[1]`, and the clip box
 /// `|δx|, |δy| ≤ half_width·unit` (docs/contract-support-region.md §4), as a dict of

@@ -36,6 +36,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Engine>()?;
     m.add_function(wrap_pyfunction!(engine::scene_generators, m)?)?;
     m.add_function(wrap_pyfunction!(engine::region_map, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::grasp_discs, m)?)?;
     m.add_class::<output::Outcomes>()?;
     m.add_class::<output::GeneralOutcomes>()?;
     m.add_class::<grasp::GraspColumns>()?;

@@ -196,3 +196,45 @@ def test_a_support_region_proof_with_a_planted_bug_is_caught():
         with pytest.raises(ProofError):
             check_proof(case, bad)
             pytest.fail(f"{what}: not caught")
+
+
+def test_circular_grasp_proofs_pass_and_planted_bugs_are_caught():
+    """The true cones' proofs name their own disc points; the Python checker (written apart
+    from the Rust one, exact where float64 cannot be sure) passes public circular answers and
+    catches a point moved off its disc, a disc index beyond the line's, a face dropped and the
+    bound from below nudged. (The Rust tests check every public circular proof; here the
+    inner ones of at most 600 faces, which exact arithmetic checks in well under a second.)"""
+    from planar_hold._native import grasp_discs
+
+    cases = lines("grasp_circular_public.jsonl")
+    reports = planar_hold.gate(cases, proof=True)
+    picked = {"inner": [], "nearest": []}
+    for case, answer in zip(cases, reports):
+        p = answer["proof"]
+        if p["kind"] == "nearest" or 0 < len(p["faces"]) <= 600:
+            if len(picked[p["kind"]]) < 8:
+                picked[p["kind"]].append((case, answer))
+    assert all(len(v) == 8 for v in picked.values()), {k: len(v) for k, v in picked.items()}
+    for case, answer in picked["inner"] + picked["nearest"]:
+        assert len(check_proof(case, answer)) == 1
+        bugs = []
+        b = copy.deepcopy(answer)
+        q = b["proof"]["points"][0]
+        n = grasp_discs(case)["normals"][q[0]]
+        for a in range(3):
+            q[1 + a] += 1e-6 * float(n[a])  # its normal force no longer 1
+        bugs.append(("a point off its disc", b))
+        b = copy.deepcopy(answer)
+        b["proof"]["points"][0][0] = 10_000
+        bugs.append(("a disc beyond the line's", b))
+        b = copy.deepcopy(answer)
+        b["q1_lower"] += 1e-6 * max(1.0, abs(b["q1_lower"]))
+        bugs.append(("the bound nudged", b))
+        if answer["proof"]["kind"] == "inner":
+            b = copy.deepcopy(answer)
+            b["proof"]["faces"].pop(len(b["proof"]["faces"]) // 2)
+            bugs.append(("a face dropped", b))
+        for what, b in bugs:
+            with pytest.raises(ProofError):
+                check_proof(case, b)
+                print(answer["id"], what, "not caught")

@@ -4,8 +4,9 @@
 use std::io::{BufRead, Write};
 
 use planar_hold::details::proof::RegionProof;
-use planar_hold::details::proof::{check_answer, Proof};
-use planar_hold::details::scene::{check_support_region, main_pyramid};
+use planar_hold::details::proof::{check_answer, check_disc_answer, Proof};
+use planar_hold::details::scene::{check_support_region, grasp_discs, main_pyramid};
+use planar_hold::FrictionModel;
 use planar_hold::{default_need, GENERAL_MARGIN_CAP};
 use planar_hold::{parse_line, SceneLine, SpatialScene};
 use serde_json::Value;
@@ -255,6 +256,34 @@ fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String>
                     .ok_or(format!("the answer has no {k}"))
             };
             let closed = answer.get("margin_checked") == Some(&Value::Bool(true));
+            if s.friction == FrictionModel::Circular {
+                // The true cones: the proof names its own points on the discs (docs/proof.md).
+                let discs = grasp_discs(&s);
+                let scale = discs
+                    .iter()
+                    .map(|d| {
+                        let r = d.p.iter().map(|v| v * v).sum::<f64>().sqrt() / s.body.half_size;
+                        (1.0 + d.mu * d.mu).sqrt() * (1.0 + r * r).sqrt()
+                    })
+                    .fold(0.0, f64::max);
+                let scale = scale.max(f64::MIN_POSITIVE);
+                let weakest = answer
+                    .get("weakest")
+                    .and_then(numbers)
+                    .ok_or("the answer has no weakest")?;
+                check_disc_answer(
+                    &discs,
+                    s.body.half_size,
+                    &proof,
+                    &weakest,
+                    num("q1")?,
+                    num("q1_lower")?,
+                    closed,
+                    1e-9 * scale,
+                    s.tolerance.unwrap_or(1e-9) * scale,
+                )?;
+                return Ok(Outcome::Checked);
+            }
             let tol = 1e-9 * scale.max(f64::MIN_POSITIVE);
             check_answer(
                 &lifted,

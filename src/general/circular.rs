@@ -23,7 +23,7 @@
 use super::hull::Hull;
 use super::linalg::{dot, Basis, Vector};
 use super::min_norm;
-use super::proof::{self, InnerProof, Measure, Proof};
+use super::proof::{self, DiscPoint, InnerProof, Measure, NearestProof, Proof};
 use super::tolerance::{EPS, RANK_TOL};
 use super::MAX_DIM;
 
@@ -100,6 +100,8 @@ pub(crate) struct CircularOutcome {
     pub generators: Vec<u32>,
     /// Support queries made.
     pub queries: usize,
+    /// The proof of the bracket, when asked and found (docs/proof.md, circular grasps).
+    pub proof: Option<Proof>,
 }
 
 /// What a search is asked: the tolerance the bracket closes to and an optional threshold.
@@ -111,6 +113,9 @@ pub(crate) struct Ask {
     pub at_least: Option<f64>,
     /// A bound from below already proven (an inner pyramid's q1_lower; −∞ for none).
     pub lower: f64,
+    /// Write the proof of the bracket (discs only: its points are disc points,
+    /// docs/proof.md); the bound from below is then only what the proof proves.
+    pub proof: bool,
 }
 
 /// Support queries at most, each search: a grasp that has not closed by then answers its
@@ -126,8 +131,9 @@ pub(crate) trait Support {
     /// Whether W is empty (no contact point, no wrench).
     fn is_empty(&self) -> bool;
 
-    /// `h_W(u)` and a point of W attaining it.
-    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]);
+    /// `h_W(u)`, a point of W attaining it, and where the point comes from (the disc or
+    /// the wrench: its index).
+    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6], u32);
 
     /// `h_W(u)` alone.
     fn support(&self, u: &[f64; 6]) -> f64 {
@@ -229,7 +235,7 @@ impl Support for Discs<'_> {
     /// `h_W(u)` and a point of W attaining it: `f = n + μt̂` on the best disc (`t̂` the
     /// tangential part of `v` made unit; the disc's own tangent where it vanishes),
     /// `w = (f, p × f/ℓ)`.
-    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
+    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6], u32) {
         let mut best = (f64::NEG_INFINITY, 0, [0.0; 3]);
         for (i, d) in self.discs.iter().enumerate() {
             let (h, vt) = self.disc_support(d, u);
@@ -266,6 +272,7 @@ impl Support for Discs<'_> {
                 m[1] / self.ell,
                 m[2] / self.ell,
             ],
+            i as u32,
         )
     }
 
@@ -324,7 +331,7 @@ impl Support for Points<'_> {
     }
 
     /// The first wrench of largest `u·wᵢ`.
-    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6]) {
+    fn support_point(&self, u: &[f64; 6]) -> (f64, [f64; 6], u32) {
         let mut best = (f64::NEG_INFINITY, 0);
         for (i, w) in self.wrenches.iter().enumerate() {
             let h = dot(w, u);
@@ -332,7 +339,7 @@ impl Support for Points<'_> {
                 best = (h, i);
             }
         }
-        (best.0, self.wrenches[best.1])
+        (best.0, self.wrenches[best.1], best.1 as u32)
     }
 
     fn touching(&self, u: &[f64; 6], h: f64, tol: f64) -> (Vec<usize>, Vec<u32>) {
@@ -385,8 +392,9 @@ fn decided(lower: f64, upper: f64, ask: &Ask) -> bool {
 }
 
 /// q1 of W, bracketed (the module's text). `seeds` are extra points of W (the inner
-/// pyramid's generators serve) that a simplex around 0 may be completed from.
-pub(crate) fn quality(w: &impl Support, seeds: &[[f64; 6]], ask: Ask) -> CircularOutcome {
+/// pyramid's generators serve), each with its source (as [`Support::support_point`] names
+/// one), that a simplex around 0 may be completed from.
+pub(crate) fn quality<W: Support>(w: &W, seeds: &[([f64; 6], u32)], ask: Ask) -> CircularOutcome {
     if w.is_empty() {
         return CircularOutcome {
             q1: f64::NEG_INFINITY,
@@ -403,10 +411,15 @@ pub(crate) fn quality(w: &impl Support, seeds: &[[f64; 6]], ask: Ask) -> Circula
         lower: ask.lower,
         queries: 0,
     };
-    if let Some(simplex) = min_norm(w, &mut b, &ask) {
-        if !b.done(&ask) {
-            expand(w, &mut b, &ask, &simplex, seeds);
-        }
+    let corral = min_norm(w, &mut b, &ask);
+    let mut proof = None;
+    if corral.end == min_norm::End::Inside && !b.done(&ask) {
+        proof = expand(w, &mut b, &ask, &corral, seeds);
+    }
+    // Outside, at 0 to rounding (the bracket decided at Wolfe's end, or W flat), or where the
+    // inner hull's proof did not pass: Wolfe's point and the least support found.
+    if ask.proof && proof.is_none() {
+        proof = Some(nearest_proof(&corral, &b.weakest));
     }
     let tol = ask.tol;
     let (lower, upper) = (b.lower.min(b.upper), b.upper);
@@ -427,18 +440,41 @@ pub(crate) fn quality(w: &impl Support, seeds: &[[f64; 6]], ask: Ask) -> Circula
         contacts,
         generators,
         queries: b.queries,
+        proof,
     }
 }
 
+/// A disc point of the proof: the point's source and its force (a disc point's first three
+/// coordinates are its force).
+fn disc_point(source: u32, q: &[f64; 6]) -> DiscPoint {
+    DiscPoint(source, q[0], q[1], q[2])
+}
+
+/// The proof of a bracket from Wolfe's point, a convex combination of disc points, from
+/// below (`−|x|`); the plane `(0, u)` of the least support found, from above.
+fn nearest_proof(c: &min_norm::Corral, weakest: &[f64; 6]) -> Proof {
+    let mut plane = vec![0.0];
+    plane.extend_from_slice(weakest);
+    Proof::Nearest(NearestProof {
+        measure: Measure::Grasp,
+        generators: (0..c.points.len() as u32).collect(),
+        weights: c.weights.clone(),
+        plane,
+        points: c
+            .points
+            .iter()
+            .zip(&c.ids)
+            .map(|(q, &i)| disc_point(i, q))
+            .collect(),
+    })
+}
+
 /// Wolfe's minimum-norm point of W from its support points ([`super::min_norm`]). Returns
-/// the corral (points of W whose convex hull holds 0) when 0 ∈ W was found, else `None`
-/// (the bracket closed or was decided outside, or the search stopped).
-fn min_norm(w: &impl Support, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]>> {
+/// the corral: points of W whose convex hull holds 0 where it ends `Inside`, else the
+/// nearest point found (the bracket closed or was decided outside, or the search stopped).
+fn min_norm(w: &impl Support, b: &mut Bracket, ask: &Ask) -> min_norm::Corral {
     let f0 = w.first();
-    let support = |u: &[f64; 6]| {
-        let (h, q) = w.support_point(u);
-        (h, q, 0)
-    };
+    let support = |u: &[f64; 6]| w.support_point(u);
     let mut queries = b.queries;
     let c = min_norm::wolfe(
         support(&f0),
@@ -453,20 +489,22 @@ fn min_norm(w: &impl Support, b: &mut Bracket, ask: &Ask) -> Option<Vec<[f64; 6]
         MAX_QUERIES,
     );
     b.queries = queries;
-    let nx = dot(&c.x, &c.x).sqrt();
-    match c.end {
-        min_norm::End::Inside => {
-            b.lower = b.lower.max(-nx);
-            Some(c.points)
-        }
-        _ => None,
+    if c.end == min_norm::End::Inside {
+        b.lower = b.lower.max(-dot(&c.x, &c.x).sqrt());
     }
+    c
 }
 
 /// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W
 /// around 0) completed to 7 independent lifted points from `seeds` and the support points
 /// of the coordinate directions.
-fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], seeds: &[[f64; 6]]) {
+fn expand<W: Support>(
+    w: &W,
+    b: &mut Bracket,
+    ask: &Ask,
+    simplex: &min_norm::Corral,
+    seeds: &[([f64; 6], u32)],
+) -> Option<Proof> {
     let d = MAX_DIM;
     let s = w.scale();
     let lift = |p: &[f64; 6]| -> (Vector, Vector) {
@@ -476,25 +514,29 @@ fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], s
         let n = dot(&raw, &raw).sqrt();
         (raw.map(|v| v / n), raw)
     };
+    // The points taken, and the source of each (its disc, for the proof).
     let mut points: Vec<[f64; 6]> = Vec::new();
+    let mut sources: Vec<u32> = Vec::new();
     let mut basis = Basis::new(d);
-    let take = |p: &[f64; 6], points: &mut Vec<[f64; 6]>, basis: &mut Basis| {
+    let mut take = |p: &[f64; 6], source: u32, points: &mut Vec<[f64; 6]>, basis: &mut Basis| {
         if points.len() < d && basis.push(&lift(p).0, RANK_TOL) {
             points.push(*p);
+            sources.push(source);
         }
     };
-    for p in simplex {
-        take(p, &mut points, &mut basis);
+    for (p, &i) in simplex.points.iter().zip(&simplex.ids) {
+        take(p, i, &mut points, &mut basis);
     }
     if points.len() < d {
-        let mut more: Vec<[f64; 6]> = seeds.to_vec();
+        let mut more: Vec<([f64; 6], u32)> = seeds.to_vec();
         for k in 0..12 {
             let mut u = [0.0; 6];
             u[k / 2] = if k % 2 == 0 { 1.0 } else { -1.0 };
-            more.push(w.support_point(&u).1);
+            let (_, q, i) = w.support_point(&u);
+            more.push((q, i));
         }
-        for p in &more {
-            take(p, &mut points, &mut basis);
+        for (p, i) in &more {
+            take(p, *i, &mut points, &mut basis);
         }
     }
     if points.len() < d {
@@ -509,7 +551,7 @@ fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], s
                 b.offer(&u, h);
             }
         }
-        return;
+        return None;
     }
     let mut e0 = [0.0; MAX_DIM];
     e0[0] = 1.0;
@@ -517,7 +559,7 @@ fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], s
     let ids: Vec<u32> = (0..d as u32).collect();
     let mut hull = Hull::default();
     if hull.start(d, &e0, &units, &raws, &ids).is_err() {
-        return;
+        return None;
     }
     let offset = |n: &Vector| -> Option<([f64; 6], f64)> {
         let a: [f64; 6] = std::array::from_fn(|k| n[k + 1]);
@@ -526,14 +568,12 @@ fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], s
     };
     let mut lower = f64::NEG_INFINITY;
     while b.queries < MAX_QUERIES {
-        let Some(f) = hull.nearest() else { return };
+        let f = hull.nearest()?;
         let face = hull.faces[f as usize];
-        let Some((u, off)) = offset(&face.normal) else {
-            return;
-        };
+        let (u, off) = offset(&face.normal)?;
         // The nearest face is the least: its offset bounds q1 from below (checked below).
         lower = off;
-        let (h, q) = w.support_point(&u);
+        let (h, q, source) = w.support_point(&u);
         b.queries += 1;
         b.offer(&u, h);
         if decided(lower.max(b.lower), b.upper, ask) {
@@ -544,25 +584,39 @@ fn expand<W: Support>(w: &W, b: &mut Bracket, ask: &Ask, simplex: &[[f64; 6]], s
             break;
         }
         points.push(q);
+        sources.push(source);
     }
     // The bound from below: the hull's faces a closed cycle around e₀, each face's plane at
     // least `lower` from 0; proven by the checker on the points the hull used where
     // `W::CHECK_HULL`, else by the hull's faces' cone being pointed.
-    if lower > b.lower {
-        let proven = if W::CHECK_HULL {
-            check_lower(&hull, &points, s, lower).map(|c| c.min(lower))
+    // With a proof asked, the checked proof is the answer's.
+    if lower > b.lower || ask.proof {
+        let (proven, proof) = if W::CHECK_HULL {
+            match check_lower(&hull, &points, s, lower) {
+                Some((c, mut p)) => {
+                    p.points = points
+                        .iter()
+                        .zip(&sources)
+                        .map(|(q, &i)| disc_point(i, q))
+                        .collect();
+                    (Some(c.min(lower)), Some(Proof::Inner(p)))
+                }
+                None => (None, None),
+            }
         } else {
-            hull.interior().map(|_| lower)
+            (hull.interior().map(|_| lower), None)
         };
         if let Some(proven) = proven {
             b.lower = b.lower.max(proven);
         }
+        return proof.filter(|_| ask.proof);
     }
+    None
 }
 
-/// The checker's bound from below for the hull over `points` (generators `(1, w)`), or
-/// `None` when its proof does not pass.
-fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<f64> {
+/// The checker's bound from below for the hull over `points` (generators `(1, w)`) and the
+/// proof it checked (its generators the points, in order), or `None` when it does not pass.
+fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<(f64, InnerProof)> {
     let d = MAX_DIM;
     let lifted: Vec<f64> = points
         .iter()
@@ -590,7 +644,7 @@ fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<f
     let upper = faces.first()?.clone();
     let mut e0 = vec![0.0; d];
     e0[0] = 1.0;
-    let p = Proof::Inner(InnerProof {
+    let p = InnerProof {
         measure: Measure::Grasp,
         interior: e0.clone(),
         lines: Vec::new(),
@@ -598,8 +652,14 @@ fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<f
         lower: lower - EPS * lower.abs(),
         upper,
         holds: None,
-    });
-    proof::check(&lifted, d, &e0, &p).ok().map(|c| c.lower)
+        points: Vec::new(),
+    };
+    let p = Proof::Inner(p);
+    let c = proof::check(&lifted, d, &e0, &p).ok()?.lower;
+    match p {
+        Proof::Inner(p) => Some((c, p)),
+        Proof::Nearest(_) => None,
+    }
 }
 
 /// The determinant of the `d × d` matrix `m` in plain float64 (partial pivoting): a face's
@@ -672,6 +732,7 @@ mod tests {
                 tol: 1e-9,
                 at_least: None,
                 lower: f64::NEG_INFINITY,
+                proof: false,
             },
         );
         assert!(o.closed && o.q1 <= -1.0 && o.q1_lower <= o.q1, "{o:?}");

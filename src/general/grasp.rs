@@ -456,6 +456,7 @@ pub(crate) fn proof(
                 lower: g.q1_lower,
                 upper: p.upper.clone(),
                 holds: p.holds.as_ref().and(holds()),
+                points: Vec::new(),
             })
         }
         // W flat through 0: the plane holding it (six independent wrenches on it), and the
@@ -487,6 +488,7 @@ pub(crate) fn proof(
                         generators: holds.generators,
                         weights: holds.weights,
                         plane: std::iter::once(0.0).chain(g.weakest).collect(),
+                        points: Vec::new(),
                     }),
                 );
             }
@@ -498,6 +500,7 @@ pub(crate) fn proof(
                 lower: g.q1_lower.min(0.0),
                 upper: picked[..GRASP_DIM - 1].to_vec(),
                 holds: Some(holds()?),
+                points: Vec::new(),
             })
         }
         (Verdict::Unsupported | Verdict::Uncertain, _)
@@ -509,6 +512,7 @@ pub(crate) fn proof(
                 generators: outcome.witness_indices[..n].to_vec(),
                 weights: outcome.witness_weights[..n].to_vec(),
                 plane: std::iter::once(0.0).chain(g.weakest).collect(),
+                points: Vec::new(),
             })
         }
         // The nearest point found by Wolfe's search on the wrenches (the same search as
@@ -523,6 +527,7 @@ pub(crate) fn proof(
                 generators: c.ids,
                 weights: c.weights,
                 plane: std::iter::once(0.0).chain(g.weakest).collect(),
+                points: Vec::new(),
             })
         }
         _ => return None,

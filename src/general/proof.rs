@@ -30,6 +30,7 @@
 // Comparisons are written `!(x > t)` where a NaN must fail them.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub(crate) mod disc;
 pub(crate) mod region;
 
 use std::collections::HashMap;
@@ -42,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use super::linalg::{dot, norm};
 use super::tolerance::EPS;
 
+pub use disc::{check_disc_answer, CheckedDisc};
 pub(crate) use region::check_region;
 pub(crate) use region::{distance_to_polygon, Bound, RegionProof};
 pub(crate) use region::{BoxSide, OuterEdge, RegionChecked, RegionMap, WitnessedPoint};
@@ -117,7 +119,18 @@ pub struct InnerProof {
     /// witness that x is in the cone, the bound from below then 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holds: Option<Combination>,
+    /// A circular grasp's generators, points of its discs (the indices count these, not
+    /// the pyramid's wrenches); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<DiscPoint>,
 }
+
+/// A point of a true friction cone's disc (docs/proof.md, circular grasps): the disc's index
+/// (the line's contact points in order, every point of an edge or face its own) and the
+/// force `f` on it at unit normal force, written `[disc, fx, fy, fz]`. Its generator is
+/// `(1, f, p × f/ℓ)`, rebuilt by the checker, which first checks that `f` lies on the disc.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiscPoint(pub u32, pub f64, pub f64, pub f64);
 
 /// A non-negative combination of generators: indices and weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -177,6 +190,9 @@ pub struct NearestProof {
     pub weights: Vec<f64>,
     /// The plane: d numbers.
     pub plane: Vec<f64>,
+    /// A circular grasp's generators, points of its discs (as [`InnerProof::points`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<DiscPoint>,
 }
 
 /// The bounds a proof was checked to give.
@@ -760,20 +776,37 @@ pub fn check_answer(
     // A margin beyond the cap is reported as the cap.
     c.upper = c.upper.min(cap);
     c.lower = c.lower.min(cap);
-    match proof {
-        Proof::Inner(_) => {
-            if (value - c.upper).abs() > tol {
-                return Err(format!("the value {value} is not the plane's, {}", c.upper));
-            }
+    compare(
+        &c,
+        matches!(proof, Proof::Inner(_)),
+        value,
+        lower,
+        closed,
+        tol,
+    )?;
+    Ok(c)
+}
+
+/// The answer's `value`, `lower` and `closed` against the bounds `c` a proof gave: inside
+/// (`inner`) the value is the plane's; outside it lies between the bounds; the reported lower
+/// bound is no more than the proof's nor the value; closed only where the proof closes.
+pub(crate) fn compare(
+    c: &Checked,
+    inner: bool,
+    value: f64,
+    lower: f64,
+    closed: bool,
+    tol: f64,
+) -> Result<(), String> {
+    if inner {
+        if (value - c.upper).abs() > tol {
+            return Err(format!("the value {value} is not the plane's, {}", c.upper));
         }
-        Proof::Nearest(_) => {
-            if value < c.lower - tol || value > c.upper + tol {
-                return Err(format!(
-                    "the value {value} is not within [{}, {}]",
-                    c.lower, c.upper
-                ));
-            }
-        }
+    } else if value < c.lower - tol || value > c.upper + tol {
+        return Err(format!(
+            "the value {value} is not within [{}, {}]",
+            c.lower, c.upper
+        ));
     }
     if lower > c.lower + tol {
         return Err(format!(
@@ -792,7 +825,7 @@ pub fn check_answer(
             c.lower
         ));
     }
-    Ok(c)
+    Ok(())
 }
 
 #[cfg(test)]

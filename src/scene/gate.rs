@@ -380,7 +380,7 @@ fn judge<'a>(
     let mut found = vec![CircularOutcome::default(); searched.len()];
     engine.each_with_solver(&mut found, options, 1, |_, i, out| {
         *out = match searched[i] {
-            (s, Some(pyramid)) => circular_outcome(s, pyramid),
+            (s, Some(pyramid)) => circular_outcome(s, pyramid, options.proof),
             (s, None) => threshold_outcome(s),
         };
         0

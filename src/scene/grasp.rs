@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::spatial::{tangent_basis, FrictionModel, Pyramid, SpatialScene, MAX_PYRAMID};
 use crate::general::circular::{self, Ask, CircularOutcome, Decided, Disc, Support};
 use crate::general::grasp::{ForceClosure, GraspOutcome};
-use crate::general::proof::Proof;
+use crate::general::proof::{CheckedDisc, Proof};
 use crate::general::EPS;
 use crate::general::{GeneralBatch, MAX_GENERAL_GENERATORS};
 use crate::Error;
@@ -173,7 +173,7 @@ pub(crate) fn judge_grasp(
     circular: Option<CircularOutcome>,
 ) -> GraspReport {
     if scene.friction == FrictionModel::Circular {
-        let c = circular.unwrap_or_else(|| circular_outcome(scene, &first[0]));
+        let c = circular.unwrap_or_else(|| circular_outcome(scene, &first[0], proof.is_some()));
         return judge_bracketed(scene, c);
     }
     let k = scene.pyramid;
@@ -252,13 +252,45 @@ pub(crate) fn discs(scene: &SpatialScene) -> Vec<Disc> {
         .collect()
 }
 
+/// The discs of a grasp line as the proof checker takes them (docs/proof.md, circular
+/// grasps): in [`discs`]' order, which a circular proof's points index.
+pub fn grasp_discs(scene: &SpatialScene) -> Vec<CheckedDisc> {
+    discs(scene)
+        .iter()
+        .map(|d| CheckedDisc {
+            p: d.p,
+            n: d.n,
+            mu: d.mu,
+        })
+        .collect()
+}
+
 /// The circular q1 of a grasp line, its bracket started from what the inner pyramids at the
 /// line's k proved (`pyramid`: their W lies in the true cones', so its bound from below
 /// holds) and their generators, closed to the line's `"tolerance"` (default ε) times the
-/// grasp's scale.
-pub(crate) fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> CircularOutcome {
+/// grasp's scale. With `proof`, the bracket is closed whatever the threshold, and proven on
+/// its own (docs/proof.md, circular grasps).
+pub(crate) fn circular_outcome(
+    scene: &SpatialScene,
+    pyramid: &GraspOutcome,
+    proof: bool,
+) -> CircularOutcome {
     let d = discs(scene);
-    let seeds = scene.generators(scene.pyramid, Pyramid::Inner);
+    // The inner pyramid's edges lie on the discs: each generator with its disc's index.
+    let k = scene.pyramid;
+    let per_disc = scene
+        .contacts
+        .iter()
+        .flat_map(|c| std::iter::repeat_n(c.rays_per_point(k), c.points.len()));
+    let disc_of: Vec<u32> = per_disc
+        .enumerate()
+        .flat_map(|(i, n)| std::iter::repeat_n(i as u32, n))
+        .collect();
+    let seeds: Vec<([f64; 6], u32)> = scene
+        .generators(k, Pyramid::Inner)
+        .into_iter()
+        .zip(disc_of)
+        .collect();
     let w = circular::Discs::new(&d, scene.body.half_size);
     let tol = scene.tolerance.unwrap_or(EPS) * w.scale();
     circular::quality(
@@ -266,8 +298,13 @@ pub(crate) fn circular_outcome(scene: &SpatialScene, pyramid: &GraspOutcome) -> 
         &seeds,
         Ask {
             tol,
-            at_least: scene.q1_at_least,
-            lower: pyramid.q1_lower,
+            at_least: scene.q1_at_least.filter(|_| !proof),
+            lower: if proof {
+                f64::NEG_INFINITY
+            } else {
+                pyramid.q1_lower
+            },
+            proof,
         },
     )
 }
@@ -293,13 +330,15 @@ pub(crate) fn threshold_outcome(scene: &SpatialScene) -> CircularOutcome {
         .collect();
     let w = circular::Points::new(&wrenches, &contacts);
     let tol = scene.tolerance.unwrap_or(EPS) * w.scale();
+    let seeds: Vec<([f64; 6], u32)> = wrenches.iter().zip(0..).map(|(&q, i)| (q, i)).collect();
     circular::quality(
         &w,
-        &wrenches,
+        &seeds,
         Ask {
             tol,
             at_least: scene.q1_at_least,
             lower: f64::NEG_INFINITY,
+            proof: false,
         },
     )
 }
@@ -339,7 +378,7 @@ pub(crate) fn judge_bracketed(scene: &SpatialScene, c: CircularOutcome) -> Grasp
         q1_at_least: c.at_least.map(|a| a.as_json()),
         refined: None,
         reason: reason(force_closure, &main, false),
-        proof: None,
+        proof: c.proof,
     }
 }
 

@@ -3,8 +3,9 @@
 //! repeated, an index changed, a bound nudged, the wrong plane, a witness's weight changed) are
 //! caught.
 
-use planar_hold::details::proof::{check, check_answer, InnerProof, Measure, Proof};
-use planar_hold::details::scene::main_pyramid;
+use planar_hold::details::proof::{check, check_answer, check_disc_answer, DiscPoint};
+use planar_hold::details::proof::{InnerProof, Measure, Proof};
+use planar_hold::details::scene::{grasp_discs, main_pyramid};
 use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Backend, Engine, Options, Verdict};
 use planar_hold::{GeneralBatch, GeneralCase, GENERAL_MARGIN_CAP};
@@ -285,4 +286,159 @@ fn planted_bugs_are_caught() {
         .is_ok());
     }
     let _ = Measure::Cone;
+}
+
+/// A circular grasp's answer checked against its proof as `check-proof` checks it: the
+/// discs rebuilt from the line, the strict tolerance ε·scale.
+fn check_circular(
+    s: &planar_hold::SpatialScene,
+    r: &planar_hold::GraspReport,
+    p: &Proof,
+) -> Result<(), String> {
+    let discs = grasp_discs(s);
+    let ell = s.body.half_size;
+    let scale = discs
+        .iter()
+        .map(|d| (1.0 + d.mu * d.mu).sqrt() * (1.0 + (nrm(&d.p) / ell).powi(2)).sqrt())
+        .fold(0.0, f64::max);
+    check_disc_answer(
+        &discs,
+        ell,
+        p,
+        &r.weakest,
+        r.q1,
+        r.q1_lower,
+        r.margin_checked,
+        1e-9 * scale,
+        1e-9 * scale,
+    )
+    .map(|_| ())
+}
+
+/// Every circular public grasp carries a proof naming its own disc points, and it passes;
+/// planted bugs are caught: inside a face dropped, a point moved 1e-6 off its disc, a point
+/// given another disc, the bound from below nudged up by 1e-6, the weakest direction turned;
+/// outside a point off its disc, a disc index beyond the line's, the bound nudged.
+#[test]
+fn every_public_circular_grasp_proof_passes_and_planted_bugs_are_caught() {
+    let engine = Engine::new(Backend::Cpu).unwrap();
+    let scenes: Vec<SceneLine> = lines("grasp_circular_public.jsonl")
+        .iter()
+        .map(|l| parse_line(l).unwrap())
+        .collect();
+    let reports = hold_reports(&engine, &scenes, options()).unwrap();
+    let (mut inner, mut nearest) = (0, 0);
+    for (scene, report) in scenes.iter().zip(&reports) {
+        let (SceneLine::Grasp(s), Report::Grasp(r)) = (scene, report) else {
+            panic!("a grasp line answered as something else");
+        };
+        let p = r
+            .proof
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no proof", r.id));
+        check_circular(s, r, p).unwrap_or_else(|e| panic!("{}: {e}", r.id));
+        let ndiscs = grasp_discs(s).len() as u32;
+        let b_disc = |q: &DiscPoint| q.0 as usize;
+        let mut bugs: Vec<(&str, Proof, f64, [f64; 6])> = Vec::new();
+        // 1e-6 along its disc's normal: its normal force no longer 1.
+        let discs = grasp_discs(s);
+        let off = |q: &DiscPoint| {
+            let n = discs[q.0 as usize].n;
+            DiscPoint(q.0, q.1 + 1e-6 * n[0], q.2 + 1e-6 * n[1], q.3 + 1e-6 * n[2])
+        };
+        match p {
+            Proof::Inner(good) if !good.faces.is_empty() => {
+                inner += 1;
+                let mut b = good.clone();
+                b.faces.remove(b.faces.len() / 2);
+                bugs.push(("a face dropped", Proof::Inner(b), r.q1_lower, r.weakest));
+                let mut b = good.clone();
+                let used = b.faces[0][0] as usize;
+                b.points[used] = off(&b.points[used]);
+                bugs.push((
+                    "a point off its disc",
+                    Proof::Inner(b),
+                    r.q1_lower,
+                    r.weakest,
+                ));
+                // A disc of another normal: the force is then off it (one of the same
+                // normal and μ, a face's other corner, holds it too: a proof still).
+                let i = b_disc(&good.points[used]);
+                if let Some(j) = (0..ndiscs).find(|&j| {
+                    let (m, n) = (discs[j as usize].n, discs[i].n);
+                    (0..3).map(|a| (m[a] - n[a]).abs()).sum::<f64>() > 1e-3
+                }) {
+                    let mut b = good.clone();
+                    b.points[used].0 = j;
+                    bugs.push((
+                        "a point given another disc",
+                        Proof::Inner(b),
+                        r.q1_lower,
+                        r.weakest,
+                    ));
+                }
+                let mut b = good.clone();
+                b.lower += 1e-6 * b.lower.abs().max(1.0);
+                bugs.push((
+                    "the proof's bound nudged up",
+                    Proof::Inner(b),
+                    r.q1_lower,
+                    r.weakest,
+                ));
+                let nudged = r.q1_lower + 1e-6 * r.q1_lower.abs().max(1.0);
+                bugs.push(("the answer's bound nudged up", p.clone(), nudged, r.weakest));
+                // The weakest direction moved (three ways: a symmetric W may tie one).
+                let moved = [
+                    [3, 4, 5, 0, 1, 2].map(|a| r.weakest[a]),
+                    [1, 2, 3, 4, 5, 0].map(|a| r.weakest[a]),
+                    r.weakest.map(|v| -v),
+                ];
+                assert!(
+                    moved.iter().any(|&u| {
+                        let mut r2 = r.clone();
+                        r2.weakest = u;
+                        check_circular(s, &r2, p).is_err()
+                    }),
+                    "{}: the weakest direction moved was not caught",
+                    r.id
+                );
+            }
+            Proof::Nearest(good) => {
+                nearest += 1;
+                let mut b = good.clone();
+                b.points[0] = off(&b.points[0]);
+                bugs.push((
+                    "a point off its disc",
+                    Proof::Nearest(b),
+                    r.q1_lower,
+                    r.weakest,
+                ));
+                let mut b = good.clone();
+                b.points[0].0 = ndiscs;
+                bugs.push((
+                    "a disc beyond the line's",
+                    Proof::Nearest(b),
+                    r.q1_lower,
+                    r.weakest,
+                ));
+                let nudged = r.q1_lower + 1e-6 * r.q1_lower.abs().max(1.0);
+                bugs.push(("the answer's bound nudged up", p.clone(), nudged, r.weakest));
+            }
+            Proof::Inner(_) => {}
+        }
+        for (what, b, lower, weakest) in bugs {
+            let mut r2 = r.clone();
+            r2.q1_lower = lower;
+            r2.weakest = weakest;
+            assert!(
+                check_circular(s, &r2, &b).is_err(),
+                "{}: {what} was not caught",
+                r.id
+            );
+        }
+    }
+    assert!(
+        inner > 50 && nearest > 50,
+        "inner {inner}, nearest {nearest}"
+    );
 }

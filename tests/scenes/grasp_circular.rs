@@ -422,3 +422,59 @@ fn a_bad_tolerance_is_refused_by_name() {
         .to_string();
     assert!(e.contains("got NaN"), "{e}");
 }
+
+/// `gate --proof` gives every public circular grasp a proof (its own disc points) that
+/// `check-proof --require` passes; a point moved off its disc fails it, by line.
+#[test]
+fn check_proof_passes_every_public_circular_proof_and_fails_a_point_off_its_disc() {
+    let cases = crate::common::data("grasp_circular_public.jsonl");
+    let run = crate::common::cli()
+        .arg("gate")
+        .arg(&cases)
+        .args(["--backend", "cpu", "--proof"])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(answers.iter().all(|a| a["proof"]["points"].is_array()));
+    let check = |answers: &[Value], name: &str| {
+        let path = std::env::temp_dir().join(format!(
+            "planar-hold-circular-proof-{name}-{}.jsonl",
+            std::process::id()
+        ));
+        let text: String = answers.iter().map(|a| format!("{a}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        let out = crate::common::cli()
+            .arg("check-proof")
+            .arg("--require")
+            .arg(&cases)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        out
+    };
+    let honest = check(&answers, "honest");
+    assert!(
+        honest.status.success(),
+        "{}",
+        String::from_utf8_lossy(&honest.stdout)
+    );
+    // Line 5's first point pushed 1e-6 along z: no longer on its disc.
+    let z = answers[4]["proof"]["points"][0][3].as_f64().unwrap();
+    answers[4]["proof"]["points"][0][3] = json!(z + 1e-6);
+    let bad = check(&answers, "moved");
+    assert_eq!(bad.status.code(), Some(6));
+    let out = String::from_utf8_lossy(&bad.stdout);
+    assert!(
+        out.contains("\"line\":5") && out.contains("off disc"),
+        "{out}"
+    );
+}

@@ -466,6 +466,7 @@ impl Solver {
             lower,
             upper,
             holds: None,
+            points: Vec::new(),
         })
     }
 
@@ -494,6 +495,7 @@ impl Solver {
                     generators: o.witness_indices[..n].to_vec(),
                     weights: o.witness_weights[..n].to_vec(),
                     plane: o.certificate?[..d].to_vec(),
+                    points: Vec::new(),
                 }))
             }
             _ => None,
