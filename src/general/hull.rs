@@ -536,7 +536,10 @@ impl Hull {
             .collect();
         let c = crate::general::proof::cross(d, &rows);
         let nc = dot(&c[..d], &c[..d]).sqrt();
-        if !(nc > 1e-300 && nc.is_finite()) {
+        // Points this close to dependent make a face whose orientation the proof's checker
+        // cannot trust (it asks 1e-24 of the rows' lengths' product): not a face.
+        let lengths: f64 = rows.iter().map(|r| dot(r, r).sqrt()).product();
+        if !(nc > 1e-20 * lengths && nc.is_finite()) {
             return Err(Stuck::Degenerate);
         }
         let mut n = [0.0; MAX_DIM];
