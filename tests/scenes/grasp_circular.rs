@@ -478,3 +478,35 @@ fn check_proof_passes_every_public_circular_proof_and_fails_a_point_off_its_disc
         "{out}"
     );
 }
+
+/// Two random fingertip grasps whose support points crowd so that the inner hull once kept a
+/// face of nearly dependent points, which the proof checker will not orient ("x lies on its
+/// plane"): the hull refuses such a face as degenerate, and both brackets close with an inner
+/// proof.
+#[test]
+fn crowded_support_points_make_no_face_the_checker_cannot_orient() {
+    let lines: Vec<Value> = [
+        r#"{"id": 9152, "half_size": 1.0, "pyramid": 8, "friction": "circular", "contacts": [{"points": [[-0.7139432822868619, -0.6582438170956811, -0.23874686790148614]], "normal": [0.5903050690835308, 0.7850429450317725, 0.18774317529574597], "mu": 0.5}, {"points": [[-0.854143648186145, -0.09178808488909132, -0.5118726167081572]], "normal": [0.8577770088555464, 0.06616816929392479, 0.5097454035605642], "mu": 0.5}, {"points": [[0.5444749049736979, -0.8339049930270734, 0.09027480522493055]], "normal": [-0.47140057994480733, 0.881477129428819, -0.02792066477769484], "mu": 0.5}, {"points": [[-0.6616277268762337, 0.47089590271634635, -0.5835287480780577]], "normal": [0.7647449559134574, -0.3729010642436402, 0.5254616529213951], "mu": 0.5}], "dim": 3, "grasp": true}"#,
+        r#"{"id": 12796, "half_size": 1.0, "pyramid": 8, "friction": "circular", "contacts": [{"points": [[0.20915398614567884, 0.7332374244467244, 0.6470065606082426]], "normal": [-0.08523988987803362, -0.8111873705120136, -0.5785405872498365], "mu": 0.5}, {"points": [[-0.3754039483984721, -0.1384340060169227, -0.9164648937656826]], "normal": [0.3497319003315364, 0.0020178513600685563, 0.936847653659004], "mu": 0.5}, {"points": [[0.3895508628919787, -0.29884552705660844, -0.8711724721192542]], "normal": [-0.1998214800008877, 0.29009424564366687, 0.9359042177352802], "mu": 0.5}, {"points": [[0.09392648208393756, 0.9932123511896522, 0.06860788152726113]], "normal": [-0.09172699496128384, -0.9874664065485002, 0.12843774497228144], "mu": 0.5}], "dim": 3, "grasp": true}"#,
+    ]
+    .iter()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    let scenes: Vec<SceneLine> = lines
+        .iter()
+        .map(|l| parse_line(&l.to_string()).unwrap())
+        .collect();
+    let engine = Engine::new(Backend::Cpu).unwrap();
+    let options = planar_hold::Options {
+        proof: true,
+        ..planar_hold::Options::default()
+    };
+    for report in hold_reports(&engine, &scenes, options).unwrap() {
+        let Report::Grasp(r) = report else {
+            panic!("a grasp answered as something else")
+        };
+        assert!(r.margin_checked, "{}: [{}, {}]", r.id, r.q1_lower, r.q1);
+        let proof = serde_json::to_value(r.proof.as_ref().unwrap()).unwrap();
+        assert_eq!(proof["kind"], "inner", "{}", r.id);
+    }
+}
