@@ -9,9 +9,13 @@ use planar_hold::details::scene::{check_support_region, grasp_discs, main_pyrami
 use planar_hold::FrictionModel;
 use planar_hold::{default_need, GENERAL_MARGIN_CAP};
 use planar_hold::{parse_line, SceneLine, SpatialScene};
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::{exit, Failure};
+
+/// Lines checked together on every core.
+const CHUNK: usize = 4096;
 
 #[derive(clap::Args)]
 pub(super) struct Args {
@@ -46,30 +50,52 @@ pub(super) fn run(args: Args) -> Result<(), Failure> {
     let mut say = |v: Value| -> Result<(), Failure> {
         writeln!(out, "{v}").map_err(|e| Failure::new(format!("cannot write: {e}"), exit::IO))
     };
-    for (n, case) in cases.lines().enumerate() {
-        let number = n + 1;
-        let case =
-            case.map_err(|e| Failure::new(format!("cannot read {}: {e}", args.cases), exit::IO))?;
-        if case.trim().is_empty() {
-            continue;
+    // Pairs of lines read a chunk at a time and checked on every core, reported in order.
+    let mut cases = cases.lines().enumerate();
+    let mut chunk: Vec<(usize, String, Option<String>)> = Vec::with_capacity(CHUNK);
+    loop {
+        chunk.clear();
+        for (n, case) in cases.by_ref() {
+            let case = case
+                .map_err(|e| Failure::new(format!("cannot read {}: {e}", args.cases), exit::IO))?;
+            if case.trim().is_empty() {
+                continue;
+            }
+            let answer = answers.next().transpose().map_err(|e| {
+                Failure::new(format!("cannot read {}: {e}", args.answers), exit::IO)
+            })?;
+            chunk.push((n + 1, case, answer));
+            if chunk.len() == CHUNK {
+                break;
+            }
         }
-        let Some(answer) = answers.next() else {
-            say(serde_json::json!({"line": number, "error": "no answer"}))?;
-            failed += 1;
-            continue;
-        };
-        let answer = answer
-            .map_err(|e| Failure::new(format!("cannot read {}: {e}", args.answers), exit::IO))?;
-        match line(&case, &answer, args.require) {
-            Ok(Outcome::Checked) => checked += 1,
-            Ok(Outcome::Unproven) => unproven += 1,
-            Ok(Outcome::Skipped) => skipped += 1,
-            Err(why) => {
-                failed += 1;
-                let id = serde_json::from_str::<Value>(&answer)
-                    .ok()
-                    .and_then(|a| a.get("id").cloned());
-                say(serde_json::json!({"line": number, "id": id, "error": why}))?;
+        if chunk.is_empty() {
+            break;
+        }
+        let outcomes: Vec<Result<Outcome, String>> = chunk
+            .par_iter()
+            .map(|(_, case, answer)| match answer {
+                Some(answer) => line(case, answer, args.require),
+                None => Err("no answer".into()),
+            })
+            .collect();
+        for ((number, _, answer), outcome) in chunk.iter().zip(outcomes) {
+            match outcome {
+                Ok(Outcome::Checked) => checked += 1,
+                Ok(Outcome::Unproven) => unproven += 1,
+                Ok(Outcome::Skipped) => skipped += 1,
+                Err(why) => {
+                    failed += 1;
+                    say(match answer {
+                        Some(answer) => {
+                            let id = serde_json::from_str::<Value>(answer)
+                                .ok()
+                                .and_then(|a| a.get("id").cloned());
+                            serde_json::json!({"line": number, "id": id, "error": why})
+                        }
+                        None => serde_json::json!({"line": number, "error": why}),
+                    })?;
+                }
             }
         }
     }

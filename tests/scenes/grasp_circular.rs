@@ -477,6 +477,19 @@ fn check_proof_passes_every_public_circular_proof_and_fails_a_point_off_its_disc
         out.contains("\"line\":5") && out.contains("off disc"),
         "{out}"
     );
+    // An answer missing at the end: its line named, the rest still checked (on every core,
+    // reported in order).
+    answers.pop();
+    let short = check(&answers, "short");
+    assert_eq!(short.status.code(), Some(6));
+    let out = String::from_utf8_lossy(&short.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(
+        lines[0].contains("\"line\":5") && lines[1].contains("\"line\":200"),
+        "{out}"
+    );
+    assert!(lines[1].contains("no answer"), "{out}");
 }
 
 /// Two random fingertip grasps whose support points crowd so that the inner hull once kept a
