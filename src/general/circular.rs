@@ -560,6 +560,7 @@ fn expand<W: Support>(
     let (units, raws): (Vec<Vector>, Vec<Vector>) = points.iter().map(lift).unzip();
     let ids: Vec<u32> = (0..d as u32).collect();
     let mut hull = Hull::default();
+    hull.float_normals = W::CHECK_HULL;
     if hull.start(d, &e0, &units, &raws, &ids).is_err() {
         return None;
     }

@@ -99,6 +99,12 @@ pub(crate) struct Hull {
     /// Faces taken as seen by the point being added, whatever their sign (see [`REFLEX`]).
     forced: Vec<u32>,
     links: Vec<Link>,
+    /// A face's normal derived from its points may be taken in float64 where its points lie
+    /// on it within [`RESIDUAL`] (double-double otherwise): only for a hull whose faces the
+    /// proof checker checks before its bound is taken (the circular grasps'). A hull whose
+    /// own bound is trusted keeps double-double (float64 normals folded a near-duplicate
+    /// cone's hull).
+    pub float_normals: bool,
 }
 
 /// A ridge through a new point in [`Hull::add`]'s table: its key, the face and slot that
@@ -534,11 +540,28 @@ impl Hull {
             .iter()
             .map(|&v| &self.raw[v as usize][..d])
             .collect();
-        let c = crate::general::proof::cross(d, &rows);
+        let lengths: f64 = rows.iter().map(|r| dot(r, r).sqrt()).product();
+        // Float64 first where allowed, taken where the points lie on its plane and it is far
+        // from vanishing; else double-double.
+        let c = if self.float_normals {
+            crate::general::proof::cross_f64(d, &rows)
+        } else {
+            [0.0; 8]
+        };
+        let nc = dot(&c[..d], &c[..d]).sqrt();
+        let on_plane = nc > 1e-12 * lengths
+            && nc.is_finite()
+            && points[..d - 1]
+                .iter()
+                .all(|&v| dot(&c[..d], &self.points[v as usize][..d]).abs() <= RESIDUAL * nc);
+        let c = if on_plane {
+            c
+        } else {
+            crate::general::proof::cross(d, &rows)
+        };
         let nc = dot(&c[..d], &c[..d]).sqrt();
         // Points this close to dependent make a face whose orientation the proof's checker
         // cannot trust (it asks 1e-24 of the rows' lengths' product): not a face.
-        let lengths: f64 = rows.iter().map(|r| dot(r, r).sqrt()).product();
         if !(nc > 1e-20 * lengths && nc.is_finite()) {
             return Err(Stuck::Degenerate);
         }
