@@ -20,8 +20,9 @@ the qhull loop users run today on the file's first M grasps, one at a time on on
 (numpy wrenches, `scipy.spatial.ConvexHull`, q1 the least facet offset where the origin is
 inside: scripts/grasp_peers.py's peer), and prints `gate`'s rate over the loop's.
 
-    scripts/gate_dataset.py [N] [IN] [OUT] [CONTACTS] [K] [--q1-at-least T] [--qhull M]
-    (default: 1000000 /tmp/planar-hold-grasps/grasps.parquet .../answers.parquet 4 8)
+    scripts/gate_dataset.py [N] [IN] [OUT] [CONTACTS] [K] [FRICTION] [--q1-at-least T] [--qhull M]
+    (default: 1000000 /tmp/planar-hold-grasps/grasps.parquet .../answers.parquet 4 8 inner;
+    FRICTION "circular" answers on the true cones, the qhull loop still on k-edge pyramids)
 """
 
 import os
@@ -87,12 +88,14 @@ def main():
     out = Path(args[2]) if len(args) > 2 else default / "answers.parquet"
     contacts = args[3] if len(args) > 3 else "4"
     k = args[4] if len(args) > 4 else "8"
+    friction = args[5] if len(args) > 5 else "inner"
     src.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "grasp_dataset"],
                    cwd=REPO, check=True)  # fmt: skip
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
     subprocess.run(
-        [str(REPO / "target/release/examples/grasp_dataset"), str(n), str(src), contacts, k],
+        [str(REPO / "target/release/examples/grasp_dataset"), str(n), str(src), contacts, k,
+         friction],
         check=True, stdout=subprocess.DEVNULL,
     )  # fmt: skip
 
@@ -129,7 +132,7 @@ def main():
     isa = "avx512f" if "avx512f" in Path("/proc/cpuinfo").read_text() else "avx2 or less"
     load = os.getloadavg()[0]
     asked_t = f", q1 >= {options['--q1-at-least']} asked" if threshold else ""
-    print(f"gate {src.name} -> {out.name}: {n:,} grasps of {contacts} fingertips x {k} edges"
+    print(f"gate {src.name} -> {out.name}: {n:,} grasps of {contacts} fingertips x {k} edges, {friction}"
           f"{asked_t}, {cores} cores, instruction set {isa}, load average {load:.1f} at the end")  # fmt: skip
     print(f"  {rows:,} rows answered in {wall:.1f} s: {n / wall:,.0f} grasps/s; "
           f"CPU {100 * cpu / wall:.0f} % of {100 * cores} % ({cpu:.1f} s, "

@@ -833,7 +833,8 @@ fn check_inner(
         return Err("interior: not positive on x".into());
     }
     // Each ridge by its sorted indices (padded), with the sum of the signs it is met with.
-    let mut ridges: HashMap<[u32; 8], i64, BuildHasherDefault<SetHasher>> = HashMap::default();
+    let mut ridges: HashMap<[u32; 8], i64, BuildHasherDefault<SetHasher>> =
+        HashMap::with_capacity_and_hasher(proof.faces.len() * d / 2, Default::default());
     let norms: Vec<f64> = (0..k as u32).map(|i| norm(g(i))).collect();
     let line_norms: f64 = line_rows.iter().map(|r| norm(r)).product();
     let mut rows: Vec<&[f64]> = Vec::with_capacity(d);
