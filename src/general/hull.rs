@@ -9,7 +9,9 @@
 //! A new face's normal is the combination of its two neighbours' across the horizon ridge
 //! that vanishes on the new point, `(n_h·p) n_g − (n_g·p) n_h`: both vanish on the ridge, so
 //! it does, in O(d) and as accurate as they are; where the two almost cancel (a sharp ridge)
-//! it is derived again from the face's own points, twice orthogonalised.
+//! it is derived again from the face's own points, twice orthogonalised. The new faces meet
+//! each other across ridges through the new point, found by turning about each such ridge
+//! through the seen faces (no table of point sets), each ridge checked to be met twice.
 //!
 //! A point barely beyond one face may be beyond its neighbour by less than rounding can tell:
 //! the neighbour stays, the new face folds against it, and the neighbour's far point then lies
@@ -96,25 +98,18 @@ pub(crate) struct Hull {
     stack: Vec<u32>,
     visible: Vec<u32>,
     horizon: Vec<(u32, u8, u32)>,
+    /// The fingerprints of the ridges paired in [`Hull::add`] (with the call's stamp).
+    ridges: Vec<(u64, u32)>,
+    /// `scatter(i)` for every point index i so far (a function of the index alone).
+    scatters: Vec<u64>,
     /// Faces taken as seen by the point being added, whatever their sign (see [`REFLEX`]).
     forced: Vec<u32>,
-    links: Vec<Link>,
     /// A face's normal derived from its points may be taken in float64 where its points lie
     /// on it within [`RESIDUAL`] (double-double otherwise): only for a hull whose faces the
     /// proof checker checks before its bound is taken (the circular grasps'). A hull whose
     /// own bound is trusted keeps double-double (float64 normals folded a near-duplicate
     /// cone's hull).
     pub float_normals: bool,
-}
-
-/// A ridge through a new point in [`Hull::add`]'s table: its key, the face and slot that
-/// met it first (`face` `u32::MAX` once paired), and the call it belongs to.
-#[derive(Clone, Copy, Debug, Default)]
-struct Link {
-    key: u64,
-    face: u32,
-    slot: u8,
-    stamp: u32,
 }
 
 /// `v`'s bits in the order of the numbers (for the heap).
@@ -231,33 +226,34 @@ impl Hull {
     /// pointed for the bound from below (docs/proof.md).
     pub(crate) fn interior(&self) -> Option<Vector> {
         let d = self.d;
-        // Candidates: the faces' normals summed, the points used summed, x; then each
-        // nudged towards x.
+        // Candidates: the faces' normals summed, the points used summed (each as often as
+        // faces use it), x; then each nudged towards x.
         let mut normals = [0.0; MAX_DIM];
-        let mut points = [0.0; MAX_DIM];
+        let mut uses = vec![0u32; self.points.len()];
         for f in self.live() {
             for (s, v) in normals[..d].iter_mut().zip(&f.normal) {
                 *s += v;
             }
             for &p in &f.points[..d - 1] {
-                for (s, v) in points[..d].iter_mut().zip(&self.points[p as usize]) {
-                    *s += v;
-                }
+                uses[p as usize] += 1;
+            }
+        }
+        let mut points = [0.0; MAX_DIM];
+        for (p, &n) in self.points.iter().zip(&uses) {
+            for (s, v) in points[..d].iter_mut().zip(p) {
+                *s += n as f64 * v;
             }
         }
         let unit = |v: Vector| {
             let n = dot(&v[..d], &v[..d]).sqrt();
             v.map(|a| a / n)
         };
+        // Positive on x and on every point a live face uses.
         let positive = |c: &Vector| {
             let ok = |v: &Vector| dot(&c[..d], &v[..d]) > 1e-10;
             c.iter().all(|v| v.is_finite())
                 && ok(&self.x)
-                && self.live().all(|f| {
-                    f.points[..d - 1]
-                        .iter()
-                        .all(|&p| ok(&self.points[p as usize]))
-                })
+                && self.points.iter().zip(&uses).all(|(p, &n)| n == 0 || ok(p))
         };
         let (normals, points) = (unit(normals), unit(points));
         let mut tried = vec![normals, points, self.x];
@@ -308,10 +304,14 @@ impl Hull {
     fn undo(&mut self, faces: usize, points: usize) {
         let d = self.d;
         for f in faces..self.faces.len() {
-            if let Some(&(g, _, h)) = self.horizon.get(f - faces) {
+            if let Some(&(g, j, h)) = self.horizon.get(f - faces) {
                 let nbr = &mut self.faces[h as usize].nbr[..d - 1];
                 if let Some(slot) = nbr.iter().position(|&n| n == f as u32) {
                     nbr[slot] = g;
+                }
+                let nbr = &mut self.faces[g as usize].nbr;
+                if nbr[j as usize] == f as u32 {
+                    nbr[j as usize] = h;
                 }
             }
         }
@@ -362,15 +362,10 @@ impl Hull {
         self.points.push(*p);
         self.raw.push(*raw);
         self.ids.push(id);
-        // The new faces: each horizon ridge joined to p. Their ridges through p are paired
-        // in a hash table keyed by the ridge's points other than p (each exactly twice).
-        let entries = self.horizon.len() * (d - 2);
-        let size = (2 * entries + 2).next_power_of_two();
-        if self.links.len() < size {
-            self.links.resize(size, Link::default());
-        }
-        let mask = size - 1;
-        let mut open = 0usize;
+        // The new faces: each horizon ridge joined to p, linked to the face beyond the ridge;
+        // the seen face on the ridge's near side points to it instead (the walks below
+        // find new faces through these links; [`Hull::undo`] puts them back).
+        let first = self.faces.len() as u32;
         for t in 0..self.horizon.len() {
             let (g, j, h) = self.horizon[t];
             let j = j as usize;
@@ -415,70 +410,89 @@ impl Hull {
                 alive: true,
                 seen: 0,
             });
-            // h now meets f where it met g.
-            let slot = self.faces[h as usize].nbr[..d - 1]
-                .iter()
-                .position(|&n| n == g)
-                .ok_or(Stuck::Horizon)?;
+            // h now meets f where it met g; g points to f across the ridge.
+            let slot = slot_of(&self.faces[h as usize].nbr, g, d).ok_or(Stuck::Horizon)?;
             self.faces[h as usize].nbr[slot] = f;
+            self.faces[g as usize].nbr[j] = f;
             let apex = self.faces[h as usize].points[slot];
             if folds && dot(&normal[..d], &self.points[apex as usize][..d]) < -REFLEX {
                 return Err(Stuck::Reflex(h));
             }
-            // The other ridges of f all hold p: keyed by their points other than p, the
-            // ridge's d − 2 points sorted once, each key leaving one out.
-            let mut others = [(0u16, 0u8); FACE];
-            let mut n = 0;
-            for (k, &v) in points[..d - 1].iter().enumerate() {
-                if k != j {
-                    let mut at = n;
-                    while at > 0 && others[at - 1].0 > v {
-                        others[at] = others[at - 1];
-                        at -= 1;
-                    }
-                    others[at] = (v, k as u8);
-                    n += 1;
+        }
+        // The new faces' ridges through p, each shared by two of them: the one across f's
+        // ridge without its point v is found by turning about the ridge's points other than
+        // p and v (S, d − 3 of them) through the seen faces, from f's seen face g, until a
+        // link leads out to a new face.
+        let size = (self.horizon.len() * (d - 2) + 2).next_power_of_two();
+        if self.ridges.len() < size {
+            self.ridges.resize(size, (0, 0));
+        }
+        let mask = size - 1;
+        while self.scatters.len() < self.points.len() {
+            self.scatters.push(scatter(self.scatters.len() as u16));
+        }
+        for f in first..self.faces.len() as u32 {
+            let (g, j, _) = self.horizon[(f - first) as usize];
+            let j = j as usize;
+            for k in 0..d - 1 {
+                if k == j || self.faces[f as usize].nbr[k] != u32::MAX {
+                    continue;
                 }
-            }
-            for leave in 0..n {
-                let key = others[..n]
-                    .iter()
-                    .enumerate()
-                    .filter(|&(e, _)| e != leave)
-                    .fold(0u64, |acc, (_, &(v, _))| acc << 16 | v as u64);
-                let i = others[leave].1;
-                let mut at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
+                // In `cur`, the ridge crossed next is without `cur.points[out]`; `c` is the
+                // point of cur on that ridge but not in S.
+                let (mut cur, mut out) = (g, k);
+                let mut c = self.faces[g as usize].points[j];
+                let mut steps = 0;
+                let (other, back) = loop {
+                    let t = self.faces[cur as usize].nbr[out];
+                    let fc = &self.faces[cur as usize];
+                    if t >= first {
+                        // A new face, made on the ridge without cur's `out`: its points are
+                        // cur's with p there, so c keeps its slot.
+                        break (t, slot_of(&fc.points, c, d).ok_or(Stuck::Horizon)?);
+                    }
+                    let ft = &self.faces[t as usize];
+                    steps += 1;
+                    if ft.seen != stamp || steps > self.visible.len() {
+                        return Err(Stuck::Horizon);
+                    }
+                    let came = slot_of(&ft.nbr, cur, d);
+                    let leave = slot_of(&ft.points, c, d);
+                    let (Some(came), Some(leave)) = (came, leave) else {
+                        return Err(Stuck::Horizon);
+                    };
+                    c = ft.points[came];
+                    cur = t;
+                    out = leave;
+                };
+                if self.faces[other as usize].nbr[back] != u32::MAX || other == f {
+                    return Err(Stuck::Horizon); // a third face on one ridge
+                }
+                // Each ridge through p must be met by two new faces, not four: where the
+                // seen faces about S fall in two runs, both walks succeed. S's fingerprint
+                // (a sum of its points' hashes) marks it once a pair.
+                let mut print = 0u64;
+                for (m, &v) in self.faces[f as usize].points[..d - 1].iter().enumerate() {
+                    if m != j && m != k {
+                        print = print.wrapping_add(self.scatters[v as usize]);
+                    }
+                }
+                let mut at = (print >> 40) as usize & mask;
                 loop {
-                    let l = &mut self.links[at];
-                    if l.stamp != stamp {
-                        *l = Link {
-                            key,
-                            face: f,
-                            slot: i,
-                            stamp,
-                        };
-                        open += 1;
+                    let r = &mut self.ridges[at];
+                    if r.1 != stamp {
+                        *r = (print, stamp);
                         break;
                     }
-                    if l.key == key {
-                        if l.face == u32::MAX {
-                            return Err(Stuck::Horizon); // a third face on one ridge
-                        }
-                        let (f2, i2) = (l.face, l.slot);
-                        l.face = u32::MAX;
-                        open -= 1;
-                        self.faces[f as usize].nbr[i as usize] = f2;
-                        self.faces[f2 as usize].nbr[i2 as usize] = f;
-                        break;
+                    if r.0 == print {
+                        return Err(Stuck::Horizon); // S twice (or a fingerprint twice: safe)
                     }
                     at = (at + 1) & mask;
                 }
+                self.faces[f as usize].nbr[k] = other;
+                self.faces[other as usize].nbr[back] = f;
             }
         }
-        if open != 0 {
-            return Err(Stuck::Horizon);
-        }
-        let first = self.faces.len() as u32 - self.horizon.len() as u32;
         if folds && !self.forced.is_empty() && self.folded(first) {
             return Err(Stuck::Horizon);
         }
@@ -575,6 +589,24 @@ impl Hull {
         }
         Ok(n)
     }
+}
+
+/// A point's hash (SplitMix64's finaliser): summed over a ridge's points, its fingerprint.
+#[inline]
+fn scatter(v: u16) -> u64 {
+    let mut z = (u64::from(v) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The first of a face's `d − 1` slots that holds `v`, found without a branch a slot (the
+/// walks of [`Hull::add`] ask this of every face they cross; which slot is a coin toss).
+#[inline]
+fn slot_of<T: Copy + PartialEq>(slots: &[T; FACE], v: T, d: usize) -> Option<usize> {
+    let hits = (0..FACE).fold(0u32, |m, i| m | u32::from(slots[i] == v) << i);
+    let hits = hits & ((1 << (d - 1)) - 1);
+    (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
 /// The inverse of the `d × d` matrix of rows `rows`, by Gauss–Jordan elimination with partial

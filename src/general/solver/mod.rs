@@ -131,8 +131,11 @@ pub struct Solver {
     /// The case's unit generators column by column ([`unit_columns`]): coordinate `a` of
     /// generator `i` at `cols[a * cols_stride + i]`, the tail zero.
     cols: Vec<f64>,
-    /// Nonzero generators keyed by their first unit coordinate (total order), for `prepare`.
+    /// Nonzero generators keyed by their projection on `refine::ALONG` (total order), for
+    /// `dedup`.
     keyed: Vec<u64>,
+    /// Per generator, that projection.
+    along: Vec<f64>,
     /// Per generator, whether a kept lower index has its direction (or it is zero).
     twin: Vec<bool>,
     /// Per nonzero generator, its place in `keyed`.

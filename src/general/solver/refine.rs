@@ -11,10 +11,17 @@ use crate::general::complete;
 use crate::general::linalg::{dot, pivoted, Basis, Vector};
 use crate::general::{GenSet, GeneralCase};
 
+/// The direction [`Solver::dedup`] sorts along: of length 0.999 (below 1, with room for
+/// rounding) and oblique to every axis, as generators often share a coordinate (a lifted
+/// grasp's first, where its wrenches have one length; a pyramid's height).
+const ALONG: [f64; MAX_DIM] = [
+    0.158341, 0.513997, -0.230309, -0.333681, 0.497747, 0.447353, -0.310604,
+];
+
 impl Solver {
     /// For the facet search: the unit generators one array each (`unit`), and one index per
     /// direction in `distinct` (the lowest index of those within [`SAME_DIRECTION`] of it),
-    /// found by sorting on the first coordinate: O(K log K), not O(K²). Once a case.
+    /// found by sorting on a projection: O(K log K), not O(K²). Once a case.
     pub(super) fn dedup(&mut self, d: usize) {
         if self.deduped {
             return;
@@ -31,22 +38,27 @@ impl Solver {
             }
             u
         }));
-        // One index per direction: sorted by the first unit coordinate (total order, then
+        // One index per direction: sorted by the projection on ALONG (total order, then
         // index), a generator is left out when a kept lower index lies within
-        // SAME_DIRECTION of it (Euclidean, unit vectors).
-        // The key: the coordinate's bits in total order, its lowest 8 bits replaced by the
+        // SAME_DIRECTION of it (Euclidean, unit vectors: their projections then lie within
+        // SAME_DIRECTION too, as |ALONG| < 1).
+        // The key: the projection's bits in total order, its lowest 8 bits replaced by the
         // index (K ≤ 256), one u64 to sort. Keys that tie in the rest differ by far less
         // than SAME_DIRECTION, so their order among themselves does not matter below.
         self.keyed.clear();
+        self.along.clear();
         for i in 0..k {
+            let a = dot(&self.unit[i][..d], &ALONG[..d]);
+            self.along.push(a);
             if self.norms[i] > 0.0 {
-                let b = self.unit[i][0].to_bits();
+                let b = a.to_bits();
                 let ordered = if b >> 63 == 1 { !b } else { b | 1 << 63 };
                 self.keyed.push((ordered & !0xff) | i as u64);
             }
         }
         self.keyed.sort_unstable();
         let keyed = &self.keyed;
+        let along = &self.along;
         let idx = |&key: &u64| (key & 0xff) as u32;
         // Where each generator sits in the sorted keys.
         self.key_at.clear();
@@ -78,12 +90,12 @@ impl Solver {
                 .iter()
                 .rev()
                 .map(idx)
-                .take_while(|&j| u[0] - unit[j as usize][0] <= SAME_DIRECTION)
+                .take_while(|&j| along[i as usize] - along[j as usize] <= SAME_DIRECTION)
                 .any(near);
             let after = keyed[s + 1..]
                 .iter()
                 .map(idx)
-                .take_while(|&j| unit[j as usize][0] - u[0] <= SAME_DIRECTION)
+                .take_while(|&j| along[j as usize] - along[i as usize] <= SAME_DIRECTION)
                 .any(near);
             self.twin[i as usize] = before || after;
         }
