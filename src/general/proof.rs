@@ -833,17 +833,33 @@ fn check_inner(
         return Err("interior: not positive on x".into());
     }
     // Each ridge by its sorted indices (padded), with the sum of the signs it is met with.
+    // Where every index fits in 16 bits (all but the largest proofs), a ridge is one u128.
+    let narrow = k < u16::MAX as usize;
+    let size = proof.faces.len() * d / 2;
+    let (wide_size, narrow_size) = if narrow { (0, size) } else { (size, 0) };
     let mut ridges: HashMap<[u32; 8], i64, BuildHasherDefault<SetHasher>> =
-        HashMap::with_capacity_and_hasher(proof.faces.len() * d / 2, Default::default());
+        HashMap::with_capacity_and_hasher(wide_size, Default::default());
+    let mut narrow_ridges: HashMap<u128, i64, BuildHasherDefault<SetHasher>> =
+        HashMap::with_capacity_and_hasher(narrow_size, Default::default());
+    let pack = |r: &[u32; 8]| {
+        r.iter()
+            .enumerate()
+            .fold(0u128, |key, (a, &i)| key | u128::from(i as u16) << (16 * a))
+    };
     let norms: Vec<f64> = (0..k as u32).map(|i| norm(g(i))).collect();
+    let mut positive = vec![false; k];
     let line_norms: f64 = line_rows.iter().map(|r| norm(r)).product();
     let mut rows: Vec<&[f64]> = Vec::with_capacity(d);
     let mut lower = f64::INFINITY;
     for (t, face) in proof.faces.iter().enumerate() {
         indices_ok(face, d - 1 - l, &|| format!("face {t}"))?;
         for &i in face {
-            if !(dot(c, g(i)) > SIGN * nc * norms[i as usize]) {
-                return Err(format!("interior: not positive on generator {i}"));
+            // Each generator once, however many faces hold it.
+            if !positive[i as usize] {
+                if !(dot(c, g(i)) > SIGN * nc * norms[i as usize]) {
+                    return Err(format!("interior: not positive on generator {i}"));
+                }
+                positive[i as usize] = true;
             }
         }
         rows.clear();
@@ -881,32 +897,45 @@ fn check_inner(
                 sigma
             }
         };
-        // Its boundary: the ridge without position j, with sign (−1)^j, sorted (each swap
-        // of the sort flips the sign).
-        let len = face.len() - 1;
+        // Its boundary: the ridge without position j, with sign (−1)^j, sorted. The face is
+        // sorted once (each swap of the sort flips its sign); the ridges of the sorted face,
+        // each without its j-th index, are then sorted already.
+        let mut sorted = [u32::MAX; 8];
+        sorted[..face.len()].copy_from_slice(face);
+        let mut sign = sigma;
+        for a in 1..face.len() {
+            let mut b = a;
+            while b > 0 && sorted[b - 1] > sorted[b] {
+                sorted.swap(b - 1, b);
+                sign = -sign;
+                b -= 1;
+            }
+        }
         for j in 0..face.len() {
             let mut ridge = [u32::MAX; 8];
-            for (slot, &i) in ridge.iter_mut().zip(
-                face.iter()
-                    .enumerate()
-                    .filter(|&(a, _)| a != j)
-                    .map(|(_, i)| i),
-            ) {
-                *slot = i;
+            ridge[..j].copy_from_slice(&sorted[..j]);
+            ridge[j..face.len() - 1].copy_from_slice(&sorted[j + 1..face.len()]);
+            let sign = if j % 2 == 0 { sign } else { -sign };
+            if narrow {
+                *narrow_ridges.entry(pack(&ridge)).or_insert(0) += sign;
+            } else {
+                *ridges.entry(ridge).or_insert(0) += sign;
             }
-            let mut sign: i64 = if j % 2 == 0 { sigma } else { -sigma };
-            for a in 0..len {
-                for b in 0..len - 1 - a {
-                    if ridge[b] > ridge[b + 1] {
-                        ridge.swap(b, b + 1);
-                        sign = -sign;
-                    }
-                }
-            }
-            *ridges.entry(ridge).or_insert(0) += sign;
         }
     }
-    if let Some((ridge, _)) = ridges.iter().find(|(_, &s)| s != 0) {
+    let uneven = ridges
+        .iter()
+        .find(|(_, &s)| s != 0)
+        .map(|(r, _)| *r)
+        .or_else(|| {
+            narrow_ridges.iter().find(|(_, &s)| s != 0).map(|(&r, _)| {
+                std::array::from_fn(|a| match (r >> (16 * a)) as u16 {
+                    u16::MAX => u32::MAX,
+                    i => u32::from(i),
+                })
+            })
+        });
+    if let Some(ridge) = uneven {
         let len = ridge.iter().take_while(|&&i| i != u32::MAX).count();
         return Err(format!(
             "the faces are not closed: ridge {:?} is met unevenly",
