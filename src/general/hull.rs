@@ -643,3 +643,150 @@ fn invert(d: usize, rows: &[Vector]) -> Option<[Vector; MAX_DIM]> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// A float in [−1, 1).
+    fn signed(rng: &mut Rng) -> f64 {
+        2.0 * rng.unit() as f64 - 1.0
+    }
+
+    fn unit(d: usize, v: Vector) -> Vector {
+        let n = dot(&v[..d], &v[..d]).sqrt();
+        v.map(|a| a / n)
+    }
+
+    /// The hull's invariants: every live face's neighbours alive and linked back, sharing its
+    /// points but one; its points on its unit plane and x on its positive side; no point
+    /// taken beyond any live face (by more than rounding).
+    fn check(h: &Hull) {
+        let d = h.d;
+        for (i, f) in h.faces.iter().enumerate().filter(|(_, f)| f.alive) {
+            let n = dot(&f.normal[..d], &f.normal[..d]).sqrt();
+            assert!((n - 1.0).abs() < 1e-12, "face {i}: normal of length {n}");
+            assert!(
+                dot(&f.normal[..d], &h.x[..d]) > 0.0,
+                "face {i}: x not on its side"
+            );
+            for &p in &f.points[..d - 1] {
+                let off = dot(&f.normal[..d], &h.points[p as usize][..d]);
+                assert!(
+                    off.abs() < 1e-9,
+                    "face {i}: point {p} off its plane by {off}"
+                );
+            }
+            for j in 0..d - 1 {
+                let g = &h.faces[f.nbr[j] as usize];
+                assert!(g.alive, "face {i}: neighbour {} replaced", f.nbr[j]);
+                let back = g.nbr[..d - 1].iter().position(|&m| m == i as u32);
+                let s = back.unwrap_or_else(|| panic!("face {i}: not linked back"));
+                let mut ridge: Vec<u16> = (0..d - 1)
+                    .filter(|&k| k != j)
+                    .map(|k| f.points[k])
+                    .collect();
+                let mut other: Vec<u16> = (0..d - 1)
+                    .filter(|&k| k != s)
+                    .map(|k| g.points[k])
+                    .collect();
+                ridge.sort_unstable();
+                other.sort_unstable();
+                assert_eq!(ridge, other, "face {i} and its neighbour across slot {j}");
+            }
+            for (t, p) in h.points.iter().enumerate() {
+                let beyond = dot(&f.normal[..d], &p[..d]);
+                assert!(beyond > -1e-9, "point {t} beyond face {i} by {beyond}");
+            }
+        }
+    }
+
+    /// Random points around x = e₀ added beneath–beyond in R³ … R⁷, near-duplicates of
+    /// points taken among them: after every add (or refused add) the hull keeps its
+    /// invariants, a refused add leaves it as it was, and few are refused.
+    #[test]
+    fn adds_keep_a_closed_convex_cycle_of_faces() {
+        let mut rng = Rng::new(43);
+        let mut hull = Hull::default();
+        let (mut added, mut refused) = (0, 0);
+        for d in 3..=MAX_DIM {
+            for _ in 0..6 {
+                let mut x = [0.0; MAX_DIM];
+                x[0] = 1.0;
+                // x in the cone of e₀ + e_k (k ≥ 1) and e₀ − Σ e_k.
+                let start: Vec<Vector> = (0..d)
+                    .map(|k| {
+                        let mut v = [0.0; MAX_DIM];
+                        v[0] = 1.0;
+                        for (a, va) in v[1..d].iter_mut().enumerate() {
+                            *va = if k == 0 {
+                                -1.0
+                            } else {
+                                f64::from(u8::from(a + 1 == k))
+                            };
+                        }
+                        unit(d, v)
+                    })
+                    .collect();
+                let ids: Vec<u32> = (0..d as u32).collect();
+                hull.start(d, &x, &start, &start, &ids).unwrap();
+                check(&hull);
+                for id in d as u32..d as u32 + 60 {
+                    let p = match rng.below(4) {
+                        // A near-duplicate of a point taken.
+                        0 => {
+                            let q = hull.points[rng.below(hull.points.len())];
+                            unit(
+                                d,
+                                std::array::from_fn(|a| {
+                                    if a < d {
+                                        q[a] + 1e-9 * signed(&mut rng)
+                                    } else {
+                                        0.0
+                                    }
+                                }),
+                            )
+                        }
+                        _ => unit(
+                            d,
+                            std::array::from_fn(|a| match a {
+                                0 => 0.2 + rng.unit() as f64,
+                                a if a < d => 2.0 * signed(&mut rng),
+                                _ => 0.0,
+                            }),
+                        ),
+                    };
+                    // The live face p is farthest beyond.
+                    let beyond = |f: u32| dot(&hull.faces[f as usize].normal[..d], &p[..d]);
+                    let from = (0..hull.faces.len() as u32)
+                        .filter(|&f| hull.faces[f as usize].alive)
+                        .min_by(|&a, &b| beyond(a).total_cmp(&beyond(b)))
+                        .expect("a live face");
+                    if dot(&hull.faces[from as usize].normal[..d], &p[..d]) >= -SEEN {
+                        continue; // inside the hull
+                    }
+                    let (faces, points) = (hull.faces.len(), hull.points.len());
+                    let live: Vec<u32> = (0..faces as u32)
+                        .filter(|&f| hull.faces[f as usize].alive)
+                        .collect();
+                    added += 1;
+                    if hull.add(&p, &p, id, from).is_err() {
+                        refused += 1;
+                        assert_eq!((hull.faces.len(), hull.points.len()), (faces, points));
+                        let after: Vec<u32> = (0..faces as u32)
+                            .filter(|&f| hull.faces[f as usize].alive)
+                            .collect();
+                        assert_eq!(live, after, "a refused add changed the faces");
+                    }
+                    check(&hull);
+                }
+            }
+        }
+        // Refusing is safe but costs the search its answer: rare, here a few near-duplicates.
+        assert!(
+            added > 1000 && refused * 50 < added,
+            "{refused} of {added} adds refused"
+        );
+    }
+}
