@@ -595,7 +595,7 @@ fn expand<W: Support>(
     // With a proof asked, the checked proof is the answer's.
     if lower > b.lower || ask.proof {
         let (proven, proof) = if W::CHECK_HULL {
-            match check_lower(&hull, &points, s, lower) {
+            match check_lower(&hull, &points, lower) {
                 Some((c, mut p)) => {
                     p.points = points
                         .iter()
@@ -619,31 +619,22 @@ fn expand<W: Support>(
 
 /// The checker's bound from below for the hull over `points` (generators `(1, w)`) and the
 /// proof it checked (its generators the points, in order), or `None` when it does not pass.
-fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<(f64, InnerProof)> {
+fn check_lower(hull: &Hull, points: &[[f64; 6]], lower: f64) -> Option<(f64, InnerProof)> {
     let d = MAX_DIM;
     let lifted: Vec<f64> = points
         .iter()
         .flat_map(|p| std::iter::once(1.0).chain(p.iter().copied()))
         .collect();
-    let g = |i: u32| &lifted[i as usize * d..(i as usize + 1) * d];
-    let mut faces = Vec::new();
-    for f in hull.live() {
-        let mut v: Vec<u32> = f.points[..d - 1]
-            .iter()
-            .map(|&p| hull.ids[p as usize])
-            .collect();
-        let mut m = [[0.0; 8]; 8];
-        for (r, &i) in v.iter().enumerate() {
-            m[r][..d].copy_from_slice(g(i));
-        }
-        // The face's normal in the lift (1, w): (s·n₀, n₁…) (the hull's is in (s, w)).
-        m[d - 1][..d].copy_from_slice(&f.normal[..d]);
-        m[d - 1][0] *= s;
-        if det_f64(d, &m) < 0.0 {
-            v.swap(0, 1);
-        }
-        faces.push(v);
-    }
+    // Each face as its points' generator indices (the checker turns each face itself).
+    let faces: Vec<Vec<u32>> = hull
+        .live()
+        .map(|f| {
+            f.points[..d - 1]
+                .iter()
+                .map(|&p| hull.ids[p as usize])
+                .collect()
+        })
+        .collect();
     let upper = faces.first()?.clone();
     let mut e0 = vec![0.0; d];
     e0[0] = 1.0;
@@ -663,35 +654,6 @@ fn check_lower(hull: &Hull, points: &[[f64; 6]], s: f64, lower: f64) -> Option<(
         Proof::Inner(p) => Some((c, p)),
         Proof::Nearest(_) => None,
     }
-}
-
-/// The determinant of the `d × d` matrix `m` in plain float64 (partial pivoting): a face's
-/// turn against its own normal is far from 0, and the checker decides in double-double
-/// whether the turn was right.
-fn det_f64(d: usize, m: &[[f64; 8]; 8]) -> f64 {
-    let mut a = *m;
-    let mut det = 1.0;
-    for col in 0..d {
-        let p = (col..d)
-            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
-            .unwrap_or(col);
-        if a[p][col] == 0.0 {
-            return 0.0;
-        }
-        if p != col {
-            a.swap(p, col);
-            det = -det;
-        }
-        det *= a[col][col];
-        let pivot = a[col];
-        for row in a[col + 1..d].iter_mut() {
-            let f = row[col] / pivot[col];
-            for (x, pv) in row[col..d].iter_mut().zip(&pivot[col..d]) {
-                *x -= f * pv;
-            }
-        }
-    }
-    det
 }
 
 #[cfg(test)]
