@@ -627,13 +627,29 @@ fn grasp_face_with<const FMA: bool>(
     if !(det.abs() >= THICK * own) {
         // One step of refinement on the residual 1 − W_F a in double-double (exact products):
         // on a thin face the first solution's plane is tilted, and the bound lost with it.
-        let mut residual = [0.0f64; 8];
-        for (res, row) in residual.iter_mut().zip(rows) {
-            let mut acc = Dd::new(1.0);
-            for (ai, wi) in sol[..m].iter().zip(&row[1..d]) {
-                acc = acc.add(Dd::new(*ai).mul_with::<FMA>(Dd::new(*wi)).neg());
+        // The rows side by side, one lane each (the same operations per row as one at a time,
+        // so the same bits; eight lanes the compiler vectorises).
+        let mut column = [[0.0f64; 8]; 8];
+        for (r, row) in rows.iter().enumerate() {
+            for c in 0..m {
+                column[c][r] = row[1 + c];
             }
-            *res = acc.hi + acc.lo;
+        }
+        let (mut hi, mut lo) = ([1.0f64; 8], [0.0f64; 8]);
+        for (ai, wc) in sol[..m].iter().zip(&column) {
+            for r in 0..8 {
+                let t = Dd::new(*ai).mul_with::<FMA>(Dd::new(wc[r])).neg();
+                let acc = Dd {
+                    hi: hi[r],
+                    lo: lo[r],
+                }
+                .add(t);
+                (hi[r], lo[r]) = (acc.hi, acc.lo);
+            }
+        }
+        let mut residual = [0.0f64; 8];
+        for r in 0..m {
+            residual[r] = hi[r] + lo[r];
         }
         let step = solve(&residual);
         // The step is about the first solution's error, and the refined one's about its square
