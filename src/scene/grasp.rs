@@ -391,7 +391,8 @@ fn push_fixed(out: &mut String, v: f64, places: usize) {
     let scale = 10f64.powi(places as i32);
     let t = v * scale;
     let r = t.round();
-    // |t| < 2^40: t is within 2^-12 of v·10^places, so r is the correctly rounded one.
+    // |t| < 2^40: t is within 2^-13 of v·10^places, so r (0.499 from t) is the correctly
+    // rounded one.
     if places <= 9 && t.abs() < (1u64 << 40) as f64 && (t - r).abs() < 0.499 {
         let n = r.abs() as u64;
         let unit = 10u64.pow(places as u32);
