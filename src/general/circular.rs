@@ -122,6 +122,13 @@ pub(crate) struct Ask {
 /// bracket as it stands (`closed` false).
 const MAX_QUERIES: usize = 4000;
 
+/// Faces at most in a search's inner hull (about 60 MiB with its check): the faces grow as
+/// the cube of the points, and a bracket that will not close (friction discs a hundred times
+/// wider than their normal force: 200 points, half a million faces, 1e-5 apart) would
+/// otherwise run to gigabytes before [`MAX_QUERIES`]. The public circular grasps need at
+/// most 75,275 (64 contacts).
+const MAX_FACES: usize = 1 << 18;
+
 /// A grasp wrench space W as the searches see it: by its support function alone. The true
 /// cones' discs ([`Discs`]) and a pyramid's finite wrenches ([`Points`]) are the two.
 pub(crate) trait Support {
@@ -570,7 +577,7 @@ fn expand<W: Support>(
         (na > 0.0).then(|| (a.map(|v| -v / na), s * n[0] / na))
     };
     let mut lower = f64::NEG_INFINITY;
-    while b.queries < MAX_QUERIES {
+    while b.queries < MAX_QUERIES && hull.faces.len() < MAX_FACES {
         let f = hull.nearest()?;
         let face = hull.faces[f as usize];
         let (u, off) = offset(&face.normal)?;

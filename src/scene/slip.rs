@@ -11,6 +11,17 @@ pub(crate) const SLIP_TANGENT_MIN: f64 = 1e-12;
 /// normal `n`, in the plane (`D = 2`) or in space (`D = 3`); `None` when `|v_t|` is at most
 /// [`SLIP_TANGENT_MIN`]`·|v|` (or `v` is zero): no direction to slide in.
 pub(crate) fn slip_direction<const D: usize>(n: [f64; D], v: [f64; D]) -> Option<[f64; D]> {
+    // A direction: where v's squares overflow or underflow, v over its largest entry.
+    let squares: f64 = v.iter().map(|x| x * x).sum();
+    let v = if squares.is_finite() && squares > 1e-300 {
+        v
+    } else {
+        let big = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if !(big > 0.0 && big.is_finite()) {
+            return None;
+        }
+        v.map(|x| x / big)
+    };
     let vn: f64 = (0..D).map(|a| v[a] * n[a]).sum();
     let vt: [f64; D] = std::array::from_fn(|a| v[a] - vn * n[a]);
     let length = |u: &[f64; D]| u.iter().map(|x| x * x).sum::<f64>().sqrt();

@@ -397,6 +397,22 @@ fn wrenches_surely_finite(scene: &SpatialScene) -> bool {
     bound < FAR_BELOW_MAX && bound / scene.body.half_size < FAR_BELOW_MAX
 }
 
+/// The length of `v` (finite entries) and `v` over it. Where the squares overflow or
+/// underflow (entries near 1e±154 and beyond) both are taken over its largest entry first.
+pub(crate) fn unit3(v: [f64; 3]) -> (f64, [f64; 3]) {
+    let len = norm3(v);
+    if len.is_finite() && len > 1e-150 {
+        return (len, v.map(|a| a / len));
+    }
+    let big = v.iter().fold(0.0f64, |m, a| m.max(a.abs()));
+    if !(big > 0.0) {
+        return (0.0, [0.0; 3]);
+    }
+    let scaled = v.map(|a| a / big);
+    let inner = norm3(scaled);
+    (big * inner, scaled.map(|a| a / inner))
+}
+
 /// `com_offset`: two intervals `[[δx_lo, δx_hi], [δy_lo, δy_hi]]`.
 fn com_intervals(v: &[Value]) -> Result<[[f64; 2]; 2], Error> {
     let bad = || {
@@ -473,13 +489,12 @@ fn contact(index: usize, raw: RawContact, grasp: bool) -> Result<SpatialContact,
     if !n.iter().all(|v| v.is_finite()) {
         return Err(input(format!("{who}.normal {n:?} is not finite")));
     }
-    let len = norm3(n);
+    let (len, normal) = unit3(n);
     if len <= 1e-12 {
         return Err(input(format!(
             "{who}.normal is the zero vector (a contact needs a non-zero inward normal)"
         )));
     }
-    let normal = n.map(|v| v / len);
     let mu = Friction::parse(
         &who,
         &raw.mu
@@ -645,5 +660,28 @@ mod tests {
             refused > 500 && vouched > 5000 && made > 100,
             "{refused} {vouched} {made}"
         );
+    }
+
+    /// A direction keeps its length's meaning at every scale: [`unit3`] of `s·v` is `v`'s
+    /// unit vector (to rounding) for s from 1e-300 to 1e300, where the squares overflow or
+    /// underflow, and bit for bit `v / |v|` where they do not; a slip likewise.
+    #[test]
+    fn directions_are_found_at_every_scale() {
+        let v = [0.05411290790794694, -0.0769530477884554, 0.9955651769893389];
+        let (len, u) = unit3(v);
+        assert_eq!(u, v.map(|a| a / norm3(v)));
+        assert_eq!(len, norm3(v));
+        let n = [0.0, 0.0, 1.0];
+        let slide = crate::scene::slip::slip_direction(n, [3.0, -4.0, 7.0]).unwrap();
+        for e in -300..=300 {
+            let s = 10f64.powi(e);
+            let (len, w) = unit3(v.map(|a| a * s));
+            assert!((len / s - 1.0).abs() < 1e-12, "{e}: {len}");
+            assert!((0..3).all(|k| (w[k] - u[k]).abs() < 1e-15), "{e}: {w:?}");
+            let t = crate::scene::slip::slip_direction(n, [3.0 * s, -4.0 * s, 7.0 * s]);
+            let t = t.unwrap_or_else(|| panic!("{e}: no slip direction"));
+            assert!((0..3).all(|k| (t[k] - slide[k]).abs() < 1e-15), "{e}: {t:?}");
+        }
+        assert_eq!(unit3([0.0; 3]).0, 0.0);
     }
 }

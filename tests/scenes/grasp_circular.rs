@@ -523,3 +523,41 @@ fn crowded_support_points_make_no_face_the_checker_cannot_orient() {
         assert_eq!(proof["kind"], "inner", "{}", r.id);
     }
 }
+
+#[test]
+fn a_bracket_that_will_not_close_stops_in_bounded_memory() {
+    // A public fingertip grasp with every μ 100 times its own (up to 124): its friction
+    // discs far wider than their normal force, the inner hull crowds (200 points, half a
+    // million faces still 1e-5 apart) and would run to gigabytes before its query limit
+    // (μ 1e8 once aborted the whole file). The search stops at its face limit and answers
+    // the bracket it has, both ends on their sides, h_W(weakest) = q1. The same grasp with
+    // a normal written 1e300 long (its squares overflow) is the same grasp.
+    let mut line = crate::common::read_data("grasp_circular_public.jsonl")
+        .into_iter()
+        .find(|l| l["id"] == json!("public-fingertip-0012-c"))
+        .unwrap();
+    for c in line["contacts"].as_array_mut().unwrap() {
+        c["mu"] = json!(c["mu"].as_f64().unwrap() * 100.0);
+    }
+    let long = with(&line, |l| {
+        let n = &mut l["contacts"][0]["normal"];
+        *n = json!(n
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() * 1e300)
+            .collect::<Vec<_>>());
+    });
+    let r = reports(&[line.clone(), long]);
+    let s = scale(&line);
+    for r in &r {
+        assert_eq!(r.force_closure, json!(true), "{r:?}");
+        assert!(r.q1_lower <= r.q1 && r.q1_lower > 0.0, "{r:?}");
+        assert!(r.q1 - r.q1_lower <= 1e-2 * r.q1, "{r:?}");
+        assert!(
+            (support(&line, &r.weakest) - r.q1).abs() <= 1e-9 * s,
+            "{r:?}"
+        );
+    }
+    assert!((r[0].q1 - r[1].q1).abs() <= 1e-9 * s);
+}
