@@ -185,3 +185,117 @@ pub(crate) fn write_general_answer(
     answer.proof = proof;
     super::json::write_line(out, &answer);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::json::plain_general;
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The serde reading of a line: generators flat, dimension, need, id.
+    type Read<'a> = (Option<&'a str>, Vec<f64>, usize, Option<Vec<f64>>);
+
+    fn by_serde(text: &str) -> Option<Read<'_>> {
+        let line = GeneralLine::read(text.as_bytes()).ok()?;
+        let dim = line.dim();
+        Some((
+            line.id.map(RawValue::get),
+            line.generators.concat(),
+            dim,
+            line.need,
+        ))
+    }
+
+    fn by_scan(text: &str) -> Option<Read<'_>> {
+        let mut flat = Vec::new();
+        let (id, dim, need) = plain_general(text.as_bytes(), &mut flat)?;
+        Some((id, flat, dim, need.map(|n| n[..dim].to_vec())))
+    }
+
+    /// The scanner reads the plain general lines as serde does, bit for bit (random
+    /// numbers written shortest and with exponents, ids of every kind, spaces anywhere),
+    /// and leaves every other line, valid or not, to serde.
+    #[test]
+    fn the_general_scan_agrees_with_serde() {
+        let mut rng = Rng::new(6);
+        let mut lines = Vec::new();
+        for i in 0..2000 {
+            let dim = if i % 3 == 0 { 3 } else { 6 };
+            let k = 1 + rng.below(if dim == 3 { 256 } else { 64 });
+            let number = |rng: &mut Rng| {
+                let x = f64::from(rng.range(-1.0, 1.0)) * 10f64.powi(rng.below(41) as i32 - 20);
+                match rng.below(4) {
+                    0 => format!("{x:e}"),
+                    1 => format!("{}", rng.below(1000) as i64 - 500),
+                    _ => format!("{x}"),
+                }
+            };
+            let list = |rng: &mut Rng, n: usize| {
+                let v: Vec<String> = (0..n).map(|_| number(rng)).collect();
+                format!("[{}]", v.join(if i % 5 == 0 { " , " } else { "," }))
+            };
+            let gens: Vec<String> = (0..k).map(|_| list(&mut rng, dim)).collect();
+            let mut fields = vec![format!("\"generators\": [{}]", gens.join(", "))];
+            match i % 4 {
+                0 => fields.push(format!("\"need\": {}", list(&mut rng, dim))),
+                1 => fields.push("\"need\": null".into()),
+                _ => {}
+            }
+            match i % 6 {
+                0 => fields.push(format!("\"id\": {i}")),
+                1 => fields.push(format!("\"id\": \"case {i}\"")),
+                2 => fields.push("\"id\": {\"a\": [1, \"\\u00e9\"]}".into()),
+                3 => fields.push("\"id\": null".into()),
+                4 => fields.push("\"id\": \"tab\\tescaped\"".into()),
+                _ => {}
+            }
+            if i % 2 == 1 {
+                fields.reverse();
+            }
+            lines.push(format!(" {{ {} }} ", fields.join(" , ")));
+        }
+        for line in &lines {
+            let scanned = by_scan(line);
+            assert!(scanned.is_some(), "the scan gave up on {line}");
+            let (a, b) = (scanned.unwrap(), by_serde(line).unwrap());
+            assert_eq!((a.0, a.2), (b.0, b.2), "{line}");
+            assert!(a
+                .1
+                .iter()
+                .zip(&b.1)
+                .all(|(x, y)| x.to_bits() == y.to_bits()));
+            assert_eq!(a.1.len(), b.1.len());
+            assert_eq!(a.3, b.3, "{line}");
+        }
+        // Valid lines it leaves to serde (escaped or repeated keys, lengths serde's checks
+        // refuse later), and invalid ones.
+        let g = "[[1, 0, 0, 0, 0, 0]]";
+        let many: Vec<&str> = vec!["[1, 0, 0]"; 257];
+        for line in [
+            format!(r#"{{"gen\u0065rators": {g}}}"#),
+            format!(r#"{{"generators": {g}, "generators": {g}}}"#),
+            format!(r#"{{"generators": {g}, "id": 1, "id": 2}}"#),
+            format!(r#"{{"generators": {g}, "need": null, "need": [1, 0, 0, 0, 0, 0]}}"#),
+            format!(r#"{{"generators": {g}, "extra": 1}}"#),
+            format!(r#"{{"generators": {g}, "need": [1, 0, 0]}}"#),
+            format!(r#"{{"generators": {g}}} x"#),
+            format!(r#"{{"generators": {g},}}"#),
+            format!("[{{\"generators\": [{}]}}]", many.join(",")),
+            format!("{{\"generators\": [{}]}}", many.join(",")),
+            r#"{"generators": [[1, 0, 0, 0, 0, 0], [1, 0, 0]]}"#.into(),
+            r#"{"generators": [[1, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[1e400, 0, 0, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[+1, 0, 0, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[.5, 0, 0, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[01, 0, 0, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[1., 0, 0, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[NaN, 0, 0, 0, 0, 0]]}"#.into(),
+            r#"{"generators": [[]]}"#.into(),
+            r#"{"generators": []}"#.into(),
+            r#"{"need": [0, 0, 1]}"#.into(),
+            r#"{"generators": [[1, 0, 0, 0, 0, 0]"#.into(),
+        ] {
+            assert!(by_scan(&line).is_none(), "the scan took {line}");
+        }
+    }
+}

@@ -149,6 +149,15 @@ pub(crate) fn plain_case(text: &[u8]) -> Option<(Option<&str>, Case)> {
     fast::parse(text)
 }
 
+/// A general line in the plain form ([`fast::parse_general`]): its generators into `flat`,
+/// its id's JSON text, dimension and need; `None` for any other line.
+pub(crate) fn plain_general<'a>(
+    text: &'a [u8],
+    flat: &mut Vec<f64>,
+) -> Option<(Option<&'a str>, usize, Option<[f64; 6]>)> {
+    fast::parse_general(text, flat)
+}
+
 /// The planar reader of any line [`plain_case`] leaves, valid or not: its case, or its
 /// error (serde's words, with the column).
 pub(crate) fn parse_serde(text: &[u8]) -> Result<(Option<&str>, Case), String> {
@@ -605,6 +614,7 @@ mod fast {
     use serde_json::value::RawValue;
 
     use super::DEFAULT_NEED;
+    use crate::general::MAX_GENERAL_GENERATORS;
     use crate::planar::types::{Case, MAX_GENERATORS};
 
     enum Key {
@@ -695,6 +705,42 @@ mod fast {
             Some(raw)
         }
 
+        /// An id's JSON text as given (a plain string scanned, any other value read by
+        /// serde); `Some(None)` for `null`.
+        fn id(&mut self) -> Option<Option<&'a str>> {
+            self.skip_ws();
+            let raw = match self.plain_string() {
+                Some(raw) => raw,
+                None => {
+                    let mut de = serde_json::Deserializer::from_slice(&self.text[self.at..]);
+                    let raw: &RawValue = serde::Deserialize::deserialize(&mut de).ok()?;
+                    let raw = raw.get();
+                    self.at = raw.as_ptr() as usize - self.text.as_ptr() as usize + raw.len();
+                    raw
+                }
+            };
+            Some((raw != "null").then_some(raw))
+        }
+
+        /// `[a, b, …]`: finite numbers (at least one) appended to `out`; their count.
+        fn numbers(&mut self, out: &mut Vec<f64>) -> Option<usize> {
+            self.expect(b'[')?;
+            let mut n = 0;
+            loop {
+                let x = self.number()?;
+                if !x.is_finite() {
+                    return None; // out of float64's range: serde's to refuse
+                }
+                out.push(x);
+                n += 1;
+                match self.next()? {
+                    b',' => continue,
+                    b']' => return Some(n),
+                    _ => return None,
+                }
+            }
+        }
+
         /// `[x, y, z]`, finite in float32.
         fn triple(&mut self) -> Option<[f32; 3]> {
             self.expect(b'[')?;
@@ -773,18 +819,7 @@ mod fast {
                 }
                 Key::Id if !seen_id => {
                     seen_id = true;
-                    s.skip_ws();
-                    let raw = match s.plain_string() {
-                        Some(raw) => raw,
-                        None => {
-                            let mut de = serde_json::Deserializer::from_slice(&s.text[s.at..]);
-                            let raw: &RawValue = serde::Deserialize::deserialize(&mut de).ok()?;
-                            let raw = raw.get();
-                            s.at = raw.as_ptr() as usize - s.text.as_ptr() as usize + raw.len();
-                            raw
-                        }
-                    };
-                    id = (raw != "null").then_some(raw);
+                    id = s.id()?;
                 }
                 _ => return None,
             }
@@ -806,6 +841,79 @@ mod fast {
             active_mask: ((1u64 << count?) - 1) as u32,
         };
         Some((id, case))
+    }
+
+    /// A general line (docs/contract-general.md) in the plain form: keys without escapes,
+    /// each once; `generators` one or more lists of 3 or 6 finite numbers, all as long,
+    /// at most [`MAX_GENERAL_GENERATORS`]; `need` (optional, or `null`) as long; `id`. Its
+    /// generators appended to `flat` (cleared first); returns its id's JSON text, the
+    /// dimension and the need. `None` on anything else, valid or not, which the serde path
+    /// reads with its error messages: the two agree on every line this one accepts.
+    pub(super) fn parse_general<'a>(
+        text: &'a [u8],
+        flat: &mut Vec<f64>,
+    ) -> Option<(Option<&'a str>, usize, Option<[f64; 6]>)> {
+        let mut s = Scanner { text, at: 0 };
+        flat.clear();
+        let (mut dim, mut need, mut id) = (None, None, None);
+        let (mut seen_id, mut seen_need) = (false, false);
+        let mut need_values = [0.0; 6];
+        s.expect(b'{')?;
+        loop {
+            let key = s.key()?;
+            s.expect(b':')?;
+            match key {
+                Key::Generators if dim.is_none() => {
+                    s.expect(b'[')?;
+                    let mut k = 0;
+                    loop {
+                        let len = s.numbers(flat)?;
+                        if len != 3 && len != 6 || dim.is_some_and(|d| d != len) {
+                            return None;
+                        }
+                        dim = Some(len);
+                        k += 1;
+                        if k > MAX_GENERAL_GENERATORS {
+                            return None;
+                        }
+                        match s.next()? {
+                            b',' => continue,
+                            b']' => break,
+                            _ => return None,
+                        }
+                    }
+                }
+                Key::Need if !seen_need => {
+                    seen_need = true;
+                    s.skip_ws();
+                    if !s.eat(b"null") {
+                        let mut v = Vec::with_capacity(6);
+                        let len = s.numbers(&mut v)?;
+                        if len > 6 {
+                            return None;
+                        }
+                        need_values[..len].copy_from_slice(&v);
+                        need = Some(len);
+                    }
+                }
+                Key::Id if !seen_id => {
+                    seen_id = true;
+                    id = s.id()?;
+                }
+                _ => return None,
+            }
+            match s.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        s.skip_ws();
+        let dim = dim?;
+        if s.at != text.len() || need.is_some_and(|n| n != dim) {
+            return None;
+        }
+        Some((id, dim, need.map(|_| need_values)))
     }
 }
 

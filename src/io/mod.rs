@@ -159,6 +159,7 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
         Ids::Json(ids) => ids,
         _ => JsonIds::default(),
     };
+    let mut flat = Vec::new();
     for (k, line) in chunk.lines.iter().enumerate() {
         if line.too_long {
             ids.push(None);
@@ -175,6 +176,21 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
             ids.push(id);
             batch.push(line.number, Ok(case));
             continue;
+        }
+        // A general line in the plain form, scanned once (the hot path of R⁶ files).
+        if let Some((id, dim, need)) = json::plain_general(text, &mut flat) {
+            let k = flat.len() / dim;
+            if CaseKind::of(dim, k) == CaseKind::General {
+                let need = need
+                    .as_ref()
+                    .map_or(crate::general::default_need(dim), |n| &n[..dim]);
+                // Refused (a number too large to square, say): the serde path says so.
+                if let Ok(i) = batch.batch.general.push(dim, &flat, need) {
+                    ids.push(id);
+                    batch.push_general(line.number, i);
+                    continue;
+                }
+            }
         }
         let general = general::GeneralLine::read(text).ok();
         let kind = match &general {

@@ -680,7 +680,10 @@ mod tests {
             assert!((0..3).all(|k| (w[k] - u[k]).abs() < 1e-15), "{e}: {w:?}");
             let t = crate::scene::slip::slip_direction(n, [3.0 * s, -4.0 * s, 7.0 * s]);
             let t = t.unwrap_or_else(|| panic!("{e}: no slip direction"));
-            assert!((0..3).all(|k| (t[k] - slide[k]).abs() < 1e-15), "{e}: {t:?}");
+            assert!(
+                (0..3).all(|k| (t[k] - slide[k]).abs() < 1e-15),
+                "{e}: {t:?}"
+            );
         }
         assert_eq!(unit3([0.0; 3]).0, 0.0);
     }
