@@ -46,6 +46,11 @@ impl LineChunk {
     }
 }
 
+/// The first chunk's lines at most (the limit then doubles, chunk by chunk): a file of a
+/// few hundred lines is still split among the workers, and a large one soon reads in
+/// chunks of `max_lines`.
+pub const FIRST_LINES: usize = 8;
+
 /// Splits a byte stream into chunks of at most `max_lines` lines or about `max_bytes`
 /// bytes. Blank lines are skipped (but counted), a UTF-8 byte-order mark at the start is
 /// dropped, and bytes are not checked for UTF-8 here: each line's parser does that, so a
@@ -53,6 +58,9 @@ impl LineChunk {
 pub struct LineReader<R> {
     inner: R,
     max_lines: usize,
+    /// This chunk's line limit: [`FIRST_LINES`] at first, doubled each chunk up to
+    /// `max_lines`, so that a small input still makes a chunk for every worker.
+    limit: usize,
     max_bytes: usize,
     /// Lines seen so far, blank ones included.
     number: u64,
@@ -64,12 +72,13 @@ pub struct LineReader<R> {
 }
 
 impl<R: Read> LineReader<R> {
-    /// A reader of `inner` whose chunks hold at most `max_lines` lines (at least 1) or about
-    /// `max_bytes` bytes.
+    /// A reader of `inner` whose chunks hold at most `max_lines` lines (at least 1; the
+    /// first ones fewer, from [`FIRST_LINES`] up) or about `max_bytes` bytes.
     pub fn new(inner: R, max_lines: usize, max_bytes: usize) -> Self {
         LineReader {
             inner,
             max_lines: max_lines.max(1),
+            limit: FIRST_LINES.min(max_lines.max(1)),
             max_bytes,
             number: 0,
             consumed: 0,
@@ -108,8 +117,9 @@ impl<R: Read> LineReader<R> {
                 let end = scanned + at;
                 self.end_line(&mut chunk.lines, data, start, end, too_long);
                 (start, scanned, too_long) = (end + 1, end + 1, false);
-                if chunk.lines.len() >= self.max_lines || start >= self.max_bytes {
+                if chunk.lines.len() >= self.limit || start >= self.max_bytes {
                     self.carry.extend_from_slice(&data[start..filled]);
+                    self.limit = (2 * self.limit).min(self.max_lines);
                     return Ok(Some(chunk));
                 }
             }
@@ -260,6 +270,27 @@ mod tests {
             spare = c;
         }
         assert_eq!((seen, r.consumed()), (1000, text.len() as u64));
+    }
+
+    /// The first chunks are small and double (a short file still feeds every worker),
+    /// up to the limit, which the rest keep.
+    #[test]
+    fn chunks_start_small_and_double_up_to_the_limit() {
+        let text: Vec<u8> = (0..2000)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let mut r = LineReader::new(&text[..], 100, 1 << 20);
+        let mut sizes = Vec::new();
+        while let Some(c) = r.next_chunk().unwrap() {
+            sizes.push(c.lines.len());
+        }
+        let mut want = vec![FIRST_LINES];
+        while want.iter().sum::<usize>() < 2000 {
+            let next = (2 * want.last().unwrap()).min(100);
+            want.push(next.min(2000 - want.iter().sum::<usize>()));
+        }
+        assert_eq!(sizes, want);
+        assert!(FIRST_LINES < 100 && sizes[sizes.len() - 2] == 100);
     }
 
     #[test]
