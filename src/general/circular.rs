@@ -20,7 +20,7 @@
 //! searches ask W only through [`Support`]: the same two answer a pyramid grasp's threshold
 //! on its finite wrenches ([`Points`]), stopping where the engine would close q1.
 
-use super::hull::Hull;
+use super::hull::{Face, Hull};
 use super::linalg::{dot, Basis, Vector};
 use super::min_norm;
 use super::proof::{self, DiscPoint, InnerProof, Measure, NearestProof, Proof};
@@ -602,7 +602,21 @@ fn expand<W: Support>(
     // With a proof asked, the checked proof is the answer's.
     if lower > b.lower || ask.proof {
         let (proven, proof) = if W::CHECK_HULL {
-            match check_lower(&hull, &points, lower) {
+            // The hull as it ends; where the checker finds a fold in it, as it was before each
+            // add that folded, latest first (a bound from below all the same, if a lesser one).
+            let least = |faces: &mut dyn Iterator<Item = &Face>| {
+                faces
+                    .filter_map(|f| offset(&f.normal).map(|(_, v)| v))
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let checked = check_lower(&hull, hull.live(), &points, lower).or_else(|| {
+                (0..hull.unfolded.len()).rev().find_map(|k| {
+                    let before = least(&mut hull.before_fold(k));
+                    check_lower(&hull, hull.before_fold(k), &points, before)
+                        .map(|(c, p)| (c.min(before), p))
+                })
+            });
+            match checked {
                 Some((c, mut p)) => {
                     p.points = points
                         .iter()
@@ -626,15 +640,19 @@ fn expand<W: Support>(
 
 /// The checker's bound from below for the hull over `points` (generators `(1, w)`) and the
 /// proof it checked (its generators the points, in order), or `None` when it does not pass.
-fn check_lower(hull: &Hull, points: &[[f64; 6]], lower: f64) -> Option<(f64, InnerProof)> {
+fn check_lower<'h>(
+    hull: &Hull,
+    faces: impl Iterator<Item = &'h Face>,
+    points: &[[f64; 6]],
+    lower: f64,
+) -> Option<(f64, InnerProof)> {
     let d = MAX_DIM;
     let lifted: Vec<f64> = points
         .iter()
         .flat_map(|p| std::iter::once(1.0).chain(p.iter().copied()))
         .collect();
     // Each face as its points' generator indices (the checker turns each face itself).
-    let faces: Vec<Vec<u32>> = hull
-        .live()
+    let faces: Vec<Vec<u32>> = faces
         .map(|f| {
             f.points[..d - 1]
                 .iter()

@@ -110,6 +110,10 @@ pub(crate) struct Hull {
     /// own bound is trusted keeps double-double (float64 normals folded a near-duplicate
     /// cone's hull).
     pub float_normals: bool,
+    /// Where `float_normals`: the live faces (indices into [`Hull::faces`]) just before each
+    /// add that had to fold, latest last. A fold within rounding is usually no fold at all,
+    /// but where the checker finds one, the hull as it was before it still proves its bound.
+    pub unfolded: Vec<Vec<u32>>,
 }
 
 /// `v`'s bits in the order of the numbers (for the heap).
@@ -145,6 +149,7 @@ impl Hull {
         self.ids.extend_from_slice(ids);
         self.faces.clear();
         self.heap.clear();
+        self.unfolded.clear();
         // Face j: every point but j; its normal column j of the inverse of the matrix whose
         // rows are the points (orthogonal to every other point, positive on point j).
         let inverse = invert(d, start).ok_or(Stuck::Degenerate)?;
@@ -214,6 +219,13 @@ impl Hull {
     /// here: every live face, in the order made).
     pub(crate) fn live(&self) -> impl Iterator<Item = &Face> + '_ {
         self.faces.iter().filter(|f| f.alive)
+    }
+
+    /// The faces that were live before the `k`-th add that folded ([`Hull::unfolded`]), in
+    /// the order made: faces are only ever added during a search, and a replaced one keeps
+    /// its points and normal.
+    pub(crate) fn before_fold(&self, k: usize) -> impl Iterator<Item = &Face> + '_ {
+        self.unfolded[k].iter().map(|&f| &self.faces[f as usize])
     }
 
     /// The least value over the live faces: the lower bound.
@@ -291,6 +303,11 @@ impl Hull {
                 Err(Stuck::Reflex(h)) if self.forced.len() < RETRIES => self.forced.push(h),
                 // The retries did not close: the add as the signs have it, folded.
                 Err(_) if folds && !self.forced.is_empty() => {
+                    if self.float_normals {
+                        let live =
+                            (0..self.faces.len() as u32).filter(|&f| self.faces[f as usize].alive);
+                        self.unfolded.push(live.collect());
+                    }
                     self.forced.clear();
                     folds = false;
                 }

@@ -561,3 +561,53 @@ fn a_bracket_that_will_not_close_stops_in_bounded_memory() {
     }
     assert!((r[0].q1 - r[1].q1).abs() <= 1e-9 * s);
 }
+
+#[test]
+fn a_fold_the_checker_finds_leaves_the_bound_the_hull_proved_before_it() {
+    // A public degenerate grasp with its μ tripled: an add folds the inner hull within
+    // rounding, and the checker finds that fold a true one. The bound the hull proved
+    // just before that add still closes the bracket, and its proof passes `check-proof`
+    // (it once fell back to a bound below 0).
+    let mut line = crate::common::read_data("grasp_circular_public.jsonl")
+        .into_iter()
+        .find(|l| l["id"] == json!("public-degenerate-0032-c"))
+        .unwrap();
+    for c in line["contacts"].as_array_mut().unwrap() {
+        c["mu"] = json!(c["mu"].as_f64().unwrap() * 3.0);
+    }
+    let dir = std::env::temp_dir().join(format!("planar-hold-fold-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
+    std::fs::write(&cases, format!("{line}\n")).unwrap();
+    let run = crate::common::cli()
+        .arg("gate")
+        .arg(&cases)
+        .args(["--backend", "cpu", "--proof", "-o"])
+        .arg(&answers)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let a: Value = serde_json::from_str(&std::fs::read_to_string(&answers).unwrap()).unwrap();
+    let (q1, lower) = (a["q1"].as_f64().unwrap(), a["q1_lower"].as_f64().unwrap());
+    assert!(
+        a["margin_checked"] == json!(true) && lower > 0.42 && lower <= q1,
+        "{a}"
+    );
+    let check = crate::common::cli()
+        .arg("check-proof")
+        .arg("--require")
+        .arg(&cases)
+        .arg(&answers)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
