@@ -149,12 +149,13 @@ pub(crate) fn plain_case(text: &[u8]) -> Option<(Option<&str>, Case)> {
     fast::parse(text)
 }
 
+/// A plain general line read: its id's JSON text, dimension and need (its generators go to
+/// the caller's buffer).
+pub(crate) type PlainGeneral<'a> = (Option<&'a str>, usize, Option<[f64; 6]>);
+
 /// A general line in the plain form ([`fast::parse_general`]): its generators into `flat`,
 /// its id's JSON text, dimension and need; `None` for any other line.
-pub(crate) fn plain_general<'a>(
-    text: &'a [u8],
-    flat: &mut Vec<f64>,
-) -> Option<(Option<&'a str>, usize, Option<[f64; 6]>)> {
+pub(crate) fn plain_general<'a>(text: &'a [u8], flat: &mut Vec<f64>) -> Option<PlainGeneral<'a>> {
     fast::parse_general(text, flat)
 }
 
@@ -852,7 +853,7 @@ mod fast {
     pub(super) fn parse_general<'a>(
         text: &'a [u8],
         flat: &mut Vec<f64>,
-    ) -> Option<(Option<&'a str>, usize, Option<[f64; 6]>)> {
+    ) -> Option<super::PlainGeneral<'a>> {
         let mut s = Scanner { text, at: 0 };
         flat.clear();
         let (mut dim, mut need, mut id) = (None, None, None);

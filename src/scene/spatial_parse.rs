@@ -397,7 +397,7 @@ fn wrenches_surely_finite(scene: &SpatialScene) -> bool {
     bound < FAR_BELOW_MAX && bound / scene.body.half_size < FAR_BELOW_MAX
 }
 
-/// The length of `v` (finite entries) and `v` over it. Where the squares overflow or
+/// The length of `v` (finite entries) and `v` over it (0 and zeros for the zero vector). Where the squares overflow or
 /// underflow (entries near 1e±154 and beyond) both are taken over its largest entry first.
 pub(crate) fn unit3(v: [f64; 3]) -> (f64, [f64; 3]) {
     let len = norm3(v);
@@ -405,7 +405,7 @@ pub(crate) fn unit3(v: [f64; 3]) -> (f64, [f64; 3]) {
         return (len, v.map(|a| a / len));
     }
     let big = v.iter().fold(0.0f64, |m, a| m.max(a.abs()));
-    if !(big > 0.0) {
+    if big == 0.0 {
         return (0.0, [0.0; 3]);
     }
     let scaled = v.map(|a| a / big);
