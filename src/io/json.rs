@@ -611,7 +611,7 @@ mod shape {
 /// `serde_json`'s `float_roundtrip` does). It gives up (`None`) on anything else, valid or
 /// not, and the `serde` path then answers, with its error messages: the two agree on
 /// every line the scanner accepts.
-mod fast {
+pub(crate) mod fast {
     use serde_json::value::RawValue;
 
     use super::DEFAULT_NEED;
@@ -624,37 +624,39 @@ mod fast {
         Need,
     }
 
-    struct Scanner<'a> {
-        text: &'a [u8],
-        at: usize,
+    /// A cursor over one line's bytes for the plain-form readers (this module's, and the
+    /// grasp lines': `scene::spatial_parse`).
+    pub(crate) struct Scanner<'a> {
+        pub(crate) text: &'a [u8],
+        pub(crate) at: usize,
     }
 
     impl<'a> Scanner<'a> {
-        fn skip_ws(&mut self) {
+        pub(crate) fn skip_ws(&mut self) {
             while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.at) {
                 self.at += 1;
             }
         }
 
         /// The next non-blank byte, consumed.
-        fn next(&mut self) -> Option<u8> {
+        pub(crate) fn next(&mut self) -> Option<u8> {
             self.skip_ws();
             let b = *self.text.get(self.at)?;
             self.at += 1;
             Some(b)
         }
 
-        fn peek(&mut self) -> Option<u8> {
+        pub(crate) fn peek(&mut self) -> Option<u8> {
             self.skip_ws();
             self.text.get(self.at).copied()
         }
 
-        fn expect(&mut self, b: u8) -> Option<()> {
+        pub(crate) fn expect(&mut self, b: u8) -> Option<()> {
             (self.next()? == b).then_some(())
         }
 
         /// Consumes `word` if the text goes on with it.
-        fn eat(&mut self, word: &[u8]) -> bool {
+        pub(crate) fn eat(&mut self, word: &[u8]) -> bool {
             let found = self.text[self.at..].starts_with(word);
             if found {
                 self.at += word.len();
@@ -678,7 +680,7 @@ mod fast {
 
         /// A JSON number, as float64: parsed once by `fast-float2`, whose grammar is wider
         /// than JSON's, then checked to be strict JSON (anything else is serde's to refuse).
-        fn number(&mut self) -> Option<f64> {
+        pub(crate) fn number(&mut self) -> Option<f64> {
             self.skip_ws();
             let rest = &self.text[self.at..];
             let (x, len) = fast_float2::parse_partial::<f64, _>(rest).ok()?;
@@ -691,7 +693,7 @@ mod fast {
 
         /// A string with no escape or control character (an id's usual form), as its JSON
         /// text, quotes included; anything else is left to serde.
-        fn plain_string(&mut self) -> Option<&'a str> {
+        pub(crate) fn plain_string(&mut self) -> Option<&'a str> {
             let start = self.at;
             if self.text.get(start) != Some(&b'"') {
                 return None;
@@ -704,6 +706,21 @@ mod fast {
             let raw = std::str::from_utf8(&self.text[start..=end]).ok()?;
             self.at = end + 1;
             Some(raw)
+        }
+
+        /// A key without escapes, its quotes consumed; `None` for any other.
+        pub(crate) fn plain_key(&mut self) -> Option<&'a [u8]> {
+            self.skip_ws();
+            let raw = self.plain_string()?;
+            Some(&raw.as_bytes()[1..raw.len() - 1])
+        }
+
+        /// A JSON number: its text and its value as float64 (see [`Scanner::number`]).
+        pub(crate) fn number_text(&mut self) -> Option<(&'a [u8], f64)> {
+            self.skip_ws();
+            let start = self.at;
+            let x = self.number()?;
+            Some((&self.text[start..self.at], x))
         }
 
         /// An id's JSON text as given (a plain string scanned, any other value read by

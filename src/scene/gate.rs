@@ -22,7 +22,7 @@ use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::main_pyramid;
 use super::spatial::{FrictionModel, SpatialScene};
-use super::spatial_parse::{parse_grasp, parse_spatial};
+use super::spatial_parse::{parse_grasp, parse_plain_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::device::block_on;
@@ -119,8 +119,12 @@ impl Report {
 /// A line that names `dim` (and `grasp`) before anything breaks is read by the spatial (or
 /// grasp) reader, which says what is wrong with it; the planar reader takes the rest.
 pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
-    // Planar lines, the most, never name "dim": they skip the probe.
+    // Planar lines, the most, never name "dim": they skip the probe; a grasp line in the
+    // plain form is read in one pass without it.
     let probe = if text.contains("\"dim\"") {
+        if let Some(grasp) = parse_plain_grasp(text) {
+            return grasp.map(SceneLine::Grasp);
+        }
         probe(text.as_bytes())
     } else {
         Probe::default()
