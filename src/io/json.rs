@@ -708,6 +708,30 @@ pub(crate) mod fast {
             Some(raw)
         }
 
+        /// After an object's member: `true` at `,` (another follows), `false` at `}`.
+        pub(crate) fn more_members(&mut self) -> Option<bool> {
+            match self.next()? {
+                b',' => Some(true),
+                b'}' => Some(false),
+                _ => None,
+            }
+        }
+
+        /// After an array's element: `true` at `,` (another follows), `false` at `]`.
+        pub(crate) fn more_elements(&mut self) -> Option<bool> {
+            match self.next()? {
+                b',' => Some(true),
+                b']' => Some(false),
+                _ => None,
+            }
+        }
+
+        /// Whether only blanks are left.
+        pub(crate) fn at_end(&mut self) -> bool {
+            self.skip_ws();
+            self.at == self.text.len()
+        }
+
         /// A key without escapes, its quotes consumed; `None` for any other.
         pub(crate) fn plain_key(&mut self) -> Option<&'a [u8]> {
             self.skip_ws();
@@ -751,10 +775,8 @@ pub(crate) mod fast {
                 }
                 out.push(x);
                 n += 1;
-                match self.next()? {
-                    b',' => continue,
-                    b']' => return Some(n),
-                    _ => return None,
+                if !self.more_elements()? {
+                    return Some(n);
                 }
             }
         }
@@ -818,10 +840,8 @@ pub(crate) mod fast {
                             }
                             gens[n] = s.triple()?;
                             n += 1;
-                            match s.next()? {
-                                b',' => continue,
-                                b']' => break,
-                                _ => return None,
+                            if !s.more_elements()? {
+                                break;
                             }
                         }
                     }
@@ -841,14 +861,11 @@ pub(crate) mod fast {
                 }
                 _ => return None,
             }
-            match s.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
+            if !s.more_members()? {
+                break;
             }
         }
-        s.skip_ws();
-        if s.at != text.len() {
+        if !s.at_end() {
             return None;
         }
         // What `Case::new` builds, in place: its checks have passed (at most 16 triples, each
@@ -894,10 +911,8 @@ pub(crate) mod fast {
                         if k > MAX_GENERAL_GENERATORS {
                             return None;
                         }
-                        match s.next()? {
-                            b',' => continue,
-                            b']' => break,
-                            _ => return None,
+                        if !s.more_elements()? {
+                            break;
                         }
                     }
                 }
@@ -920,10 +935,8 @@ pub(crate) mod fast {
                 }
                 _ => return None,
             }
-            match s.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
+            if !s.more_members()? {
+                break;
             }
         }
         s.skip_ws();

@@ -182,10 +182,8 @@ mod plain {
                     } else {
                         loop {
                             points.push(triple(s)?);
-                            match s.next()? {
-                                b',' => continue,
-                                b']' => break,
-                                _ => return None,
+                            if !s.more_elements()? {
+                                break;
                             }
                         }
                     }
@@ -207,10 +205,8 @@ mod plain {
                 }
                 _ => return None,
             }
-            match s.next()? {
-                b',' => continue,
-                b'}' => return Some(c),
-                _ => return None,
+            if !s.more_members()? {
+                return Some(c);
             }
         }
     }
@@ -246,10 +242,8 @@ mod plain {
                     } else {
                         loop {
                             contacts.push(contact(&mut s)?);
-                            match s.next()? {
-                                b',' => continue,
-                                b']' => break,
-                                _ => return None,
+                            if !s.more_elements()? {
+                                break;
                             }
                         }
                     }
@@ -257,14 +251,11 @@ mod plain {
                 }
                 _ => return None,
             }
-            match s.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
+            if !s.more_members()? {
+                break;
             }
         }
-        s.skip_ws();
-        if s.at != text.len() {
+        if !s.at_end() {
             return None;
         }
         // Required by serde (a missing one is its error to word).

@@ -524,6 +524,18 @@ fn crowded_support_points_make_no_face_the_checker_cannot_orient() {
     }
 }
 
+/// The public circular grasp `id` with every contact's μ multiplied by `factor`.
+fn public_with_mu_times(id: &str, factor: f64) -> Value {
+    let mut line = crate::common::read_data("grasp_circular_public.jsonl")
+        .into_iter()
+        .find(|l| l["id"] == json!(id))
+        .unwrap();
+    for c in line["contacts"].as_array_mut().unwrap() {
+        c["mu"] = json!(c["mu"].as_f64().unwrap() * factor);
+    }
+    line
+}
+
 #[test]
 fn a_bracket_that_will_not_close_stops_in_bounded_memory() {
     // A public fingertip grasp with every μ 100 times its own (up to 124): its friction
@@ -532,13 +544,7 @@ fn a_bracket_that_will_not_close_stops_in_bounded_memory() {
     // (μ 1e8 once aborted the whole file). The search stops at its face limit and answers
     // the bracket it has, both ends on their sides, h_W(weakest) = q1. The same grasp with
     // a normal written 1e300 long (its squares overflow) is the same grasp.
-    let mut line = crate::common::read_data("grasp_circular_public.jsonl")
-        .into_iter()
-        .find(|l| l["id"] == json!("public-fingertip-0012-c"))
-        .unwrap();
-    for c in line["contacts"].as_array_mut().unwrap() {
-        c["mu"] = json!(c["mu"].as_f64().unwrap() * 100.0);
-    }
+    let line = public_with_mu_times("public-fingertip-0012-c", 100.0);
     let long = with(&line, |l| {
         let n = &mut l["contacts"][0]["normal"];
         *n = json!(n
@@ -568,13 +574,7 @@ fn a_fold_the_checker_finds_leaves_the_bound_the_hull_proved_before_it() {
     // rounding, and the checker finds that fold a true one. The bound the hull proved
     // just before that add still closes the bracket, and its proof passes `check-proof`
     // (it once fell back to a bound below 0).
-    let mut line = crate::common::read_data("grasp_circular_public.jsonl")
-        .into_iter()
-        .find(|l| l["id"] == json!("public-degenerate-0032-c"))
-        .unwrap();
-    for c in line["contacts"].as_array_mut().unwrap() {
-        c["mu"] = json!(c["mu"].as_f64().unwrap() * 3.0);
-    }
+    let line = public_with_mu_times("public-degenerate-0032-c", 3.0);
     let dir = std::env::temp_dir().join(format!("planar-hold-fold-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
