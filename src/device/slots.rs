@@ -381,7 +381,7 @@ impl Slots {
         });
         ctx.take_failure()?;
         poll.map_err(|e| Error::DeviceLost(format!("waiting for a {label} chunk: {e}")))?;
-        match flight.mapping.done().await {
+        match flight.mapping.done(ctx).await {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(Error::Gpu(format!("reading back a {label} chunk: {e}"))),
             None => {
@@ -414,6 +414,11 @@ impl Slots {
     }
 }
 
+/// How long a mapping whose submission has finished may still take to report (its callback
+/// run by another thread's poll) before it is taken as lost.
+#[cfg(not(target_arch = "wasm32"))]
+const MAPPING_PATIENCE: Duration = Duration::from_secs(10);
+
 /// The result of one `map_async`, as a future.
 #[derive(Default)]
 struct MapState {
@@ -440,17 +445,33 @@ impl Mapping {
         Mapping(state)
     }
 
-    /// The mapping's result once the device has been waited on: natively it is there (or
-    /// never comes: `None`, not a hang); on the page it is awaited.
-    async fn done(self) -> Option<Result<(), wgpu::BufferAsyncError>> {
-        if cfg!(target_arch = "wasm32") {
+    /// The mapping's result once the device has been waited on; on the page it is awaited.
+    /// Natively it is there, or about to be: where workers share the device, another
+    /// thread's poll may have taken the finished mappings' callbacks and be running this
+    /// one's while this thread's wait returns. So it is looked for again, the device polled
+    /// between, for up to [`MAPPING_PATIENCE`]; then `None`, not a hang.
+    async fn done(self, ctx: &GpuContext) -> Option<Result<(), wgpu::BufferAsyncError>> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = ctx;
             Some(self.await)
-        } else {
-            self.0
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .result
-                .take()
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let start = std::time::Instant::now();
+            loop {
+                let result = self
+                    .0
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .result
+                    .take();
+                if result.is_some() || start.elapsed() > MAPPING_PATIENCE {
+                    return result;
+                }
+                let _ = ctx.device.poll(wgpu::PollType::Poll);
+                std::thread::yield_now();
+            }
         }
     }
 }

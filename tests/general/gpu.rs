@@ -71,6 +71,34 @@ fn random_cases_on_the_gpu_equal_the_cpu() {
 }
 
 #[test]
+fn workers_sharing_one_device_each_read_their_answers_back() {
+    // As `eval` and `gate` do: several threads submit to one engine at once, each on its own
+    // thread, each waiting for its own chunks. Another thread's poll may run a mapping's
+    // callback while its owner's wait returns: every call must still read its answers back
+    // (it once failed "a search chunk's readback never completed" in about one call of
+    // thirty here, small batches making the threads' polls overlap), the same as one alone.
+    let Some(gpu) = crate::common::gpu_engine() else {
+        return;
+    };
+    let batch = Batch::from(random_batch(17, 16, 6));
+    let options = Options {
+        threads: Threads::Current,
+        ..Options::default()
+    };
+    let alone = gpu.evaluate(&batch, options).expect("one call").general;
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..100 {
+                    let answers = gpu.evaluate(&batch, options).expect("a call beside others");
+                    assert_eq!(answers.general, alone);
+                }
+            });
+        }
+    });
+}
+
+#[test]
 fn the_engine_answers_general_batches_on_every_backend() {
     let batch = random_batch(11, 500, 6);
     let expected: Vec<GeneralOutcome> = batch
