@@ -64,6 +64,7 @@ pub mod io;
 mod planar;
 mod probe;
 mod rng;
+mod scan;
 mod scene;
 mod simd;
 mod verdict;

@@ -103,7 +103,7 @@ mod plain {
     use serde_json::Value;
 
     use super::{RawContact, RawGrasp};
-    use crate::io::json::fast::Scanner;
+    use crate::scan::Scanner;
 
     /// A value of the forms the plain lines use: a number (as serde types it), a string
     /// without escapes, `true`, `false`, `null`.
