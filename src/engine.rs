@@ -207,15 +207,20 @@ pub struct Options {
     /// Each general answer's proof of its two bounds ([`Answers::proofs`], docs/proof.md),
     /// which `planar-hold check-proof` checks.
     pub proof: bool,
+    /// Each spatial scene's support region (docs/contract-support-region.md), about a third
+    /// of a small scene's time. Without it a spatial answer has no `support_region` fields;
+    /// its needs' answers are unchanged: for callers who ask only whether the needs hold.
+    pub support_region: bool,
 }
 
 impl Default for Options {
-    /// With the inside margin, on all cores, no proof object.
+    /// With the inside margin and the support regions, on all cores, no proof object.
     fn default() -> Options {
         Options {
             inside_margin: true,
             threads: Threads::All,
             proof: false,
+            support_region: true,
         }
     }
 }

@@ -243,10 +243,14 @@ class Engine:
         its shape picks: up to 16 generators of 3 numbers to the planar enumeration, the
         others to the general engine; the answers as ``answers`` gives them. Raises
         ValueError naming the first bad row ("case i: ...")."""
-    def gate(self, scenes: Iterable[Any], *, proof: bool = False) -> List[dict]:
+    def gate(
+        self, scenes: Iterable[Any], *, proof: bool = False, support_region: bool = True
+    ) -> List[dict]:
         """The gate over scenes and edits: each a dict (or its JSON text) of the form
         ``planar-hold gate`` reads, each report the dict it writes for that line, in order
-        (``proof=True``: as ``gate --proof``, each spatial need's and grasp's ``proof``).
+        (``proof=True``: as ``gate --proof``, each spatial need's and grasp's ``proof``;
+        ``support_region=False``: as ``gate --no-region``, without the ``support_region``
+        fields).
         Planar and spatial scenes may be mixed; all needs of all scenes run in one batch
         per engine (planar needs of at most 16 generators through the enumeration, every
         other need through the general engine).

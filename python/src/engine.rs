@@ -196,12 +196,13 @@ impl Engine {
 
     /// The gate's reports on scenes and edits, planar and spatial (`"dim": 3`) mixed, as
     /// `planar-hold gate` writes them (with `proof`, as `gate --proof`).
-    #[pyo3(signature = (scenes, *, proof = false))]
+    #[pyo3(signature = (scenes, *, proof = false, support_region = true))]
     fn gate<'py>(
         &self,
         py: Python<'py>,
         scenes: &Bound<'py, PyAny>,
         proof: bool,
+        support_region: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lines = scene_lines(scenes)?;
         let text = py.detach(|| {
@@ -210,7 +211,11 @@ impl Engine {
                 .enumerate()
                 .map(|(i, t)| parse_line(t).map_err(|e| at(format!("scene {i}"), e)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let reports = hold_reports(&self.engine, &scenes, options(true, proof))?;
+            let options = Options {
+                support_region,
+                ..options(true, proof)
+            };
+            let reports = hold_reports(&self.engine, &scenes, options)?;
             to_json(&reports)
         });
         json_loads(py, &text.map_err(py_err)?)

@@ -114,6 +114,20 @@ def test_gate_equals_cli_on_spatial_and_mixed_lines(data, tmp_path):
     assert run_cli("gate", str(f), "--backend", "cpu") == got
 
 
+def test_gate_without_the_region_equals_cli_no_region(data):
+    """``support_region=False`` answers as ``gate --no-region``: each report the full one less
+    its ``support_region`` fields."""
+    path = data / "scenes3d_public.jsonl"
+    scenes = read_jsonl(path)
+    bare = planar_hold.gate(scenes, support_region=False)
+    assert bare == run_cli("gate", str(path), "--backend", "cpu", "--no-region")
+    full = planar_hold.gate(scenes)
+    assert len(bare) == len(full) == 69
+    for f, b in zip(full, bare):
+        assert "support_region" in f and not any(k.startswith("support_region") for k in b)
+        assert {k: v for k, v in f.items() if not k.startswith("support_region")} == b
+
+
 def test_spatial_report_fields(data):
     """What a caller reads: a held scene's witnesses per need and an unheld one's reason."""
     held = planar_hold.gate([cube()])[0]

@@ -133,6 +133,7 @@ fn show_spatial(out: &mut impl Write, engine: &Engine, label: &str) -> Result<()
         let region: Vec<String> = r
             .support_region
             .iter()
+            .flatten()
             .map(|[x, y]| format!("({x:.3}, {y:.3})"))
             .collect();
         writeln!(
@@ -146,7 +147,7 @@ fn show_spatial(out: &mut impl Write, engine: &Engine, label: &str) -> Result<()
             r.needs.len(),
             r.n_generators,
             r.pyramid,
-            r.support_region_shape,
+            r.support_region_shape.unwrap_or_default(),
             region.join(" ")
         )?;
     }

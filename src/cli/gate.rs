@@ -40,6 +40,10 @@ pub(super) struct Args {
     /// it (docs/contract-grasp.md §6).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     q1_at_least: Option<f64>,
+    /// Leave out each spatial scene's support region (its `support_region` fields), about a
+    /// third of a small scene's time: for callers who ask only whether the needs hold.
+    #[arg(long)]
+    no_region: bool,
 }
 
 /// A chunk of lines (or rows), parsed: for each its number and its scene, or its id (when
@@ -122,17 +126,31 @@ pub(super) fn run(args: Args) -> Result<(), Failure> {
         Asked {
             proof: args.proof,
             q1_at_least: args.q1_at_least,
+            support_region: !args.no_region,
         },
     )
 }
 
 /// What the gate asks of every line beyond its answer.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Asked {
     /// Each answer's proof (`--proof`).
     pub proof: bool,
     /// The threshold of every grasp line that names none (`--q1-at-least`).
     pub q1_at_least: Option<f64>,
+    /// Each spatial scene's support region (not `--no-region`).
+    pub support_region: bool,
+}
+
+impl Default for Asked {
+    /// Each line's answer as the contract has it: no proof, no threshold, every region.
+    fn default() -> Asked {
+        Asked {
+            proof: false,
+            q1_at_least: None,
+            support_region: true,
+        }
+    }
 }
 
 /// Where chunks come from.
@@ -268,12 +286,17 @@ pub(super) fn stream(
         // million pyramid grasps pay for it at most a few per cent (2026-12-03, AVX-512).
         let all_cores = Options {
             threads: Threads::All,
+            support_region: asked.support_region,
             ..Engines::options(proof)
         };
         let reports = hold_reports(&engines.main, good, all_cores)?;
         let mut disagreements = Vec::new();
         if let Some(cpu) = &engines.check {
-            let checked = hold_reports(cpu, good, Engines::options(false))?;
+            let options = Options {
+                support_region: asked.support_region,
+                ..Engines::options(false)
+            };
+            let checked = hold_reports(cpu, good, options)?;
             let lines = scenes.rows.iter().zip(&scenes.numbers);
             disagreements = pipeline::disagreements(
                 &reports,

@@ -468,7 +468,7 @@ fn judge<'a>(
     let spatial: Vec<&SpatialScene> = lines
         .iter()
         .filter_map(|line| match line {
-            Line::Spatial(s) => Some(*s),
+            Line::Spatial(s) if options.support_region => Some(*s),
             _ => None,
         })
         .collect();
@@ -493,7 +493,9 @@ fn judge<'a>(
                     proofs,
                 },
             ) => {
-                let region = regions.next().unwrap_or_default();
+                let region = options
+                    .support_region
+                    .then(|| regions.next().unwrap_or_default());
                 Report::Spatial(judge_spatial(s, k, &outcomes, proofs, region))
             }
             _ => unreachable!("every line is judged once no line is asked again"),

@@ -126,17 +126,22 @@ pub struct SpatialReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// docs/contract-support-region.md at the nominal mass: `[δ_x, δ_y]` vertices, counter-clockwise,
-    /// clipped to `|δ| ≤ 4ℓ`.
-    pub support_region: Vec<[f64; 2]>,
+    /// clipped to `|δ| ≤ 4ℓ`. This and the other `support_region` fields are `None` (not
+    /// written) where the region was not asked for ([`crate::Options::support_region`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_region: Option<Vec<[f64; 2]>>,
     /// "polygon", "segment", "point" or "empty".
-    pub support_region_shape: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_region_shape: Option<&'static str>,
     /// The region reaches the clip box (it is unbounded or larger).
-    pub support_region_clipped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_region_clipped: Option<bool>,
     /// The region's inner and outer polygons meet within 1e-9 ℓ, its proof checked
     /// (docs/contract-support-region.md): `support_region` is then the region within that.
     /// False: `support_region` is the bound from above, `support_region_inner` the bound from
     /// below.
-    pub support_region_checked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_region_checked: Option<bool>,
     /// The inner polygon (witnessed centre-of-mass positions, counter-clockwise), only where
     /// the region is not checked (else it is `support_region` within 1e-9 ℓ).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,8 +224,35 @@ fn binding_of(scene: &SpatialScene, k: usize, o: &GeneralOutcome) -> Option<Spat
     })
 }
 
+/// A support region as the report's fields hold it: each `None` where it was not asked for.
+#[derive(Default)]
+struct RegionFields {
+    vertices: Option<Vec<[f64; 2]>>,
+    shape: Option<&'static str>,
+    clipped: Option<bool>,
+    checked: Option<bool>,
+    inner: Option<Vec<[f64; 2]>>,
+    proof: Option<RegionProof>,
+}
+
+impl RegionFields {
+    fn of(region: Option<SupportRegion>) -> RegionFields {
+        let Some(r) = region else {
+            return RegionFields::default();
+        };
+        RegionFields {
+            vertices: Some(r.vertices),
+            shape: Some(r.shape),
+            clipped: Some(r.clipped),
+            checked: Some(r.checked),
+            inner: (!r.checked).then_some(r.inner),
+            proof: r.proof,
+        }
+    }
+}
+
 /// Judges a spatial scene from its outcomes at `k` edges (in [`push_cases`]'s order) and its
-/// support region.
+/// support region (`None` where not asked for).
 ///
 /// # Panics
 ///
@@ -230,7 +262,7 @@ pub(crate) fn judge_spatial(
     k: usize,
     outcomes: &[GeneralOutcome],
     mut proofs: Vec<Option<Proof>>,
-    region: SupportRegion,
+    region: Option<SupportRegion>,
 ) -> SpatialReport {
     let points = scene.need_points();
     let needs = scene.needs();
@@ -287,7 +319,7 @@ pub(crate) fn judge_spatial(
             }
         })
         .collect();
-    conclude(scene, k, reports, region)
+    conclude(scene, k, reports, RegionFields::of(region))
 }
 
 fn verdict_of(r: &SpatialNeedReport) -> Verdict {
@@ -316,7 +348,7 @@ fn conclude(
     scene: &SpatialScene,
     k: usize,
     reports: Vec<SpatialNeedReport>,
-    region: SupportRegion,
+    region: RegionFields,
 ) -> SpatialReport {
     let robust = reports
         .iter()
@@ -511,7 +543,7 @@ fn conclude(
         support_region_shape: region.shape,
         support_region_clipped: region.clipped,
         support_region_checked: region.checked,
-        support_region_inner: (!region.checked).then_some(region.inner),
+        support_region_inner: region.inner,
         support_region_proof: region.proof,
         needs: reports,
     }

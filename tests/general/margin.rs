@@ -350,12 +350,12 @@ fn the_support_region_and_the_point_test_agree_just_inside_and_outside_every_edg
     let mut expect = Vec::new();
     for (scene, r) in stances.iter().zip(&regions) {
         assert!(
-            r.support_region_checked,
+            r.support_region_checked == Some(true),
             "{}: region not proven",
             scene["id"]
         );
-        let v = &r.support_region;
-        if r.support_region_shape != "polygon" || r.support_region_clipped {
+        let v = r.support_region.as_deref().unwrap_or_default();
+        if r.support_region_shape != Some("polygon") || r.support_region_clipped != Some(false) {
             continue;
         }
         let l = scene["half_size"].as_f64().unwrap();

@@ -64,6 +64,48 @@ fn the_public_spatial_scenes_pass_the_grader_on_the_gpu() {
     }
 }
 
+/// `gate --no-region` answers each public scene as `gate` does, less its `support_region`
+/// fields (none of which it writes), and grades as well.
+#[test]
+fn without_the_region_each_answer_is_the_full_one_less_its_region_fields() {
+    let answers = |extra: &[&str]| -> Vec<Value> {
+        let run = crate::common::cli()
+            .arg("gate")
+            .arg(crate::common::data("scenes3d_public.jsonl"))
+            .args(["--backend", "cpu"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (full, bare) = (answers(&[]), answers(&["--no-region"]));
+    assert_eq!(full.len(), 69);
+    assert_eq!(full.len(), bare.len());
+    for (mut f, b) in full.into_iter().zip(&bare) {
+        let map = f.as_object_mut().unwrap();
+        assert!(map.contains_key("support_region"), "{}", map["id"]);
+        map.retain(|k, _| !k.starts_with("support_region"));
+        assert_eq!(&f, b);
+    }
+    let graded = grade::spatial_scenes(
+        &crate::common::read_data("scenes3d_public.jsonl"),
+        &crate::common::read_data("scenes3d_public.expected.jsonl"),
+        &bare,
+        false,
+        "scenes3d_public (--no-region)",
+    );
+    graded.assert_passed();
+    assert_eq!(graded.checked.get("support region"), None, "{graded}");
+}
+
 #[test]
 fn the_public_invalid_spatial_lines_are_refused_by_line_with_the_problem() {
     let graded = grade::refusals(
@@ -146,6 +188,11 @@ fn reports_on(engine: &Engine, lines: &[Value]) -> Vec<SpatialReport> {
             _ => panic!("a spatial line answered as another kind"),
         })
         .collect()
+}
+
+/// A report's support region (every report here asks for one).
+fn region(r: &SpatialReport) -> &[[f64; 2]] {
+    r.support_region.as_deref().expect("a support region")
 }
 
 fn f(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
@@ -258,12 +305,12 @@ fn scaling_every_length_with_the_half_size_changes_nothing_but_the_region_scale(
                 y.robust_margin
             );
             let l = base[i]["half_size"].as_f64().unwrap() * s;
-            let scaled: Vec<[f64; 2]> = x.support_region.iter().map(|p| p.map(|c| c * s)).collect();
+            let scaled: Vec<[f64; 2]> = region(x).iter().map(|p| p.map(|c| c * s)).collect();
             assert!(
-                same_polygon(&scaled, &y.support_region, 1e-6 * l),
+                same_polygon(&scaled, region(y), 1e-6 * l),
                 "scene {i} region scaled by {s}: {:?} vs {:?}",
                 scaled,
-                y.support_region
+                region(y)
             );
         }
     }
@@ -375,9 +422,9 @@ fn a_quarter_turn_about_the_vertical_changes_no_verdict_no_margin_and_turns_the_
             y.robust_margin
         );
         let l = base[i]["half_size"].as_f64().unwrap();
-        let turned: Vec<[f64; 2]> = x.support_region.iter().map(|p| [-p[1], p[0]]).collect();
+        let turned: Vec<[f64; 2]> = region(x).iter().map(|p| [-p[1], p[0]]).collect();
         assert!(
-            same_polygon(&turned, &y.support_region, 1e-6 * l),
+            same_polygon(&turned, region(y), 1e-6 * l),
             "scene {i}: {:?} vs {:?}",
             turned,
             y.support_region
@@ -426,18 +473,17 @@ fn moving_the_contacts_and_the_centre_of_mass_together_changes_no_verdict() {
         let l = base[i]["half_size"].as_f64().unwrap();
         let t = moves[i].map(|c| c * l);
         let inside = |p: &[f64; 2]| p[0].abs() < 3.0 * l && p[1].abs() < 3.0 * l;
-        if !x.support_region_clipped && !y.support_region_clipped {
-            let shifted: Vec<[f64; 2]> = x
-                .support_region
+        if x.support_region_clipped == Some(false) && y.support_region_clipped == Some(false) {
+            let shifted: Vec<[f64; 2]> = region(x)
                 .iter()
                 .map(|p| [p[0] + t[0], p[1] + t[1]])
                 .collect();
             if shifted.iter().all(inside) {
                 assert!(
-                    same_polygon(&shifted, &y.support_region, 1e-6 * l),
+                    same_polygon(&shifted, region(y), 1e-6 * l),
                     "scene {i}: {:?} vs {:?}",
                     shifted,
-                    y.support_region
+                    region(y)
                 );
             }
         }
@@ -538,12 +584,12 @@ fn a_cube_on_its_four_bottom_corners_has_its_base_as_support_region_whatever_mu(
                 json!({"id": "cube", "dim": 3, "half_size": l, "pyramid": k, "contacts": contacts});
             let r = &reports(&[scene])[0];
             assert!(r.held, "mu {mu} k {k}");
-            assert_eq!(r.support_region_shape, "polygon");
+            assert_eq!(r.support_region_shape, Some("polygon"));
             let square = [[-l, -l], [l, -l], [l, l], [-l, l]];
             assert!(
-                same_polygon(&square, &r.support_region, 1e-9),
+                same_polygon(&square, region(&r), 1e-9),
                 "mu {mu} k {k}: {:?}",
-                r.support_region
+                region(&r)
             );
         }
     }
@@ -554,8 +600,8 @@ fn one_point_contact_holds_only_above_it_and_its_region_is_that_point() {
     let scene = json!({"id": 1, "dim": 3, "half_size": 1.0, "contacts": [
         {"pair": 0, "points": [[0.25, -0.5, -1.0]], "normal": [0, 0, 1], "mu": 0.3}]});
     let r = &reports(&[scene])[0];
-    assert_eq!(r.support_region_shape, "point");
-    let p = r.support_region[0];
+    assert_eq!(r.support_region_shape, Some("point"));
+    let p = region(&r)[0];
     assert!(
         (p[0] - 0.25).abs() < 1e-9 && (p[1] + 0.5).abs() < 1e-9,
         "{p:?}"
@@ -564,9 +610,14 @@ fn one_point_contact_holds_only_above_it_and_its_region_is_that_point() {
     let scene = json!({"id": 2, "dim": 3, "half_size": 1.0, "contacts": [
         {"pair": 0, "points": [[-0.5, 0.0, -1.0], [0.5, 0.5, -1.0]], "normal": [0, 0, 1], "mu": 0.3}]});
     let r = &reports(&[scene])[0];
-    assert_eq!(r.support_region_shape, "segment", "{:?}", r.support_region);
+    assert_eq!(
+        r.support_region_shape,
+        Some("segment"),
+        "{:?}",
+        r.support_region
+    );
     assert!(
-        same_polygon(&[[-0.5, 0.0], [0.5, 0.5]], &r.support_region, 1e-8),
+        same_polygon(&[[-0.5, 0.0], [0.5, 0.5]], region(&r), 1e-8),
         "{:?}",
         r.support_region
     );

@@ -299,21 +299,20 @@ pub fn story(scene: &SpatialScene, report: &SpatialReport) -> SpatialStory {
         ));
     }
     let v2 = |p: [f64; 2]| format!("({}, {})", short(p[0]), short(p[1]));
-    let region = match (
-        report.support_region_shape,
-        report.support_region.as_slice(),
-    ) {
-        ("empty", _) | (_, []) => "empty: no centre of mass is held".to_string(),
-        ("point", [p, ..]) => format!("the point δ = {}", v2(*p)),
-        ("segment", [a, b, ..]) => format!("the segment from {} to {}", v2(*a), v2(*b)),
-        (_, v) => format!("a polygon of {} vertices", v.len()),
-    };
-    let region = if report.support_region_clipped {
-        format!("{region}, cut at ±4ℓ (it reaches farther)")
-    } else {
-        region
-    };
-    lines.push(format!("Support region at the nominal mass: {region}."));
+    if let (Some(vertices), Some(shape)) = (&report.support_region, report.support_region_shape) {
+        let region = match (shape, vertices.as_slice()) {
+            ("empty", _) | (_, []) => "empty: no centre of mass is held".to_string(),
+            ("point", [p, ..]) => format!("the point δ = {}", v2(*p)),
+            ("segment", [a, b, ..]) => format!("the segment from {} to {}", v2(*a), v2(*b)),
+            (_, v) => format!("a polygon of {} vertices", v.len()),
+        };
+        let region = if report.support_region_clipped == Some(true) {
+            format!("{region}, cut at ±4ℓ (it reaches farther)")
+        } else {
+            region
+        };
+        lines.push(format!("Support region at the nominal mass: {region}."));
+    }
     if let Some(r) = &report.reason {
         lines.push(format!("Why: {r}."));
     }

@@ -41,7 +41,7 @@ pub(super) fn panel(
             grow([p[0], p[1]]);
         }
     }
-    for &p in &report.support_region {
+    for &p in report.support_region.iter().flatten() {
         grow(p);
     }
     grow([x0, y0]);
@@ -77,58 +77,14 @@ pub(super) fn panel(
             .set("stroke-dasharray", "4 3"),
     );
 
-    // The support region.
-    let region: Vec<[f64; 2]> = report.support_region.iter().map(|&p| at(p)).collect();
-    let mut rg = Group::new()
-        .set("class", "support-region-group")
-        .set("data-shape", report.support_region_shape)
-        .set("data-clipped", report.support_region_clipped.to_string());
-    rg = match region.as_slice() {
-        [] => rg.add(
-            label(
-                "support region: empty",
-                [px[0] + 6.0, px[1] + px[3] - 8.0],
-                "start",
-                style::FAILURE,
-            )
-            .set("class", "support-region empty"),
-        ),
-        [p] => rg.add(
-            Circle::new()
-                .set("class", "support-region")
-                .set("cx", r(p[0]))
-                .set("cy", r(p[1]))
-                .set("r", 4)
-                .set("fill", style::CONTACT),
-        ),
-        [a, c] => rg.add(
-            line(*a, *c, style::CONTACT, 9.0)
-                .set("class", "support-region")
-                .set("stroke-opacity", 0.35)
-                .set("stroke-linecap", "round"),
-        ),
-        pts => rg.add(
-            Polygon::new()
-                .set("class", "support-region")
-                .set("points", points_attr(pts))
-                .set("fill", REGION_FILL)
-                .set("fill-opacity", 0.7)
-                .set("stroke", style::CONTACT)
-                .set("stroke-width", 1.5),
-        ),
-    };
-    if report.support_region_clipped {
-        rg = rg.add(
-            label(
-                "support region cut at ±4ℓ",
-                [px[0] + px[2] - 6.0, px[1] + 16.0],
-                "end",
-                style::CONTACT,
-            )
-            .set("class", "support-region-note"),
-        );
+    // The support region, where it was asked for.
+    if let (Some(vertices), Some(shape), Some(clipped)) = (
+        &report.support_region,
+        report.support_region_shape,
+        report.support_region_clipped,
+    ) {
+        g = g.add(region_group(vertices, shape, clipped, px, &at));
     }
-    g = g.add(rg);
 
     // The contacts from above: outlines (blue; dashed red when they bind).
     for (i, c) in scene.contacts.iter().enumerate() {
@@ -251,4 +207,66 @@ pub(super) fn panel(
             .set("r", 3)
             .set("fill", style::GRAVITY),
     )
+}
+
+/// The support region's group: its polygon (or segment, point, or the word empty) and, where
+/// it reaches the box, a note.
+fn region_group(
+    vertices: &[[f64; 2]],
+    shape: &str,
+    clipped: bool,
+    px: [f64; 4],
+    at: &impl Fn([f64; 2]) -> [f64; 2],
+) -> Group {
+    let region: Vec<[f64; 2]> = vertices.iter().map(|&p| at(p)).collect();
+    let rg = Group::new()
+        .set("class", "support-region-group")
+        .set("data-shape", shape)
+        .set("data-clipped", clipped.to_string());
+    let mut rg = match region.as_slice() {
+        [] => rg.add(
+            label(
+                "support region: empty",
+                [px[0] + 6.0, px[1] + px[3] - 8.0],
+                "start",
+                style::FAILURE,
+            )
+            .set("class", "support-region empty"),
+        ),
+        [p] => rg.add(
+            Circle::new()
+                .set("class", "support-region")
+                .set("cx", r(p[0]))
+                .set("cy", r(p[1]))
+                .set("r", 4)
+                .set("fill", style::CONTACT),
+        ),
+        [a, c] => rg.add(
+            line(*a, *c, style::CONTACT, 9.0)
+                .set("class", "support-region")
+                .set("stroke-opacity", 0.35)
+                .set("stroke-linecap", "round"),
+        ),
+        pts => rg.add(
+            Polygon::new()
+                .set("class", "support-region")
+                .set("points", points_attr(pts))
+                .set("fill", REGION_FILL)
+                .set("fill-opacity", 0.7)
+                .set("stroke", style::CONTACT)
+                .set("stroke-width", 1.5),
+        ),
+    };
+    if clipped {
+        rg = rg.add(
+            label(
+                "support region cut at ±4ℓ",
+                [px[0] + px[2] - 6.0, px[1] + 16.0],
+                "end",
+                style::CONTACT,
+            )
+            .set("class", "support-region-note"),
+        );
+    }
+    rg
 }
