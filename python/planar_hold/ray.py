@@ -236,9 +236,11 @@ def _map_actors(
     batch_size: int,
     concurrency: Optional[Union[int, Tuple[int, int]]],
     map_batches_args: Dict[str, Any],
+    actor_args: Optional[Dict[str, Any]] = None,
 ) -> Any:
     """``dataset.map_batches`` over actors of class ``actor`` (each its own Engine of
-    ``backend``, one GPU each for "gpu" unless ``num_gpus`` says otherwise), Arrow batches."""
+    ``backend``, one GPU each for "gpu" unless ``num_gpus`` says otherwise; ``actor_args``
+    its other constructor arguments), Arrow batches."""
     if backend not in ("cpu", "gpu"):
         raise ValueError(f'backend must be "cpu" or "gpu", got {backend!r}')
     if backend == "gpu":
@@ -246,7 +248,7 @@ def _map_actors(
         _warn_without_gpus(map_batches_args["num_gpus"])
     return dataset.map_batches(
         actor,
-        fn_constructor_kwargs={"backend": backend},
+        fn_constructor_kwargs={"backend": backend, **(actor_args or {})},
         batch_size=batch_size,
         batch_format="pyarrow",
         concurrency=concurrency,
@@ -459,14 +461,15 @@ def _scene_line(i: int, row: Dict[str, Any]) -> Dict[str, Any]:
     return line
 
 
-def gate_rows(engine: Engine, batch: pa.Table) -> pa.Table:
+def gate_rows(engine: Engine, batch: pa.Table, support_region: bool = True) -> pa.Table:
     """Every scene row of a batch judged in one engine call, as a table of SCENE_SCHEMA
-    with the batch's ``id`` column first."""
+    with the batch's ``id`` column first (``support_region=False``: the reports without
+    their ``support_region`` fields, as ``gate --no-region``)."""
     import json
 
     columns = [c for c in SCENE_FIELDS if c in batch.column_names]
     rows = [_scene_line(i, r) for i, r in enumerate(batch.select(columns).to_pylist())]
-    reports = engine.gate(rows) if rows else []
+    reports = engine.gate(rows, support_region=support_region) if rows else []
     out = [
         {
             "held": r["held"],
@@ -487,11 +490,12 @@ def gate_rows(engine: Engine, batch: pa.Table) -> pa.Table:
 class _SceneEvaluator:
     """One Ray actor for scenes: its engine made once, serving every batch."""
 
-    def __init__(self, backend: str) -> None:
+    def __init__(self, backend: str, support_region: bool = True) -> None:
         self.engine = Engine(backend)
+        self.support_region = support_region
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        return gate_rows(self.engine, batch)
+        return gate_rows(self.engine, batch, self.support_region)
 
 
 def gate(
@@ -499,6 +503,7 @@ def gate(
     backend: str = "cpu",
     batch_size: int = 4096,
     concurrency: Optional[Union[int, Tuple[int, int]]] = None,
+    support_region: bool = True,
     **map_batches_args: Any,
 ) -> Any:
     """The hold gate of every scene row of ``dataset`` (columns as a scene line's fields:
@@ -507,8 +512,15 @@ def gate(
     ``mass``, ``com_offset``/``com_offset_x``, ``margin_min``; optional ``id``, passed
     through), as a lazy ``ray.data.Dataset`` of rows of ``SCENE_SCHEMA`` after ``id``: the
     reports of ``planar_hold.gate``. ``backend``, ``concurrency`` and ``map_batches_args``
-    as for :func:`evaluate`; ``batch_size`` scenes per engine call. A bad row fails the job
-    with a ValueError naming its position in the batch ("scene 3: ...")."""
+    as for :func:`evaluate`; ``batch_size`` scenes per engine call; ``support_region=False``:
+    each report without its ``support_region`` fields (as ``gate --no-region``). A bad row
+    fails the job with a ValueError naming its position in the batch ("scene 3: ...")."""
     return _map_actors(
-        dataset, _SceneEvaluator, backend, batch_size, concurrency, map_batches_args
+        dataset,
+        _SceneEvaluator,
+        backend,
+        batch_size,
+        concurrency,
+        map_batches_args,
+        {"support_region": support_region},
     )

@@ -283,6 +283,24 @@ def test_ray_gate_of_sliding_scenes_equals_gate(local_cluster, data, tmp_path):
         assert r["sliding"] == [s["contact"] for s in want.get("sliding", [])]
 
 
+def test_ray_gate_without_the_region_equals_gate_no_region(local_cluster, data, tmp_path):
+    """``support_region=False`` through Ray: each spatial row's report as
+    ``gate --no-region`` writes it, with no ``support_region`` field."""
+    scenes = [s for s in read_jsonl(data / "sliding_public.jsonl")
+              if s.get("dim") == 3 and not any(isinstance(c["mu"], list) for c in s["contacts"])]
+    pq.write_table(scene_table(scenes), tmp_path / "s.parquet")
+    ds = ray.data.read_parquet(str(tmp_path / "s.parquet"))
+    rows = planar_hold.ray.gate(ds, batch_size=16, concurrency=1, support_region=False).take_all()
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in scenes))
+    expected = {r["id"]: r for r in run_cli("gate", str(path), "--backend", "cpu", "--no-region")}
+    assert len(rows) == len(scenes) == len(expected) > 10
+    for r in rows:
+        report = json.loads(r["report"])
+        assert not any(k.startswith("support_region") for k in report), r["id"]
+        assert report == {k: v for k, v in expected[r["id"]].items() if k != "id"}, r["id"]
+
+
 def test_ray_bad_scene_row_is_named():
     engine = planar_hold.Engine("cpu")
     scenes = read_jsonl(REPO / "tests" / "data" / "sliding_public.jsonl")[:3]

@@ -587,9 +587,9 @@ fn a_cube_on_its_four_bottom_corners_has_its_base_as_support_region_whatever_mu(
             assert_eq!(r.support_region_shape, Some("polygon"));
             let square = [[-l, -l], [l, -l], [l, l], [-l, l]];
             assert!(
-                same_polygon(&square, region(&r), 1e-9),
+                same_polygon(&square, region(r), 1e-9),
                 "mu {mu} k {k}: {:?}",
-                region(&r)
+                region(r)
             );
         }
     }
@@ -601,7 +601,7 @@ fn one_point_contact_holds_only_above_it_and_its_region_is_that_point() {
         {"pair": 0, "points": [[0.25, -0.5, -1.0]], "normal": [0, 0, 1], "mu": 0.3}]});
     let r = &reports(&[scene])[0];
     assert_eq!(r.support_region_shape, Some("point"));
-    let p = region(&r)[0];
+    let p = region(r)[0];
     assert!(
         (p[0] - 0.25).abs() < 1e-9 && (p[1] + 0.5).abs() < 1e-9,
         "{p:?}"
@@ -617,7 +617,7 @@ fn one_point_contact_holds_only_above_it_and_its_region_is_that_point() {
         r.support_region
     );
     assert!(
-        same_polygon(&[[-0.5, 0.0], [0.5, 0.5]], region(&r), 1e-8),
+        same_polygon(&[[-0.5, 0.0], [0.5, 0.5]], region(r), 1e-8),
         "{:?}",
         r.support_region
     );
