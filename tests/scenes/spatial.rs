@@ -20,14 +20,12 @@ fn temp(name: &str) -> PathBuf {
     ))
 }
 
-/// `gate` on the public spatial scenes with `backend`, graded by the project's rules
-/// (`tests/common/grade.rs`): every answer must carry a support region, and every region is
-/// compared with the reference's.
-fn grade_public(backend: &str) {
+/// `gate ARGS` on the public spatial scenes: its answers, one a line.
+fn public_answers(args: &[&str]) -> Vec<Value> {
     let run = crate::common::cli()
         .arg("gate")
         .arg(crate::common::data("scenes3d_public.jsonl"))
-        .args(["--backend", backend])
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -35,10 +33,17 @@ fn grade_public(backend: &str) {
         "gate failed: {}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+    String::from_utf8_lossy(&run.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+/// `gate` on the public spatial scenes with `backend`, graded by the project's rules
+/// (`tests/common/grade.rs`): every answer must carry a support region, and every region is
+/// compared with the reference's.
+fn grade_public(backend: &str) {
+    let answers = public_answers(&["--backend", backend]);
     let graded = grade::spatial_scenes(
         &crate::common::read_data("scenes3d_public.jsonl"),
         &crate::common::read_data("scenes3d_public.expected.jsonl"),
@@ -68,25 +73,8 @@ fn the_public_spatial_scenes_pass_the_grader_on_the_gpu() {
 /// fields (none of which it writes), and grades as well.
 #[test]
 fn without_the_region_each_answer_is_the_full_one_less_its_region_fields() {
-    let answers = |extra: &[&str]| -> Vec<Value> {
-        let run = crate::common::cli()
-            .arg("gate")
-            .arg(crate::common::data("scenes3d_public.jsonl"))
-            .args(["--backend", "cpu"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        String::from_utf8_lossy(&run.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let (full, bare) = (answers(&[]), answers(&["--no-region"]));
+    let full = public_answers(&["--backend", "cpu"]);
+    let bare = public_answers(&["--backend", "cpu", "--no-region"]);
     assert_eq!(full.len(), 69);
     assert_eq!(full.len(), bare.len());
     for (mut f, b) in full.into_iter().zip(&bare) {
@@ -685,21 +673,7 @@ fn the_gpu_answers_the_public_scenes_as_the_cpu_does() {
 #[test]
 fn every_public_region_is_proven_and_check_proof_catches_a_nudged_plane() {
     let scenes = crate::common::data("scenes3d_public.jsonl");
-    let run = crate::common::cli()
-        .arg("gate")
-        .arg(&scenes)
-        .args(["--backend", "cpu", "--proof"])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let mut answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut answers = public_answers(&["--backend", "cpu", "--proof"]);
     for a in &answers {
         assert_eq!(a["support_region_checked"], json!(true), "{}", a["id"]);
         assert!(a["support_region_proof"].is_object(), "{}", a["id"]);
