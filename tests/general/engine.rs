@@ -750,9 +750,11 @@ fn the_inside_margin_is_the_least_over_every_facet() {
     assert!(held > 50, "{held} held cases");
 }
 
-/// One solver answers a cone's needs one after another from the rays it kept (a scene's
-/// needs): every answer equals a fresh solver's, whatever came before — the same cone with
-/// other needs, a cone one bit away, a cone of the other dimension.
+/// One solver answers a cone's needs one after another from the rays and the shape (rank,
+/// basis, whether it is all of R^d) it kept (a scene's needs): every answer equals a fresh
+/// solver's, whatever came before — the same cone with other needs, a cone one bit away, a
+/// cone of the other dimension, the cone with every generator's opposite added (all of
+/// R^d where it spans it) and then the cone again.
 #[test]
 fn a_solver_reusing_a_cone_answers_as_a_fresh_one() {
     let mut rng = StdRng::seed_from_u64(77);
@@ -770,6 +772,15 @@ fn a_solver_reusing_a_cone_answers_as_a_fresh_one() {
         let i = rng.random_range(0..nudged.gens.len());
         nudged.gens[i] = f64::from_bits(nudged.gens[i].to_bits() ^ 1);
         cases.push(nudged);
+        if rng.random_bool(0.3) {
+            let mut both = c.clone();
+            both.gens.extend(c.gens.iter().map(|v| -v));
+            for _ in 0..2 {
+                let mut again = both.clone();
+                again.need = unit(&mut rng, d);
+                cases.push(again);
+            }
+        }
         cases.push(c);
     }
     let results = cases

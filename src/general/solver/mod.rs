@@ -72,6 +72,17 @@ struct FoundFacet {
     on: GenSet,
 }
 
+/// What a supported case's inside margin needs of its cone's generators alone, whatever the
+/// need.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape {
+    /// The rank of the distinct generators, and that many independent ones among them.
+    rank: usize,
+    basis: [u32; MAX_DIM],
+    /// Full rank and not pointed, with the opposite of each basis generator in C: C is R^d.
+    fills: bool,
+}
+
 /// Every buffer the general test needs, reused from case to case.
 #[derive(Default)]
 pub struct Solver {
@@ -128,6 +139,9 @@ pub struct Solver {
     rays_of: Vec<f64>,
     /// Their dimension.
     rays_dim: usize,
+    /// The generators (as given, their bits) whose [`Shape`] `shape` holds; empty when none.
+    shape_of: Vec<u64>,
+    shape: Shape,
     /// The case's unit generators column by column ([`unit_columns`]): coordinate `a` of
     /// generator `i` at `cols[a * cols_stride + i]`, the tail zero.
     cols: Vec<f64>,
@@ -370,12 +384,16 @@ impl Solver {
             return out; // margin 0 and no facet, as asked
         }
         self.dedup(d);
-        let (rank_basis, basis_idx) = self.pivoted_basis(d);
+        let Shape {
+            rank: rank_basis,
+            basis: basis_idx,
+            fills,
+        } = self.shape(case);
         if rank_basis < d {
             out.margin = 0.0; // flat: the need lies in C, which has no interior
             return out;
         }
-        if !self.pointed(d) && self.fills_space(d, &basis_idx[..d]) {
+        if fills {
             out.capped = true;
             out.margin = GENERAL_MARGIN_CAP;
             return out;
@@ -473,6 +491,29 @@ impl Solver {
     /// Unit generators, column by column in `cols`, and their lengths; every generator its
     /// own position (`distinct` = all, `pos_of` = identity) until [`Solver::dedup`]. All the
     /// NNLS needs: the facet search calls `dedup` first.
+    /// The cone's [`Shape`] (after [`Solver::dedup`]): the last case's where its generators
+    /// are this one's bit for bit (a scene's needs, one after another, share their cone),
+    /// else found now.
+    fn shape(&mut self, case: &GeneralCase<'_>) -> Shape {
+        let d = case.dim;
+        let same = self.shape_of.len() == case.generators.len() + 1
+            && self.shape_of[0] == d as u64
+            && self.shape_of[1..]
+                .iter()
+                .zip(case.generators)
+                .all(|(&a, b)| a == b.to_bits());
+        if !same {
+            let (rank, basis) = self.pivoted_basis(d);
+            let fills = rank == d && !self.pointed(d) && self.fills_space(d, &basis[..d]);
+            self.shape = Shape { rank, basis, fills };
+            self.shape_of.clear();
+            self.shape_of.push(d as u64);
+            self.shape_of
+                .extend(case.generators.iter().map(|v| v.to_bits()));
+        }
+        self.shape
+    }
+
     fn prepare(&mut self, case: &GeneralCase<'_>) {
         let d = case.dim;
         let k = case.len();
