@@ -334,6 +334,14 @@ impl GeneralBatch {
         Ok(self.dims.len() as u32 - 1)
     }
 
+    /// Room for `cases` more cases of `values` numbers in all (needs and generators): one
+    /// allocation where a chunk's cases would otherwise grow the buffers step by step.
+    pub fn reserve(&mut self, cases: usize, values: usize) {
+        self.dims.reserve(cases);
+        self.starts.reserve(cases + 1);
+        self.values.reserve(values);
+    }
+
     /// Cases held.
     pub fn len(&self) -> usize {
         self.dims.len()

@@ -21,7 +21,7 @@ use super::parse::parse_planar;
 use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::main_pyramid;
-use super::spatial::{FrictionModel, SpatialScene};
+use super::spatial::{pyramids, FrictionModel, SpatialScene};
 use super::spatial_parse::{parse_grasp, parse_plain_grasp, parse_spatial};
 use super::spatial_report::{judge_spatial, push_cases, refine, SpatialReport};
 use super::types::Scene;
@@ -29,7 +29,7 @@ use crate::device::block_on;
 use crate::general::circular::CircularOutcome;
 use crate::general::grasp::GraspOutcome;
 use crate::general::proof::Proof;
-use crate::general::GeneralOutcome;
+use crate::general::{GeneralOutcome, GRASP_DIM};
 use crate::probe::{probe, Probe};
 use crate::{Answers, Batch, Engine, Error, Options};
 
@@ -287,6 +287,11 @@ fn plan<'a, L: Into<Line<'a>>>(
 ) -> Result<Plan<'a>, Error> {
     let lines: Vec<Line<'a>> = lines.into_iter().map(Into::into).collect();
     let mut batch = Batch::default();
+    let (cases, values) = lines.iter().fold((0, 0), |(c, v), line| {
+        let (dc, dv) = general_size(line);
+        (c + dc, v + dv)
+    });
+    batch.general.reserve(cases, values);
     let mut states = Vec::with_capacity(lines.len());
     for line in &lines {
         let slot = match *line {
@@ -320,6 +325,18 @@ fn plan<'a, L: Into<Line<'a>>>(
         states,
         batch,
     })
+}
+
+/// The general cases a spatial or grasp line first asks, and their numbers (needs and
+/// generators), as [`plan`] will push them (others: none counted).
+fn general_size(line: &Line<'_>) -> (usize, usize) {
+    let (s, dim, cases) = match *line {
+        Line::Spatial(s) => (s, 6, s.need_points().len()),
+        Line::Grasp(s) => (s, GRASP_DIM, 1),
+        Line::Planar(_) => return (0, 0),
+    };
+    let cases = cases * pyramids(s.friction).len();
+    (cases, cases * dim * (1 + s.generator_count(s.pyramid)))
 }
 
 fn spatial_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Error> {
