@@ -319,3 +319,28 @@ fn a_quadruped_of_256_generators_has_its_region_proven() {
         }
     }
 }
+
+/// The distance to a polygon, as the checker measures a region's gap: 0 inside, the nearest
+/// edge's distance outside (against each edge's own, by `hypot`), and NaN for a vertex that
+/// is no number (so that no comparison with it passes).
+#[test]
+fn the_distance_to_a_polygon_is_the_nearest_edges_and_nan_where_a_vertex_is() {
+    let mut rng = Rng::new(12);
+    let square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+    for _ in 0..2000 {
+        let p = [f(&mut rng, -2.0, 3.0), f(&mut rng, -2.0, 3.0)];
+        let outside = |v: f64| (-v).max(v - 1.0).max(0.0);
+        let want = outside(p[0]).hypot(outside(p[1]));
+        let got = distance_to_polygon(p, &square);
+        assert!(
+            (got - want).abs() <= 1e-15 * want.max(1.0),
+            "{p:?}: {got} vs {want}"
+        );
+    }
+    assert_eq!(distance_to_polygon([0.5, 0.5], &square), 0.0);
+    assert_eq!(distance_to_polygon([3.0, 4.0], &[[0.0, 0.0]]), 5.0);
+    assert_eq!(distance_to_polygon([3.0, 4.0], &[]), f64::INFINITY);
+    let mut spoilt = square;
+    spoilt[2] = [f64::NAN, 1.0];
+    assert!(distance_to_polygon([5.0, 5.0], &spoilt).is_nan());
+}

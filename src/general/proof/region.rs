@@ -159,6 +159,8 @@ pub fn distance_to_polygon(p: [f64; 2], poly: &[[f64; 2]]) -> f64 {
     if n == 0 {
         return f64::INFINITY;
     }
+    // The nearest point of each segment, kept as its offset from p: one square root at the
+    // end instead of one a segment.
     let seg = |a: [f64; 2], b: [f64; 2]| {
         let (ab, ap) = ([b[0] - a[0], b[1] - a[1]], [p[0] - a[0], p[1] - a[1]]);
         let len2 = ab[0] * ab[0] + ab[1] * ab[1];
@@ -167,21 +169,27 @@ pub fn distance_to_polygon(p: [f64; 2], poly: &[[f64; 2]]) -> f64 {
         } else {
             0.0
         };
-        (ap[0] - t * ab[0]).hypot(ap[1] - t * ab[1])
+        let off = [ap[0] - t * ab[0], ap[1] - t * ab[1]];
+        (off[0] * off[0] + off[1] * off[1], off)
     };
     let mut area = 0.0;
     let mut inside = true;
-    let mut best = f64::INFINITY;
+    let mut best = (f64::INFINITY, [f64::INFINITY, 0.0]);
     for i in 0..n {
         let (a, b) = (poly[i], poly[(i + 1) % n]);
         area += a[0] * b[1] - a[1] * b[0];
         inside &= (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) >= 0.0;
-        best = best.min(seg(a, b));
+        let s = seg(a, b);
+        // A NaN (a vertex that is no number) is taken, and makes the distance NaN: every
+        // comparison with it then fails, as a checker's must.
+        if !(s.0 >= best.0) && !best.0.is_nan() {
+            best = s;
+        }
     }
     if n >= 3 && inside && area > 0.0 {
         0.0
     } else {
-        best
+        best.1[0].hypot(best.1[1])
     }
 }
 

@@ -192,7 +192,7 @@ impl Search<'_> {
             let same = self
                 .points
                 .iter()
-                .position(|p| (p.u[0] - u[0]).hypot(p.u[1] - u[1]) <= SAME);
+                .position(|p| (p.u[0] - u[0]).powi(2) + (p.u[1] - u[1]).powi(2) <= SAME * SAME);
             answer.point = Some(same.unwrap_or_else(|| {
                 self.points.push(Point {
                     u,
@@ -498,15 +498,19 @@ fn wanted(points: &[Point], hull: &[u32], out: &mut Vec<(Ask, [f64; 2], Vec<u32>
 fn shape(poly: &mut [([f64; 2], usize)]) -> (Vec<[f64; 2]>, Vec<usize>) {
     let n = poly.len();
     let dist = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
-    let (mut i, mut j, mut far) = (0, 0, 0.0);
+    // The farthest pair by squared distance (no square root in the n² pairs; the box keeps
+    // the squares far from overflow).
+    let (mut i, mut j, mut far2) = (0, 0, 0.0);
     for a in 0..n {
         for b in a + 1..n {
-            let d = dist(poly[a].0, poly[b].0);
-            if d > far {
-                (i, j, far) = (a, b, d);
+            let (p, q) = (poly[a].0, poly[b].0);
+            let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
+            if d2 > far2 {
+                (i, j, far2) = (a, b, d2);
             }
         }
     }
+    let far = dist(poly[i].0, poly[j].0);
     if far <= MERGE {
         return (vec![poly[0].0], vec![0; n]);
     }
