@@ -42,11 +42,16 @@ pub(crate) fn picture(scene: &SpatialScene, report: &SpatialReport) -> Document 
                   shaded, edges thick, points dots; c<k>); green: friction pyramid edges (μ's \
                   lower end); black: the weight at the centre of mass; orange: contact forces, \
                   summed per point, same scale; red: what fails (binding contacts, the screw axis \
-                  and its turn, or the slide). Right, seen from above (x right, y up): blue \
-                  shaded: the support region (centres of mass that are held at the nominal \
-                  mass); green or red box: the centre-of-mass box, held or not; cross: the \
-                  nominal centre of mass. Margins are in R⁶: force in m0·g and moment in \
-                  m0·g·ℓ in one Euclidean norm.";
+                  and its turn, or the slide). Right, seen from above (x right, y up): {region}; \
+                  green or red box: the centre-of-mass box, held or not; cross: the nominal \
+                  centre of mass. Margins are in R⁶: force in m0·g and moment in m0·g·ℓ in one \
+                  Euclidean norm.";
+    let region = if report.support_region.is_some() {
+        "blue shaded: the support region (centres of mass that are held at the nominal mass)"
+    } else {
+        "no support region (not asked for: gate --no-region)"
+    };
+    let legend = legend.replace("{region}", region);
     let sliding = " Sliding contacts: green solid: their one friction ray n − μ·v̂ at each \
                    point (no pyramid); pink arrow: the slip (the body's motion over the contact), \
                    seen from above with its friction's pull against it in green.";

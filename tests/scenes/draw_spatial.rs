@@ -530,6 +530,36 @@ fn draw_command_writes_one_spatial_picture_per_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `gate --no-region --draw`: each picture without a region, and its legend says why.
+#[test]
+fn a_gate_without_the_region_draws_none_and_says_so() {
+    let dir = std::env::temp_dir().join(format!("planar-hold-noregion-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = crate::common::cli()
+        .arg("gate")
+        .arg(cases().join("scenes3d_public.jsonl"))
+        .args(["--backend", "cpu", "--no-region", "--draw"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut drawn = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let svg = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        assert!(!all_with(&doc, "top-panel").is_empty());
+        assert!(all_with(&doc, "support-region-group").is_empty());
+        assert!(svg.contains("no support region (not asked for"));
+        drawn += 1;
+    }
+    assert_eq!(drawn, 69);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every spatial line of the public sliding set draws well formed and consistent, and each
 /// sliding contact with its one friction ray at its points (no pyramid) and its slip arrow
 /// along the slip's tangential part (computed here from the line); seen from above, the
