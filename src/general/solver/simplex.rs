@@ -269,32 +269,50 @@ impl Simplex {
             let cb: Col = std::array::from_fn(|p| self.cost[self.basis[p]]);
             self.y = self.lu.solve_t(&cb);
             let tol = OPT_TOL * (1.0 + norm(&self.y));
-            // Pricing.
-            let mut enter: Option<(usize, f64)> = None;
-            for j in 0..n {
-                if self.pos[j] != NONE {
-                    continue;
-                }
-                let c = &self.cols[j];
-                let yc = self.y[0] * c[0]
-                    + self.y[1] * c[1]
-                    + self.y[2] * c[2]
-                    + self.y[3] * c[3]
-                    + self.y[4] * c[4]
-                    + self.y[5] * c[5];
-                let dj = self.cost[j] - yc;
-                let eligible =
-                    (dj < -tol && self.x[j] < self.hi[j]) || (dj > tol && self.x[j] > self.lo[j]);
-                if eligible {
+            // Pricing: the reduced cost `dj` of every column; the entering one is the first
+            // eligible (nonbasic, `dj` beyond `tol` with room to move that way) of largest
+            // |dj| (Dantzig), or of lowest index (Bland). Each column's test is computed
+            // whole, without branches, and only a new best branches: which columns are
+            // eligible changes from step to step, and branching on it was mispredicted.
+            let y = self.y;
+            let columns = self
+                .cols
+                .iter()
+                .zip(&self.pos)
+                .zip(&self.cost)
+                .zip(&self.x)
+                .zip(self.lo.iter().zip(&self.hi));
+            let (mut best, mut at) = (0.0f64, usize::MAX);
+            for (j, ((((c, &pos), &cost), &x), (&lo, &hi))) in columns.enumerate() {
+                let yc = y[0] * c[0]
+                    + y[1] * c[1]
+                    + y[2] * c[2]
+                    + y[3] * c[3]
+                    + y[4] * c[4]
+                    + y[5] * c[5];
+                let dj = cost - yc;
+                let eligible = (pos == NONE) & (((dj < -tol) & (x < hi)) | ((dj > tol) & (x > lo)));
+                let score = if eligible { dj.abs() } else { 0.0 };
+                if score > best {
+                    (best, at) = (score, j);
                     if bland {
-                        enter = Some((j, dj));
                         break;
-                    }
-                    if enter.is_none_or(|(_, best)| dj.abs() > best.abs()) {
-                        enter = Some((j, dj));
                     }
                 }
             }
+            let enter = (at != usize::MAX).then(|| {
+                let c = &self.cols[at];
+                (
+                    at,
+                    self.cost[at]
+                        - (y[0] * c[0]
+                            + y[1] * c[1]
+                            + y[2] * c[2]
+                            + y[3] * c[3]
+                            + y[4] * c[4]
+                            + y[5] * c[5]),
+                )
+            });
             let Some((q, dq)) = enter else {
                 return Ended::Optimal;
             };
