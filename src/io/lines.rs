@@ -10,8 +10,12 @@ use std::io::{self, Read};
 /// The longest line kept; longer ones are refused without being read into memory.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// Bytes asked of the input per read.
+/// Bytes asked of the input per read, at most.
 const READ: usize = 256 << 10;
+
+/// Bytes asked per read for the first chunk (doubling chunk by chunk up to [`READ`]): a
+/// one-line input does not make and zero a quarter megabyte (0.3 ms of a 3 ms run).
+const FIRST_READ: usize = 16 << 10;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -62,6 +66,8 @@ pub struct LineReader<R> {
     /// `max_lines`, so that a small input still makes a chunk for every worker.
     limit: usize,
     max_bytes: usize,
+    /// Bytes asked per read now: [`FIRST_READ`], doubled each chunk up to [`READ`].
+    read: usize,
     /// Lines seen so far, blank ones included.
     number: u64,
     /// Bytes consumed from `inner` so far (for progress).
@@ -80,6 +86,7 @@ impl<R: Read> LineReader<R> {
             max_lines: max_lines.max(1),
             limit: FIRST_LINES.min(max_lines.max(1)),
             max_bytes,
+            read: FIRST_READ,
             number: 0,
             consumed: 0,
             carry: Vec::new(),
@@ -120,6 +127,7 @@ impl<R: Read> LineReader<R> {
                 if chunk.lines.len() >= self.limit || start >= self.max_bytes {
                     self.carry.extend_from_slice(&data[start..filled]);
                     self.limit = (2 * self.limit).min(self.max_lines);
+                    self.read = (2 * self.read).min(READ);
                     return Ok(Some(chunk));
                 }
             }
@@ -134,10 +142,11 @@ impl<R: Read> LineReader<R> {
             if self.done {
                 break;
             }
-            if data.len() < filled + READ {
-                data.resize(filled + READ, 0);
+            let read = self.read;
+            if data.len() < filled + read {
+                data.resize(filled + read, 0);
             }
-            let n = match self.inner.read(&mut data[filled..filled + READ]) {
+            let n = match self.inner.read(&mut data[filled..filled + read]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
@@ -281,9 +290,14 @@ mod tests {
             .collect();
         let mut r = LineReader::new(&text[..], 100, 1 << 20);
         let mut sizes = Vec::new();
+        let mut buffers = Vec::new();
         while let Some(c) = r.next_chunk().unwrap() {
             sizes.push(c.lines.len());
+            buffers.push(c.data.len());
         }
+        // The reads (and a fresh chunk's buffer) start small and double too.
+        assert_eq!(buffers[0], FIRST_READ);
+        assert_eq!(r.read, READ.min(FIRST_READ << sizes.len()));
         let mut want = vec![FIRST_LINES];
         while want.iter().sum::<usize>() < 2000 {
             let next = (2 * want.last().unwrap()).min(100);
