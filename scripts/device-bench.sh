@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The one prepared check for a lent GPU machine (see the device tool's README): run from the
 # repository root there, with `target/release/planar-hold` built here and `.gl` (the Vulkan
-# and EGL loaders, downloaded as the device notes show) named in `carry`. Prints the adapter, the
-# adapter, GPU against CPU on the public sample (`eval --backend both`: exit 3 on any
-# disagreement), the bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the
-# kernel-only rates from timestamps and the GPU/CPU ratios, the general kernel (search at 16M
-# cases per shape, then end to end against the CPU), then the JAX peer.
-# Run once, on an NVIDIA H200 (2026-12-04): docs/performance.md "On a real GPU".
+# and EGL loaders, downloaded as the device notes show) named in `carry`. Prints the adapter,
+# GPU against CPU on the public sample (`eval --backend both`: exit 3 on any disagreement), the
+# bench table on Vulkan at 256, 65,536 and 16,777,216 cases with the kernel-only rates from
+# timestamps and the GPU/CPU ratios, the general kernel (search at 16M cases per shape, then end
+# to end against the CPU), GPU against CPU on every public set of scenes, grasps and sliding
+# lines (`gate --backend both`), the spatial gate's rates, then the JAX peer.
+# Runs: an NVIDIA H200 (2026-12-04), an H100 (2026-12-06): docs/performance.md "On a real GPU".
 set -uo pipefail
 for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig
@@ -37,6 +38,13 @@ if [ -n "$general" ]; then
 fi
 "$bin" bench --general --general-search-only --cases "${GENERAL_CASES:-16777216}" --json
 "$bin" bench --general --backend cpu,gpu --json
+# Scenes, grasps and sliding contacts: GPU against CPU on every public set of lines (exit 3 on any
+# disagreement), then the spatial gate's rates on the CPU and through the GPU.
+for set in scenes_public scenes3d_public grasp_public grasp_circular_public sliding_public; do
+  "$bin" gate "tests/data/$set.jsonl" --backend both -o /dev/null
+  echo "gate --backend both over $set: exit $? (0: GPU and CPU agree on every line)"
+done
+"$bin" bench --spatial --backend cpu,gpu --json
 # The JAX peer, an optional program from outside the repository (the same planar test in
 # JAX): copy it to scripts/jax_cone_test.py before the run; untracked files travel with the
 # working tree. Without it this part is skipped.
