@@ -17,7 +17,8 @@ use planar_hold::{Answers, Backend, Batch, Error, Options};
 
 use crate::error::{at, py_err};
 use crate::input::{read_batch, read_ids, scene_lines, Arrays, GeneralRows, Rows};
-use crate::output::{answer_list, answers_json, json_loads, rows_json, to_json, Results};
+use crate::output::{answer_list, answers_json, rows_json, Results};
+use crate::to_py::to_py;
 
 /// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
 #[pyclass(frozen, module = "planar_hold")]
@@ -205,7 +206,7 @@ impl Engine {
         support_region: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lines = scene_lines(scenes)?;
-        let text = py.detach(|| {
+        let reports = py.detach(|| {
             let scenes = lines
                 .iter()
                 .enumerate()
@@ -215,10 +216,9 @@ impl Engine {
                 support_region,
                 ..options(true, proof)
             };
-            let reports = hold_reports(&self.engine, &scenes, options)?;
-            to_json(&reports)
+            hold_reports(&self.engine, &scenes, options)
         });
-        json_loads(py, &text.map_err(py_err)?)
+        to_py(py, &reports.map_err(py_err)?)
     }
 }
 
@@ -306,12 +306,11 @@ pub fn region_map<'py>(py: Python<'py>, scene: &Bound<'py, PyAny>) -> PyResult<B
         ));
     };
     let m = planar_hold::details::scene::region_map(&s.body);
-    let text = serde_json::json!({
+    let map = serde_json::json!({
         "origin": m.origin,
         "axes": m.axes,
         "unit": m.unit,
         "half_width": m.half_width,
-    })
-    .to_string();
-    json_loads(py, &text)
+    });
+    to_py(py, &map)
 }

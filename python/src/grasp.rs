@@ -28,7 +28,7 @@ use planar_hold::{Error, Options};
 
 use crate::engine::Engine;
 use crate::error::py_err;
-use crate::output::json_loads;
+use crate::to_py::to_py;
 
 /// Grasps judged at a time: the engine's batch of a chunk (its lifted generators, about
 /// 2 KiB a grasp of 4 fingertips × 8 edges) stays small whatever N.
@@ -220,21 +220,14 @@ impl GraspColumns {
 
     /// The ids of the grasps as read (lines' and rows' own; the index for arrays).
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = serde_json::to_string(&self.columns.ids)
-            .map_err(|e| PyValueError::new_err(format!("cannot serialise the ids: {e}")))?;
-        json_loads(py, &text)
+        to_py(py, &self.columns.ids)
     }
 
     /// Every grasp's report, as `planar-hold gate` writes it, as a list of dicts.
     fn reports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let c = &self.columns;
-        let text = py.detach(|| {
-            let reports: Vec<GraspReport> = (0..c.len()).map(|i| c.report(i)).collect();
-            serde_json::to_string(&reports)
-        });
-        let text =
-            text.map_err(|e| PyValueError::new_err(format!("cannot serialise the reports: {e}")))?;
-        json_loads(py, &text)
+        let reports: Vec<GraspReport> = py.detach(|| (0..c.len()).map(|i| c.report(i)).collect());
+        to_py(py, &reports)
     }
 }
 

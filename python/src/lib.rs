@@ -12,6 +12,7 @@ mod error;
 mod grasp;
 mod input;
 mod output;
+mod to_py;
 
 use pyo3::prelude::*;
 

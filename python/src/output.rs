@@ -1,6 +1,7 @@
 //! Results, in one place: the outcome columns of both kinds (written without the GIL,
 //! handed to numpy without a copy) and the answers as `planar-hold eval` writes them (the
-//! CLI's own serialisation, read back by `json.loads`).
+//! CLI's own serialisation, read back by `json.loads`; the gate's reports are made Python
+//! objects directly by [`crate::to_py`]).
 
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};

@@ -22,6 +22,37 @@ def test_gate_equals_cli(engine, data):
     assert any(r["held"] for r in expected) and not all(r["held"] for r in expected)
 
 
+def _same_types(a, b, at="report"):
+    """Whether two JSON-like values are equal and of the same Python types throughout."""
+    assert type(a) is type(b), f"{at}: {type(a).__name__} against {type(b).__name__}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), f"{at}: keys {list(a)} against {list(b)}"
+        for k in a:
+            _same_types(a[k], b[k], f"{at}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), f"{at}: {len(a)} items against {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same_types(x, y, f"{at}[{i}]")
+    else:
+        assert a == b or (a != a and b != b), f"{at}: {a!r} against {b!r}"
+
+
+@pytest.mark.parametrize(
+    "name", ["scenes_public", "scenes3d_public", "grasp_public", "grasp_circular_public",
+             "sliding_public"],
+)  # fmt: skip
+def test_reports_are_what_json_reads_of_the_cli_lines(data, name):
+    """The reports are built as Python objects without JSON text: each is what json.loads
+    makes of the CLI's line, key order and type for type (lists, not tuples; a float32 as
+    its shortest decimal; ints as ints), proofs included."""
+    path = data / f"{name}.jsonl"
+    expected = run_cli("gate", str(path), "--backend", "cpu", "--proof")
+    got = planar_hold.gate(read_jsonl(path), proof=True)
+    assert len(got) == len(expected)
+    for i, (a, b) in enumerate(zip(got, expected)):
+        _same_types(a, b, f"{name} line {i + 1}")
+
+
 def test_gate_module_function_and_generator_input(data):
     scenes = read_jsonl(data / "scenes_public.jsonl")
     assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
