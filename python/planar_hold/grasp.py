@@ -41,8 +41,6 @@ class GraspQualities:
     numpy columns without the GIL; the lists (``ids``, ``facet_contacts``, ``reasons``,
     ``reports``) are made only when read."""
 
-    force_closure: np.ndarray  # (N,) bool
-    uncertain: np.ndarray  # (N,) bool
     q1: np.ndarray  # (N,) float64
     q1_lower: np.ndarray  # (N,) float64: q1's bound from below (docs/contract-grasp.md)
     q1_upper: np.ndarray  # (N,) float64, NaN but for "coulomb"
@@ -50,19 +48,13 @@ class GraspQualities:
     margin_checked: np.ndarray  # (N,) bool: the facet set proven complete
     pyramid: np.ndarray  # (N,) int64: the pyramid edges k used
     n_generators: np.ndarray  # (N,) int64
-    facet_normal: np.ndarray  # (N, 6) float64, NaN where there is no facet
     has_facet: np.ndarray  # (N,) bool
-    q1_at_least: np.ndarray  # (N,) bool: q1 >= the threshold, proven (False where not asked)
-    q1_at_least_uncertain: np.ndarray  # (N,) bool: the bracket could not decide it
 
     def __init__(self, native: Any, ids: Optional[List[Any]] = None) -> None:
         a = native.arrays()
         self._native = native
         self._ids = ids
         self._columns = a
-        code = a["force_closure_code"]
-        self.force_closure = code == 1
-        self.uncertain = code == 2
         self.q1 = a["q1"]
         self.q1_lower = a["q1_lower"]
         self.q1_upper = a["q1_upper"]
@@ -71,9 +63,34 @@ class GraspQualities:
         self.pyramid = a["pyramid"]
         self.n_generators = a["n_generators"]
         self.has_facet = a["facet"]
-        self.q1_at_least = a["q1_at_least_code"] == 1
-        self.q1_at_least_uncertain = a["q1_at_least_code"] == 2
-        self.facet_normal = np.where(self.has_facet[:, None], self.weakest, np.nan)
+
+    # The columns derived from others are made when first read (a call of one grasp is
+    # mostly the making of its columns).
+
+    @functools.cached_property
+    def force_closure(self) -> np.ndarray:
+        """(N,) bool: in force closure, proven."""
+        return self._columns["force_closure_code"] == 1
+
+    @functools.cached_property
+    def uncertain(self) -> np.ndarray:
+        """(N,) bool: force closure undecided (q1 within its tolerance of 0)."""
+        return self._columns["force_closure_code"] == 2
+
+    @functools.cached_property
+    def q1_at_least(self) -> np.ndarray:
+        """(N,) bool: q1 >= the threshold, proven (False where none was asked)."""
+        return self._columns["q1_at_least_code"] == 1
+
+    @functools.cached_property
+    def q1_at_least_uncertain(self) -> np.ndarray:
+        """(N,) bool: the bracket could not decide the threshold."""
+        return self._columns["q1_at_least_code"] == 2
+
+    @functools.cached_property
+    def facet_normal(self) -> np.ndarray:
+        """(N, 6) float64: ``weakest`` where W has a facet there, NaN where it has none."""
+        return np.where(self.has_facet[:, None], self.weakest, np.nan)
 
     def __len__(self) -> int:
         return len(self.q1)
@@ -167,12 +184,15 @@ def grasp_lines(
     ls = np.full(n, float(ls)) if ls.ndim == 0 else ls
     if ls.shape != (n,):
         raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
-    used = np.full(n, c, dtype=np.int64) if counts is None else np.asarray(counts)
-    if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
-        raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
-    if ((used < 0) | (used > c)).any():
-        g = int(np.flatnonzero((used < 0) | (used > c))[0])
-        raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
+    if counts is None:
+        used = np.full(n, c, dtype=np.int64)
+    else:
+        used = np.asarray(counts)
+        if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
+            raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
+        if ((used < 0) | (used > c)).any():
+            g = int(np.flatnonzero((used < 0) | (used > c))[0])
+            raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
     if friction not in FRICTIONS:
         raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
     ids = list(range(n)) if ids is None else list(ids)
@@ -300,12 +320,15 @@ def _arrays(
     ls = np.full(n, float(ls)) if ls.ndim == 0 else np.ascontiguousarray(ls)
     if ls.shape != (n,):
         raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
-    used = np.full(n, c, dtype=np.int64) if counts is None else np.asarray(counts)
-    if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
-        raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
-    if ((used < 0) | (used > c)).any():
-        g = int(np.flatnonzero((used < 0) | (used > c))[0])
-        raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
+    if counts is None:
+        used = np.full(n, c, dtype=np.int64)
+    else:
+        used = np.asarray(counts)
+        if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
+            raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
+        if ((used < 0) | (used > c)).any():
+            g = int(np.flatnonzero((used < 0) | (used > c))[0])
+            raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
     if friction not in FRICTIONS:
         raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
     if ids is not None:
@@ -313,16 +336,18 @@ def _arrays(
         if len(ids) != n:
             raise ValueError(f"{len(ids)} ids for {n} grasps")
     # The contacts in use, finite: the first contact holding a NaN or an infinity is named
-    # (as grasp_lines names it).
-    in_use = np.arange(c)[None, :] < used[:, None]
-    for name, a in (("points", p), ("normals", nrm), ("mu", mus)):
-        bad = ~np.isfinite(a.reshape(n, c, -1)).all(axis=2) & in_use
-        if bad.any():
-            g, j = (int(x) for x in np.argwhere(bad)[0])
-            raise ValueError(
-                f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
-                f"({a[g, j].tolist()})"
-            )
+    # (as grasp_lines names it). Whole arrays first (one reduction each: a call of one
+    # grasp is mostly these checks); contact by contact only where one is not finite.
+    if not (np.isfinite(p).all() and np.isfinite(nrm).all() and np.isfinite(mus).all()):
+        in_use = np.arange(c)[None, :] < used[:, None]
+        for name, a in (("points", p), ("normals", nrm), ("mu", mus)):
+            bad = ~np.isfinite(a.reshape(n, c, -1)).all(axis=2) & in_use
+            if bad.any():
+                g, j = (int(x) for x in np.argwhere(bad)[0])
+                raise ValueError(
+                    f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
+                    f"({a[g, j].tolist()})"
+                )
     used = np.ascontiguousarray(used, dtype=np.int64)
     native = _native.grasp_arrays(
         engine, p, nrm, mus, used, ls, int(pyramid), friction, q1_at_least,
