@@ -30,6 +30,16 @@ __all__ = ["GraspQualities", "grasp_quality", "grasp_lines"]
 FRICTIONS = ("inner", "outer", "coulomb", "circular")
 
 
+def _coded(column: str, code: int, doc: str) -> Any:
+    """A column made when first read: where the coded column ``column`` is ``code``."""
+
+    def made(self: "GraspQualities") -> np.ndarray:
+        return self._columns[column] == code
+
+    made.__doc__ = doc
+    return functools.cached_property(made)
+
+
 class GraspQualities:
     """The answers of N grasps as columns; ``reports[i]`` is grasp i's report (the dict
     ``planar-hold gate`` writes for its line), made from the columns when first asked for.
@@ -67,25 +77,12 @@ class GraspQualities:
     # The columns derived from others are made when first read (a call of one grasp is
     # mostly the making of its columns).
 
-    @functools.cached_property
-    def force_closure(self) -> np.ndarray:
-        """(N,) bool: in force closure, proven."""
-        return self._columns["force_closure_code"] == 1
-
-    @functools.cached_property
-    def uncertain(self) -> np.ndarray:
-        """(N,) bool: force closure undecided (q1 within its tolerance of 0)."""
-        return self._columns["force_closure_code"] == 2
-
-    @functools.cached_property
-    def q1_at_least(self) -> np.ndarray:
-        """(N,) bool: q1 >= the threshold, proven (False where none was asked)."""
-        return self._columns["q1_at_least_code"] == 1
-
-    @functools.cached_property
-    def q1_at_least_uncertain(self) -> np.ndarray:
-        """(N,) bool: the bracket could not decide the threshold."""
-        return self._columns["q1_at_least_code"] == 2
+    force_closure = _coded("force_closure_code", 1, "(N,) bool: in force closure, proven.")
+    uncertain = _coded("force_closure_code", 2, "(N,) bool: q1 within its tolerance of 0.")
+    q1_at_least = _coded("q1_at_least_code", 1, "(N,) bool: q1 >= the threshold, proven.")
+    q1_at_least_uncertain = _coded(
+        "q1_at_least_code", 2, "(N,) bool: the bracket could not decide the threshold."
+    )
 
     @functools.cached_property
     def facet_normal(self) -> np.ndarray:

@@ -270,49 +270,28 @@ impl<'py> ser::Serializer for ToPy<'py> {
     }
 }
 
-impl<'py> ser::SerializeSeq for Items<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Failed;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failed> {
-        self.push(value)
-    }
-    fn end(self) -> Made<'py> {
-        self.finish()
-    }
+/// The sequence kinds serde tells apart, each a list here: `$add` pushes an element.
+macro_rules! items {
+    ($($kind:ident :: $add:ident),*) => {$(
+        impl<'py> ser::$kind for Items<'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = Failed;
+            fn $add<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failed> {
+                self.push(value)
+            }
+            fn end(self) -> Made<'py> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl<'py> ser::SerializeTuple for Items<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Failed;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failed> {
-        self.push(value)
-    }
-    fn end(self) -> Made<'py> {
-        self.finish()
-    }
-}
-
-impl<'py> ser::SerializeTupleStruct for Items<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Failed;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failed> {
-        self.push(value)
-    }
-    fn end(self) -> Made<'py> {
-        self.finish()
-    }
-}
-
-impl<'py> ser::SerializeTupleVariant for Items<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Failed;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failed> {
-        self.push(value)
-    }
-    fn end(self) -> Made<'py> {
-        self.finish()
-    }
-}
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<'py> ser::SerializeMap for Fields<'py> {
     type Ok = Bound<'py, PyAny>;
@@ -345,32 +324,24 @@ impl<'py> ser::SerializeMap for Fields<'py> {
     }
 }
 
-impl<'py> ser::SerializeStruct for Fields<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Failed;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Failed> {
-        self.field(key, value)
-    }
-    fn end(self) -> Made<'py> {
-        self.finish()
-    }
+/// A struct and a struct variant, each a dict here.
+macro_rules! fields {
+    ($($kind:ident),*) => {$(
+        impl<'py> ser::$kind for Fields<'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = Failed;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Failed> {
+                self.field(key, value)
+            }
+            fn end(self) -> Made<'py> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl<'py> ser::SerializeStructVariant for Fields<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = Failed;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Failed> {
-        self.field(key, value)
-    }
-    fn end(self) -> Made<'py> {
-        self.finish()
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);
