@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional, Tuple
 
 import numpy as np
 
@@ -152,6 +152,55 @@ def _per_grasp(name: str, value: Any, n: int, c: int) -> np.ndarray:
     raise ValueError(f"{name} must be a number, ({n},) or ({n}, {c}); got shape {a.shape}")
 
 
+def _fingertips(
+    points: Any, normals: Any, mu: Any, counts: Any, half_size: Any, friction: str
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fingertip arrays checked: points and normals (N, C, 3), mu (N, C) and half_size (N,)
+    C-contiguous float64, the contacts in use (N,) int64, each in use finite. The first bad
+    contact (by grasp, then points, normals, mu, then contact) is named with its numbers."""
+    p = np.ascontiguousarray(points, dtype=np.float64)
+    nrm = np.ascontiguousarray(normals, dtype=np.float64)
+    if p.ndim != 3 or p.shape[2] != 3:
+        raise ValueError(f"points must be (N, C, 3); got shape {p.shape}")
+    if nrm.shape != p.shape:
+        raise ValueError(f"normals must have the shape of points {p.shape}; got {nrm.shape}")
+    n, c, _ = p.shape
+    mus = np.ascontiguousarray(_per_grasp("mu", mu, n, c))
+    ls = np.asarray(half_size, dtype=np.float64)
+    ls = np.full(n, float(ls)) if ls.ndim == 0 else np.ascontiguousarray(ls)
+    if ls.shape != (n,):
+        raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
+    if counts is None:
+        used = np.full(n, c, dtype=np.int64)
+    else:
+        used = np.asarray(counts)
+        if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
+            raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
+        if ((used < 0) | (used > c)).any():
+            g = int(np.flatnonzero((used < 0) | (used > c))[0])
+            raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
+        used = np.ascontiguousarray(used, dtype=np.int64)
+    if friction not in FRICTIONS:
+        raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
+    # Whole arrays first (one reduction each: a call of one grasp is mostly these checks);
+    # contact by contact only where a number is not finite, to name it.
+    if not (np.isfinite(p).all() and np.isfinite(nrm).all() and np.isfinite(mus).all()):
+        in_use = np.arange(c)[None, :] < used[:, None]
+        named = (("points", p), ("normals", nrm), ("mu", mus))
+        bad = [~np.isfinite(a.reshape(n, c, -1)).all(axis=2) & in_use for _, a in named]
+        grasps = np.flatnonzero(np.any(bad, axis=(0, 2)))
+        if len(grasps):
+            g = int(grasps[0])
+            for (name, a), b in zip(named, bad):
+                if b[g].any():
+                    j = int(np.flatnonzero(b[g])[0])
+                    raise ValueError(
+                        f"grasp {g}: contact {j}: {name} holds a number that is NaN or "
+                        f"infinite ({a[g, j].tolist()})"
+                    )
+    return p, nrm, mus, ls, used
+
+
 def grasp_lines(
     points: Any,
     normals: Any,
@@ -169,43 +218,14 @@ def grasp_lines(
     ``counts`` (N,) the contacts in use per grasp (default C), ``half_size`` (the moment
     unit l) a number or (N,). Non-finite numbers are refused here, with the grasp's and the
     contact's index."""
-    p = np.asarray(points, dtype=np.float64)
-    nrm = np.asarray(normals, dtype=np.float64)
-    if p.ndim != 3 or p.shape[2] != 3:
-        raise ValueError(f"points must be (N, C, 3); got shape {p.shape}")
-    if nrm.shape != p.shape:
-        raise ValueError(f"normals must have the shape of points {p.shape}; got {nrm.shape}")
-    n, c, _ = p.shape
-    mus = _per_grasp("mu", mu, n, c)
-    ls = np.asarray(half_size, dtype=np.float64)
-    ls = np.full(n, float(ls)) if ls.ndim == 0 else ls
-    if ls.shape != (n,):
-        raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
-    if counts is None:
-        used = np.full(n, c, dtype=np.int64)
-    else:
-        used = np.asarray(counts)
-        if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
-            raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
-        if ((used < 0) | (used > c)).any():
-            g = int(np.flatnonzero((used < 0) | (used > c))[0])
-            raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
-    if friction not in FRICTIONS:
-        raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
+    p, nrm, mus, ls, used = _fingertips(points, normals, mu, counts, half_size, friction)
+    n = len(p)
     ids = list(range(n)) if ids is None else list(ids)
     if len(ids) != n:
         raise ValueError(f"{len(ids)} ids for {n} grasps")
     lines = []
     for g in range(n):
         k = int(used[g])
-        for name, a in (("points", p[g, :k]), ("normals", nrm[g, :k]), ("mu", mus[g, :k])):
-            bad = np.flatnonzero(~np.isfinite(a.reshape(k, -1)).all(axis=1))
-            if len(bad):
-                j = int(bad[0])
-                raise ValueError(
-                    f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
-                    f"({a[j].tolist()})"
-                )
         pg, ng, mg = p[g, :k].tolist(), nrm[g, :k].tolist(), mus[g, :k].tolist()
         lines.append(
             {
@@ -305,47 +325,11 @@ def _arrays(
     arrays at once), then read and answered by the engine without a Python object a grasp."""
     from . import _native
 
-    p = np.ascontiguousarray(points, dtype=np.float64)
-    nrm = np.ascontiguousarray(normals, dtype=np.float64)
-    if p.ndim != 3 or p.shape[2] != 3:
-        raise ValueError(f"points must be (N, C, 3); got shape {p.shape}")
-    if nrm.shape != p.shape:
-        raise ValueError(f"normals must have the shape of points {p.shape}; got {nrm.shape}")
-    n, c, _ = p.shape
-    mus = np.ascontiguousarray(_per_grasp("mu", mu, n, c))
-    ls = np.asarray(half_size, dtype=np.float64)
-    ls = np.full(n, float(ls)) if ls.ndim == 0 else np.ascontiguousarray(ls)
-    if ls.shape != (n,):
-        raise ValueError(f"half_size must be a number or ({n},); got shape {ls.shape}")
-    if counts is None:
-        used = np.full(n, c, dtype=np.int64)
-    else:
-        used = np.asarray(counts)
-        if used.shape != (n,) or not np.issubdtype(used.dtype, np.integer):
-            raise ValueError(f"counts must be ({n},) integers; got {used.dtype} {used.shape}")
-        if ((used < 0) | (used > c)).any():
-            g = int(np.flatnonzero((used < 0) | (used > c))[0])
-            raise ValueError(f"grasp {g}: counts {int(used[g])} is not in 0..{c}")
-    if friction not in FRICTIONS:
-        raise ValueError(f"friction must be one of {FRICTIONS}, got {friction!r}")
+    p, nrm, mus, ls, used = _fingertips(points, normals, mu, counts, half_size, friction)
     if ids is not None:
         ids = list(ids)
-        if len(ids) != n:
-            raise ValueError(f"{len(ids)} ids for {n} grasps")
-    # The contacts in use, finite: the first contact holding a NaN or an infinity is named
-    # (as grasp_lines names it). Whole arrays first (one reduction each: a call of one
-    # grasp is mostly these checks); contact by contact only where one is not finite.
-    if not (np.isfinite(p).all() and np.isfinite(nrm).all() and np.isfinite(mus).all()):
-        in_use = np.arange(c)[None, :] < used[:, None]
-        for name, a in (("points", p), ("normals", nrm), ("mu", mus)):
-            bad = ~np.isfinite(a.reshape(n, c, -1)).all(axis=2) & in_use
-            if bad.any():
-                g, j = (int(x) for x in np.argwhere(bad)[0])
-                raise ValueError(
-                    f"grasp {g}: contact {j}: {name} holds a number that is NaN or infinite "
-                    f"({a[g, j].tolist()})"
-                )
-    used = np.ascontiguousarray(used, dtype=np.int64)
+        if len(ids) != len(p):
+            raise ValueError(f"{len(ids)} ids for {len(p)} grasps")
     native = _native.grasp_arrays(
         engine, p, nrm, mus, used, ls, int(pyramid), friction, q1_at_least,
         _float(tolerance),
