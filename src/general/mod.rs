@@ -211,6 +211,27 @@ impl GeneralOutcome {
             .then(|| (&self.witness_indices[..n], &self.witness_weights[..n]))
     }
 
+    /// The answer to the need `r·x` (`r ≥ 1`, finite) from this answer to `x`: a cone is
+    /// closed under positive scaling, so the verdict, the certificate, the facet and the
+    /// checks stand, and every distance and weight scales by r. A margin at the cap stays
+    /// there (with r ≥ 1 nothing the cap cut off comes back under it).
+    pub fn scaled(&self, r: f64) -> GeneralOutcome {
+        debug_assert!(r >= 1.0 && r.is_finite(), "scaled by {r}");
+        let distance = |m: f64| {
+            if m >= GENERAL_MARGIN_CAP {
+                m
+            } else {
+                (m * r).min(GENERAL_MARGIN_CAP)
+            }
+        };
+        GeneralOutcome {
+            margin: distance(self.margin),
+            margin_lower: distance(self.margin_lower),
+            witness_weights: self.witness_weights.map(|w| w * r),
+            ..*self
+        }
+    }
+
     /// How two answers to one case differ beyond tolerance, if they do: the verdicts
     /// (unless one is uncertain) or the margins by more than 1e-6 relative to
     /// max(1, |need|, |m|). How the GPU is checked against the CPU.

@@ -72,6 +72,24 @@ pub enum Proof {
 }
 
 impl Proof {
+    /// The proof of the answer to the need `r·x` (`r > 0`) from this one of `x`'s (see
+    /// [`crate::general::GeneralOutcome::scaled`]): the faces, planes and interior stand,
+    /// the bound from below and every combination's weights scale by r.
+    pub fn scaled(&self, r: f64) -> Proof {
+        let mut p = self.clone();
+        let weights = |w: &mut Vec<f64>| w.iter_mut().for_each(|v| *v *= r);
+        match &mut p {
+            Proof::Inner(p) => {
+                p.lower *= r;
+                if let Some(h) = &mut p.holds {
+                    weights(&mut h.weights);
+                }
+            }
+            Proof::Nearest(p) => weights(&mut p.weights),
+        }
+        p
+    }
+
     /// The same proof with every generator index `g` written as `row(g)`: a caller's own
     /// numbering of the generators (Python's rows, where `active` or `counts` left some
     /// out). `row` must keep the order of the indices it maps.

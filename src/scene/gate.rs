@@ -23,7 +23,7 @@ use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::main_pyramid;
 use super::spatial::{pyramids, FrictionModel, SpatialScene};
 use super::spatial_parse::{parse_grasp, parse_plain_grasp, parse_spatial};
-use super::spatial_report::{judge_spatial, push_cases, refine, SpatialReport};
+use super::spatial_report::{every_need, judge_spatial, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::device::block_on;
 use crate::general::circular::CircularOutcome;
@@ -331,7 +331,7 @@ fn plan<'a, L: Into<Line<'a>>>(
 /// generators), as [`plan`] will push them (others: none counted).
 fn general_size(line: &Line<'_>) -> (usize, usize) {
     let (s, dim, cases) = match *line {
-        Line::Spatial(s) => (s, 6, s.need_points().len()),
+        Line::Spatial(s) => (s, 6, s.asked_needs().0.len()),
         Line::Grasp(s) => (s, GRASP_DIM, 1),
         Line::Planar(_) => return (0, 0),
     };
@@ -455,16 +455,14 @@ fn judge<'a>(
                 judge_general(s, &answers.general[at..at + n]),
             ))),
             (Line::Spatial(s), Slot::Spatial { at, n, k }) => {
-                let outcomes = &answers.general[at..at + n];
-                match refine(s, k, outcomes) {
+                let proofs = answers.proofs.get(at..at + n).unwrap_or_default();
+                let (outcomes, proofs) = every_need(s, &answers.general[at..at + n], proofs);
+                match refine(s, k, &outcomes) {
                     Some(k) => State::Asked(spatial_slot(&mut next, s, k)?),
                     None => State::Decided {
                         k,
-                        outcomes: outcomes.to_vec(),
-                        proofs: answers
-                            .proofs
-                            .get(at..at + n)
-                            .map_or(Vec::new(), <[_]>::to_vec),
+                        outcomes,
+                        proofs,
                     },
                 }
             }

@@ -378,6 +378,26 @@ impl SpatialScene {
             .map(|(m, d)| self.body.need(m, d))
             .collect()
     }
+
+    /// The needs the engine is asked, and for every need (in need order) which of them
+    /// answers it and at what scale. A need is `a·u(δ)` (`a = m/m0`) and a cone's answers
+    /// scale with the need ([`crate::general::GeneralOutcome::scaled`]), so a mass range
+    /// asks only the lightest mass's needs, one a centre-of-mass offset: the heavier one's
+    /// are theirs scaled by `a/a_lightest` ≥ 1.
+    pub(crate) fn asked_needs(&self) -> (Vec<[f64; 6]>, Vec<(usize, f64)>) {
+        let needs = self.needs();
+        let masses = values(self.body.mass_range).len();
+        let offsets = needs.len() / masses;
+        // Each need's `a` is its third entry, exactly.
+        let scales: Vec<(usize, f64)> = (0..needs.len())
+            .map(|j| (j % offsets, needs[j][2] / needs[j % offsets][2]))
+            .collect();
+        if masses == 1 || !scales.iter().all(|&(_, r)| r.is_finite() && r >= 1.0) {
+            let every = (0..needs.len()).map(|j| (j, 1.0)).collect();
+            return (needs, every);
+        }
+        (needs[..offsets].to_vec(), scales)
+    }
 }
 
 /// A certificate read as the motion gravity would make (docs/contract-spatial.md §1): `y` with

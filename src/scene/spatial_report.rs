@@ -154,21 +154,57 @@ pub struct SpatialReport {
     pub needs: Vec<SpatialNeedReport>,
 }
 
-/// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need.
-/// Returns how many.
+/// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need it
+/// asks ([`SpatialScene::asked_needs`]). Returns how many.
 pub(super) fn push_cases(
     batch: &mut GeneralBatch,
     scene: &SpatialScene,
     k: usize,
 ) -> Result<usize, Error> {
-    let needs = scene.needs();
+    let (asked, _) = scene.asked_needs();
     for &p in pyramids(scene.friction) {
         let g: Vec<f64> = scene.generators(k, p).concat();
-        for n in &needs {
+        for n in &asked {
             batch.push(6, &g, n)?;
         }
     }
-    Ok(needs.len() * pyramids(scene.friction).len())
+    Ok(asked.len() * pyramids(scene.friction).len())
+}
+
+/// Every need's outcome and proof (for each pyramid, in need order) from the answers to
+/// the cases [`push_cases`] asked (`proofs` empty where none were made).
+pub(super) fn every_need(
+    scene: &SpatialScene,
+    answers: &[GeneralOutcome],
+    proofs: &[Option<Proof>],
+) -> (Vec<GeneralOutcome>, Vec<Option<Proof>>) {
+    let (asked, scales) = scene.asked_needs();
+    let mut outcomes = Vec::with_capacity(scales.len() * answers.len() / asked.len().max(1));
+    let mut every_proof = Vec::with_capacity(if proofs.is_empty() {
+        0
+    } else {
+        outcomes.capacity()
+    });
+    for p in 0..answers.len() / asked.len().max(1) {
+        for &(j, r) in &scales {
+            let at = p * asked.len() + j;
+            outcomes.push(if r == 1.0 {
+                answers[at]
+            } else {
+                answers[at].scaled(r)
+            });
+            if let Some(proof) = proofs.get(at) {
+                every_proof.push(proof.as_ref().map(|q| {
+                    if r == 1.0 {
+                        q.clone()
+                    } else {
+                        q.scaled(r)
+                    }
+                }));
+            }
+        }
+    }
+    (outcomes, every_proof)
 }
 
 /// For `"coulomb"`: the k to try next when some need is undecided at `k` (the inner not

@@ -649,6 +649,101 @@ fn coulomb_brackets_the_true_cone_between_the_inner_and_outer_pyramids() {
     }
 }
 
+/// A need is its mass times the need of mass 1 at its offset, and the gate answers a mass
+/// range's heavier needs by scaling the lighter ones' answers: each must be what asking
+/// that mass alone gives (the same verdict, margins within rounding), and its proof must
+/// pass `check-proof`.
+#[test]
+fn a_heavier_mass_is_answered_as_if_asked_alone_and_its_proof_checks() {
+    let frictions = ["inner", "outer", "coulomb"];
+    let base: Vec<Value> = scenes(19, 150)
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut s)| {
+            s["friction"] = json!(frictions[i % 3]);
+            if i % 2 == 1 {
+                s["mass"] = json!({"nominal": 2.0, "range": [1.5, 7.25]});
+            }
+            s
+        })
+        .collect();
+    let alone: Vec<Value> = base
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            let hi = s["mass"]["range"][1].clone();
+            s["mass"]["range"] = json!([hi, hi]);
+            s
+        })
+        .collect();
+    let (both, heavy) = (reports(&base), reports(&alone));
+    let (mut compared, mut witnesses) = (0, 0);
+    for (i, (a, b)) in both.iter().zip(&heavy).enumerate() {
+        let hi = a.needs.last().unwrap().mass;
+        let heavier: Vec<_> = a.needs.iter().filter(|n| n.mass == hi).collect();
+        assert_eq!(heavier.len(), b.needs.len(), "scene {i}");
+        for (x, y) in heavier.iter().zip(&b.needs) {
+            assert_eq!(x.com_offset, y.com_offset, "scene {i}");
+            assert_eq!(x.need, y.need, "scene {i}");
+            let near = x.margin.abs().min(y.margin.abs()) <= 1e-9 * hi;
+            if !near && x.verdict != "uncertain" && y.verdict != "uncertain" {
+                assert_eq!(x.verdict, y.verdict, "scene {i} need {:?}", x.com_offset);
+            }
+            for (u, v) in [(x.margin, y.margin), (x.margin_lower, y.margin_lower)] {
+                assert!(
+                    (u - v).abs() <= 1e-10 * hi.max(u.abs()),
+                    "scene {i} need {:?}: {u} vs {v}",
+                    x.com_offset
+                );
+            }
+            assert!(x.margin_lower <= x.margin, "scene {i}");
+            compared += 1;
+            // The same witness (as a fresh solve mostly finds): the same weights.
+            if let (Some(u), Some(v)) = (&x.witness, &y.witness) {
+                if u.generators == v.generators {
+                    for (p, q) in u.weights.iter().zip(&v.weights) {
+                        assert!((p - q).abs() <= 1e-9 * hi, "scene {i}: witness {p} vs {q}");
+                    }
+                    witnesses += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        compared >= 300 && witnesses >= 50,
+        "{compared} needs, {witnesses} witnesses compared"
+    );
+    // Their proofs, through the CLI.
+    let path = temp("heavier");
+    let text: String = base.iter().map(|s| format!("{s}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let answers = temp("heavier-answers");
+    let gate = crate::common::cli()
+        .args(["gate", "--backend", "cpu", "--proof", "-o"])
+        .arg(&answers)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        gate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gate.stderr)
+    );
+    let check = crate::common::cli()
+        .args(["check-proof", "--require"])
+        .arg(&path)
+        .arg(&answers)
+        .output()
+        .unwrap();
+    let _ = (std::fs::remove_file(&path), std::fs::remove_file(&answers));
+    assert!(
+        check.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
 /// The GPU's answers to every public spatial scene equal the CPU's (verdicts exactly away
 /// from the boundary, margins within 1e-6).
 #[test]
