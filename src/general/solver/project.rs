@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use super::simplex::{Ended, Simplex, ROWS};
+use super::simplex::{Ended, Simplex, Warm, ROWS};
 use super::Solver;
 use crate::general::check;
 use crate::general::linalg::{dot, norm};
@@ -109,6 +109,9 @@ struct Point {
     u: [f64; 2],
     generators: Vec<u32>,
     weights: Vec<f64>,
+    /// The optimal basis that found it: the asks about its edges start there (their
+    /// directions border its normal cone, a step or two away).
+    warm: Warm,
 }
 
 /// The search's state for one region.
@@ -198,6 +201,7 @@ impl Search<'_> {
                     u,
                     generators,
                     weights,
+                    warm: lp.warm(),
                 });
                 self.points.len() - 1
             }) as u32);
@@ -235,8 +239,9 @@ impl Search<'_> {
             asks.clear();
             wanted(&self.points, &hull, &mut asks);
             let mut new = false;
-            for (ask, d, _) in &asks {
+            for (ask, d, through) in &asks {
                 if !self.answers.contains_key(ask) && self.asked < MOST_ASKS {
+                    lp.restart(&self.points[through[0] as usize].warm);
                     let answer = self.solve(lp, *d);
                     self.answers.insert(*ask, answer);
                     new = true;

@@ -10,8 +10,9 @@
 //! ratio test to the lowest index too) until one moves, which rules out cycling.
 //!
 //! One feasible basis serves every objective: the first phase runs once per region, then
-//! each direction `d` (maximise `d·u`) starts from the last one's optimal basis, a few
-//! steps away. Nothing here is trusted: the caller checks every witness and every plane it
+//! each direction `d` (maximise `d·u`) starts from an optimal basis of another: the last
+//! one's, or ([`Simplex::restart`]) the one that found the inner polygon's point whose edge
+//! is asked, a step or two away (this halved the steps of a region). Nothing here is trusted: the caller checks every witness and every plane it
 //! reads off an optimum ([`crate::general::check`]).
 
 use crate::general::linalg::norm;
@@ -130,6 +131,16 @@ pub(super) enum Ended {
     Stuck,
 }
 
+/// A basis to start a solve from again: its columns, and the values of `u` (the only
+/// nonbasic variables that may sit off 0, at the box). Optimal for one direction, it is
+/// feasible for every other (only the objective changes) and optimal for the directions
+/// near it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Warm {
+    basis: [usize; ROWS],
+    u: [f64; 2],
+}
+
 /// The linear program's columns, bounds and basis, kept between solves (and between
 /// regions, for their buffers).
 #[derive(Default)]
@@ -220,6 +231,29 @@ impl Simplex {
         self.cost[k] = -d[0];
         self.cost[k + 1] = -d[1];
         self.run()
+    }
+
+    /// The current basis, to start from again with [`Simplex::restart`].
+    pub(super) fn warm(&self) -> Warm {
+        Warm {
+            basis: self.basis,
+            u: [self.x[self.k], self.x[self.k + 1]],
+        }
+    }
+
+    /// Back to a basis of this program's second phase that [`Simplex::warm`] kept; the
+    /// next solve starts from it (its basic values are computed afresh).
+    pub(super) fn restart(&mut self, warm: &Warm) {
+        for &j in &self.basis {
+            self.pos[j] = NONE;
+            self.x[j] = 0.0;
+        }
+        self.x[self.k] = warm.u[0];
+        self.x[self.k + 1] = warm.u[1];
+        self.basis = warm.basis;
+        for (p, &j) in self.basis.iter().enumerate() {
+            self.pos[j] = p as u32;
+        }
     }
 
     /// The optimum's `u`, and its generators with their (unit-column) weights.
