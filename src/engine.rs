@@ -283,7 +283,7 @@ impl Answers {
             (Some(Answer::Planar(a)), Some(Answer::Planar(b))) => a.disagreement(b),
             (Some(Answer::General(a)), Some(Answer::General(b))) => {
                 let need = batch.general.get(id.index()).need;
-                a.disagreement(b, need.iter().map(|v| v * v).sum::<f64>().sqrt())
+                a.disagreement(b, crate::general::linalg::norm(need))
             }
             _ => Some("not answered by both".into()),
         }

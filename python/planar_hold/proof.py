@@ -32,6 +32,19 @@ class ProofError(ValueError):
     """A proof that does not prove what its answer says; the message says why."""
 
 
+def _norm(v, axis=None):
+    """Euclidean length at any scale (of the rows along ``axis`` where given). The tolerances
+    are relative to it, and squared a vector of 1e-200 would have length 0 (every rounding
+    refused) and one of 1e200 an infinite one (anything accepted): scaled by the largest
+    entry first."""
+    v = np.asarray(v, dtype=np.float64)
+    big = np.abs(v).max(axis=axis, keepdims=True, initial=0.0)
+    fine = (big > 0) & np.isfinite(big)
+    unit = np.where(fine, big, 1.0)
+    out = np.where(fine, np.sqrt(((v / unit) ** 2).sum(axis=axis, keepdims=True)) * unit, big)
+    return out.reshape(())[()] if axis is None else out.squeeze(axis=axis)
+
+
 def _exact_det(rows: Sequence[Sequence[float]]) -> Fraction:
     """The determinant of the square matrix ``rows`` exactly (Bareiss on the floats as given)."""
     a = [[Fraction(v) for v in r] for r in rows]
@@ -68,9 +81,9 @@ def _cross(rows: np.ndarray, exact: bool = False) -> np.ndarray:
 def _face(rows: np.ndarray, x: np.ndarray) -> Tuple[np.ndarray, float]:
     """A face's cross vector and ``det[rows; x]``, exactly where float64 is not sure."""
     n = _cross(rows)
-    scale = float(np.prod(np.linalg.norm(rows, axis=1)))
+    scale = float(np.prod(_norm(rows, axis=1)))
     o = float(n @ x)
-    if not (np.linalg.norm(n) > 1e-6 * scale and abs(o) > 1e-6 * scale * np.linalg.norm(x)):
+    if not (_norm(n) > 1e-6 * scale and abs(o) > 1e-6 * scale * _norm(x)):
         n = _cross(rows, exact=True)
         o = float(_exact_det([list(r) for r in rows] + [list(x)]))
     return n, o
@@ -78,8 +91,8 @@ def _face(rows: np.ndarray, x: np.ndarray) -> Tuple[np.ndarray, float]:
 
 def _value(measure: str, n: np.ndarray, x: np.ndarray) -> float:
     if measure == "grasp":
-        return float(n[0] / np.linalg.norm(n[1:]))
-    return float(n @ x / np.linalg.norm(n))
+        return float(n[0] / _norm(n[1:]))
+    return float(n @ x / _norm(n))
 
 
 def _indices(set_: Any, length: int, k: int, what: str) -> List[int]:
@@ -105,7 +118,7 @@ def _combine(g: np.ndarray, comb: Dict[str, Any], what: str) -> Tuple[np.ndarray
         if not isinstance(i, int) or not 0 <= i < len(g) or not (isinstance(wi, (int, float)) and math.isfinite(wi) and wi >= 0):
             raise ProofError(f"{what}: generator {i!r} or weight {wi!r} out of place")
         p += wi * g[i]
-        total += wi * float(np.linalg.norm(g[i]))
+        total += wi * float(_norm(g[i]))
     return p, total
 
 
@@ -125,28 +138,28 @@ def check(generators: Any, x: Any, proof: Dict[str, Any]) -> Tuple[float, float]
     if kind == "nearest":
         p, _ = _combine(g, proof, "the point")
         y = np.asarray(proof.get("plane"), dtype=np.float64)
-        if y.shape != (d,) or not np.all(np.isfinite(y)) or not np.linalg.norm(y) > 0:
+        if y.shape != (d,) or not np.all(np.isfinite(y)) or not _norm(y) > 0:
             raise ProofError("plane: not a direction")
         vals = g @ y
         if measure == "cone":
-            bad = np.nonzero(vals < -EPS * np.linalg.norm(y) * np.linalg.norm(g, axis=1))[0]
+            bad = np.nonzero(vals < -EPS * _norm(y) * _norm(g, axis=1))[0]
             if len(bad):
                 raise ProofError(f"plane: generator {int(bad[0])} lies beyond it")
-            return -float(np.linalg.norm(x - p)), float(y @ x / np.linalg.norm(y))
+            return -float(_norm(x - p)), float(y @ x / _norm(y))
         if y[0] != 0.0 or not p[0] > 0:
             raise ProofError("a grasp's plane is (0, u) and its point has weight")
-        return -float(np.linalg.norm(p[1:]) / p[0]), float(vals.max() / np.linalg.norm(y[1:]))
+        return -float(_norm(p[1:]) / p[0]), float(vals.max() / _norm(y[1:]))
     if kind != "inner":
         raise ProofError(f"kind {kind!r}")
     # The plane from above: d - 1 independent generators, every generator on one side.
     up = _indices(proof.get("upper"), d - 1, k, "upper")
     n = _cross(g[up])
-    if not np.linalg.norm(n) > 1e-6 * np.prod(np.linalg.norm(g[up], axis=1)):
+    if not _norm(n) > 1e-6 * np.prod(_norm(g[up], axis=1)):
         n = _cross(g[up], exact=True)
-    nn = float(np.linalg.norm(n))
-    if not nn > SIGN * float(np.prod(np.linalg.norm(g[up], axis=1))):
+    nn = float(_norm(n))
+    if not nn > SIGN * float(np.prod(_norm(g[up], axis=1))):
         raise ProofError("upper: its generators do not span a plane")
-    tol = EPS * nn * np.linalg.norm(g, axis=1)
+    tol = EPS * nn * _norm(g, axis=1)
     if np.any(g @ n < -tol):
         n = -n
         if np.any(g @ n < -tol):
@@ -163,7 +176,7 @@ def check(generators: Any, x: Any, proof: Dict[str, Any]) -> Tuple[float, float]
         if not isinstance(holds, dict):
             raise ProofError("no face and no witness that x is held")
         p, total = _combine(g, holds, "holds")
-        if np.linalg.norm(p - x) > EPS * max(total, float(np.linalg.norm(x))):
+        if _norm(p - x) > EPS * max(total, float(_norm(x))):
             raise ProofError("the witness misses x")
         return 0.0, upper
     # The lines: each generator's opposite in the cone, so their span L lies in it.
@@ -174,33 +187,33 @@ def check(generators: Any, x: Any, proof: Dict[str, Any]) -> Tuple[float, float]
     for t, line in enumerate(lines):
         (i,) = _indices([line.get("generator")], 1, k, f"line {t}")
         p, total = _combine(g, line, f"line {t}")
-        if np.linalg.norm(p + g[i]) > EPS * (total + np.linalg.norm(g[i])):
+        if _norm(p + g[i]) > EPS * (total + _norm(g[i])):
             raise ProofError(f"line {t}: the witness misses the opposite of generator {i}")
         q = g[i].copy()
         for _ in range(2):
             for b in basis:
                 q -= (q @ b) * b
-        if not np.linalg.norm(q) > 1e-8 * np.linalg.norm(g[i]):
+        if not _norm(q) > 1e-8 * _norm(g[i]):
             raise ProofError(f"line {t}: not independent of the lines before it")
-        basis.append(q / np.linalg.norm(q))
+        basis.append(q / _norm(q))
         line_rows.append(g[i])
     c = np.asarray(proof.get("interior"), dtype=np.float64)
     if c.shape != (d,):
         raise ProofError("interior: not d numbers")
     for b in basis:
         c = c - (c @ b) * b
-    nc = float(np.linalg.norm(c))
-    if not c @ x > 1e-24 * nc * np.linalg.norm(x):
+    nc = float(_norm(c))
+    if not c @ x > 1e-24 * nc * _norm(x):
         raise ProofError("interior: not positive on x")
     ridges: Dict[Tuple[int, ...], int] = {}
     lower = math.inf
     for t, face in enumerate(faces):
         idx = _indices(face, d - 1 - len(lines), k, f"face {t}")
-        if np.any(g[idx] @ c <= 1e-24 * nc * np.linalg.norm(g[idx], axis=1)):
+        if np.any(g[idx] @ c <= 1e-24 * nc * _norm(g[idx], axis=1)):
             raise ProofError(f"interior: not positive on face {t}")
         rows = np.vstack([g[idx]] + ([np.array(line_rows)] if line_rows else []))
         nf, o = _face(rows, x)
-        bound = float(np.prod(np.linalg.norm(rows, axis=1)) * np.linalg.norm(x))
+        bound = float(np.prod(_norm(rows, axis=1)) * _norm(x))
         if not abs(o) > SIGN * bound:
             raise ProofError(f"face {t}: x lies on its plane")
         sigma = 1 if o > 0 else -1
@@ -216,7 +229,7 @@ def check(generators: Any, x: Any, proof: Dict[str, Any]) -> Tuple[float, float]
     open_ = [r for r, s in ridges.items() if s != 0]
     if open_:
         raise ProofError(f"the faces are not closed: ridge {list(open_[0])} is met unevenly")
-    scale = float(np.linalg.norm(x)) if measure == "cone" else float(np.linalg.norm(g[:, 1:], axis=1).max())
+    scale = float(_norm(x)) if measure == "cone" else float(_norm(g[:, 1:], axis=1).max())
     claimed = proof.get("lower")
     if not isinstance(claimed, (int, float)) or not claimed <= lower + 1e-12 * max(abs(lower), scale):
         raise ProofError(f"lower {claimed} is more than the faces prove, {lower}")
@@ -272,23 +285,23 @@ def check_disc_answer(discs: Dict[str, Any], answer: Dict[str, Any]) -> Tuple[fl
             raise ProofError(f"point {j}: disc {i} beyond the line's {len(P)}")
         f = np.asarray(q[1:], dtype=np.float64)
         fn = float(f @ N[i])
-        over = max(float(np.linalg.norm(f - fn * N[i])) - mu[i], 0.0)
-        off = math.hypot(fn - 1.0, over) + 8 * eps * float(np.linalg.norm(f))
+        over = max(float(_norm(f - fn * N[i])) - mu[i], 0.0)
+        off = math.hypot(fn - 1.0, over) + 8 * eps * float(_norm(f))
         if not off <= 1e-9 * (1.0 + mu[i]):
             raise ProofError(f"point {j}: {off} off disc {i}")
         w = np.concatenate([f, np.cross(P[i], f) / ell])
-        arm = math.sqrt(1.0 + (float(np.linalg.norm(P[i])) / ell) ** 2)
-        slack = max(slack, off * arm + 8 * eps * float(np.linalg.norm(w)))
+        arm = math.sqrt(1.0 + (float(_norm(P[i])) / ell) ** 2)
+        slack = max(slack, off * arm + 8 * eps * float(_norm(w)))
         rows.append(np.concatenate([[1.0], w]))
     lo, up = check(np.array(rows), np.eye(7)[0], proof)
     lo -= slack
     u = np.asarray(answer.get("weakest") if proof.get("kind") == "inner" else proof["plane"][1:], dtype=np.float64)
-    if u.shape != (6,) or not np.linalg.norm(u) > 0:
+    if u.shape != (6,) or not _norm(u) > 0:
         raise ProofError("the direction from above is not a direction")
     v = u[:3] + np.cross(u[3:], P) / ell
     vn = np.einsum("ij,ij->i", v, N)
-    up = float(np.max(vn + mu * np.linalg.norm(v - vn[:, None] * N, axis=1)) / np.linalg.norm(u))
-    r = np.linalg.norm(P, axis=1) / ell
+    up = float(np.max(vn + mu * _norm(v - vn[:, None] * N, axis=1)) / _norm(u))
+    r = _norm(P, axis=1) / ell
     scale = float(np.max(np.sqrt(1 + mu * mu) * np.sqrt(1 + r * r))) if len(P) else 1.0
     tol = EPS * scale
     value, lower = answer["q1"], answer["q1_lower"]
@@ -318,12 +331,12 @@ def _witnessed(g: np.ndarray, need: np.ndarray, idx: Any, w: Any) -> bool:
     if len(set(idx)) != len(idx) or any(not isinstance(i, int) or not 0 <= i < len(g) for i in idx):
         return False
     lam = np.asarray(w, dtype=np.float64)
-    norms = np.linalg.norm(g[idx], axis=1)
-    s = float(np.linalg.norm(need))
+    norms = _norm(g[idx], axis=1)
+    s = float(_norm(need))
     if not np.all(np.isfinite(lam)) or np.any(lam * norms < -EPS * s):
         return False
     residual = need - lam @ g[idx]
-    return float(np.linalg.norm(residual)) <= EPS * max(s, float(np.abs(lam) @ norms))
+    return float(_norm(residual)) <= EPS * max(s, float(np.abs(lam) @ norms))
 
 
 def _distance_to_polygon(p: np.ndarray, poly: List[np.ndarray]) -> float:
@@ -375,21 +388,21 @@ def check_region(generators: Any, region_map: Dict[str, Any], region: Any, check
             n, c = np.asarray(n), c * r
         else:
             z = np.asarray(e.get("plane"), dtype=np.float64)
-            nz = float(np.linalg.norm(z)) if z.shape == (6,) else 0.0
+            nz = float(_norm(z)) if z.shape == (6,) else 0.0
             if not (nz > 0 and math.isfinite(nz)):
                 raise ProofError(f"outer {t}: the plane is not a direction")
-            bad = np.nonzero(g @ z < -EPS * nz * np.linalg.norm(g, axis=1))[0]
+            bad = np.nonzero(g @ z < -EPS * nz * _norm(g, axis=1))[0]
             if len(bad):
                 raise ProofError(f"outer {t}: generator {int(bad[0])} lies beyond its plane")
             a, b = ax @ z, float(z @ o)
             if not region:
                 most = b + r * float(np.abs(a).sum())
-                scale = nz * (np.linalg.norm(o) + r * (np.linalg.norm(ax[0]) + np.linalg.norm(ax[1])))
+                scale = nz * (_norm(o) + r * (_norm(ax[0]) + _norm(ax[1])))
                 if most < -EPS * scale and not proof.get("inner"):
                     return 0.0
                 raise ProofError(f"outer {t}: its half-plane meets the box")
             na = float(np.hypot(*a))
-            if not na > 1e-12 * nz * (np.linalg.norm(ax[0]) + np.linalg.norm(ax[1])):
+            if not na > 1e-12 * nz * (_norm(ax[0]) + _norm(ax[1])):
                 raise ProofError(f"outer {t}: the plane does not depend on the point")
             n, c = a / na, b / na
         lines.append((n, c, e.get("from")))
@@ -463,7 +476,7 @@ def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
         g = np.asarray(scene_generators(case, k))
         if case.get("grasp"):
             lifted = np.hstack([np.ones((len(g), 1)), g])
-            scale = float(np.linalg.norm(g, axis=1).max()) if len(g) else 1.0
+            scale = float(_norm(g, axis=1).max()) if len(g) else 1.0
             if "proof" not in answer:
                 raise ProofError("no proof")
             e = np.eye(7)[0]
@@ -479,7 +492,7 @@ def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
             try:
                 out.append(check_answer(g, x, need["proof"], need["margin"], need["margin_lower"],
                                         need.get("margin_checked") is True,
-                                        EPS * float(np.linalg.norm(x)), CAP))
+                                        EPS * float(_norm(x)), CAP))
             except ProofError as e:
                 raise ProofError(f"need {t}: {e}") from None
         if "support_region_proof" in answer:
@@ -508,4 +521,4 @@ def check_proof(case: Any, answer: Dict[str, Any]) -> List[Tuple[float, float]]:
             raise ProofError("no proof")
         return []
     return [check_answer(g, x, answer["proof"], answer["margin"], answer["margin_lower"],
-                         answer.get("margin_checked") is True, EPS * float(np.linalg.norm(x)), CAP)]
+                         answer.get("margin_checked") is True, EPS * float(_norm(x)), CAP)]

@@ -82,6 +82,25 @@ def test_the_gate_proofs_of_grasps_and_scenes_pass():
         assert n > 0, name
 
 
+def test_needs_of_1e_minus_200_and_1e200_are_held_to_their_own_scale():
+    """Masses of 1e-200 and 1e200 (needs whose squares underflow and overflow): every honest
+    proof passes, and a margin 1e-6 off at 1e200 is caught."""
+    cases = []
+    for c in lines("scenes3d_public.jsonl", 2):
+        c = dict(c, mass={"nominal": c.get("mass", {}).get("nominal", 1.0), "range": [1e-200, 1e200]})
+        cases.append(c)
+    reports = planar_hold.gate(cases, proof=True)
+    assert checked_all(cases, reports) > 0
+    for case, report in zip(cases, reports):
+        heavy = [n for n in report["needs"] if n["mass"] == 1e200 and n["verdict"] == "unsupported"]
+        if heavy:
+            heavy[0]["margin"] *= 1 + 1e-6
+            with pytest.raises(ProofError):
+                check_proof(case, report)
+            return
+    pytest.fail("no unsupported need at 1e200")
+
+
 def a_proof_of_many_faces(tmp_path):
     """A public R^6 answer whose proof is an inner hull of several faces, and its case."""
     cases = [c for c in general_cases(every=1) if len(c["generators"][0]) == 6][:60]

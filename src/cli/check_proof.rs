@@ -193,7 +193,7 @@ fn line(case: &str, answer: &str, require: bool) -> Result<Outcome, String> {
     let value = num("margin")?;
     let lower = num("margin_lower")?;
     let closed = answer.get("margin_checked") == Some(&Value::Bool(true));
-    let s = need.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let s = length(&need);
     let tol = 1e-9 * s.max(f64::MIN_POSITIVE);
     if let Some(w) = answer.get("witness").filter(|w| !w.is_null()) {
         witness(&generators, d, &need, w, tol)?;
@@ -210,6 +210,17 @@ fn line(case: &str, answer: &str, require: bool) -> Result<Outcome, String> {
         GENERAL_MARGIN_CAP,
     )?;
     Ok(Outcome::Checked)
+}
+
+/// A vector's length at any scale: the tolerances below are relative to it, and summed as
+/// plain squares a need of 1e-200 would have length 0 (every rounding refused) and one of
+/// 1e200 an infinite one (anything accepted).
+fn length(v: &[f64]) -> f64 {
+    let big = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if big == 0.0 || !big.is_finite() {
+        return big;
+    }
+    big * v.iter().map(|x| (x / big) * (x / big)).sum::<f64>().sqrt()
 }
 
 /// The witness: weights ≥ 0 whose combination of its generators is the need within `tol`
@@ -230,12 +241,12 @@ fn witness(generators: &[f64], d: usize, need: &[f64], w: &Value, tol: f64) -> R
         if l < 0.0 {
             return Err(format!("witness: weight {l} of generator {i} is negative"));
         }
-        total += l * g.iter().map(|v| v * v).sum::<f64>().sqrt();
+        total += l * length(g);
         for (ra, ga) in r.iter_mut().zip(g) {
             *ra -= l * ga;
         }
     }
-    let res = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let res = length(&r);
     if res > tol.max(1e-9 * total) {
         return Err(format!("witness: its forces miss the need by {res}"));
     }
@@ -257,10 +268,7 @@ fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String>
         SceneLine::Planar(_) => Ok(Outcome::Skipped),
         SceneLine::Grasp(s) => {
             let w = flat(&s);
-            let scale = w
-                .chunks_exact(6)
-                .map(|g| g.iter().map(|v| v * v).sum::<f64>().sqrt())
-                .fold(0.0, f64::max);
+            let scale = w.chunks_exact(6).map(length).fold(0.0, f64::max);
             let lifted: Vec<f64> = w
                 .chunks_exact(6)
                 .flat_map(|g| std::iter::once(1.0).chain(g.iter().copied()))
@@ -288,7 +296,7 @@ fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String>
                 let scale = discs
                     .iter()
                     .map(|d| {
-                        let r = d.p.iter().map(|v| v * v).sum::<f64>().sqrt() / s.body.half_size;
+                        let r = length(&d.p) / s.body.half_size;
                         (1.0 + d.mu * d.mu).sqrt() * (1.0 + r * r).sqrt()
                     })
                     .fold(0.0, f64::max);
@@ -354,7 +362,7 @@ fn scene(case: &Value, answer: &Value, require: bool) -> Result<Outcome, String>
                         .ok_or(format!("need {t}: no {k}"))
                 };
                 let closed = need.get("margin_checked") == Some(&Value::Bool(true));
-                let s = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let s = length(&x);
                 check_answer(
                     &g,
                     6,

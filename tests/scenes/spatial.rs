@@ -744,6 +744,75 @@ fn a_heavier_mass_is_answered_as_if_asked_alone_and_its_proof_checks() {
     );
 }
 
+/// `check-proof` at the ends of the scale: masses of 1e-200 and 1e200 (needs whose squares
+/// underflow and overflow) are checked against tolerances relative to their own size — every
+/// honest proof passes, and a margin 1e-6 off at 1e200 fails.
+#[test]
+fn check_proof_holds_needs_of_1e_minus_200_and_1e200_to_their_own_scale() {
+    let text = std::fs::read_to_string(crate::common::data("scenes3d_public.jsonl")).unwrap();
+    let scenes: Vec<Value> = text
+        .lines()
+        .map(|l| {
+            let mut s: Value = serde_json::from_str(l).unwrap();
+            let nominal = s["mass"]["nominal"].as_f64().unwrap_or(1.0);
+            s["mass"] = json!({"nominal": nominal, "range": [1e-200, 1e200]});
+            s
+        })
+        .collect();
+    let path = temp("extreme");
+    std::fs::write(
+        &path,
+        scenes.iter().map(|s| format!("{s}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let run = crate::common::cli()
+        .args(["gate", "--backend", "cpu", "--proof"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let check = |answers: &[Value], name: &str| {
+        let out = temp(name);
+        std::fs::write(
+            &out,
+            answers.iter().map(|a| format!("{a}\n")).collect::<String>(),
+        )
+        .unwrap();
+        let run = crate::common::cli()
+            .args(["check-proof", "--require"])
+            .arg(&path)
+            .arg(&out)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&out);
+        run
+    };
+    let honest = check(&answers, "extreme-honest");
+    assert!(
+        honest.status.success(),
+        "{}",
+        String::from_utf8_lossy(&honest.stdout)
+    );
+    let heavy = answers
+        .iter_mut()
+        .flat_map(|a| a["needs"].as_array_mut().unwrap())
+        .find(|n| n["mass"] == json!(1e200) && n["verdict"] == "unsupported")
+        .expect("an unsupported need at 1e200");
+    let m = heavy["margin"].as_f64().unwrap();
+    heavy["margin"] = json!(m * (1.0 + 1e-6));
+    let nudged = check(&answers, "extreme-nudged");
+    let _ = std::fs::remove_file(&path);
+    assert!(!nudged.status.success());
+}
+
 /// The GPU's answers to every public spatial scene equal the CPU's (verdicts exactly away
 /// from the boundary, margins within 1e-6).
 #[test]
