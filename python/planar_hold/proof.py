@@ -34,15 +34,21 @@ class ProofError(ValueError):
 
 def _norm(v, axis=None):
     """Euclidean length at any scale (of the rows along ``axis`` where given). The tolerances
-    are relative to it, and squared a vector of 1e-200 would have length 0 (every rounding
-    refused) and one of 1e200 an infinite one (anything accepted): scaled by the largest
-    entry first."""
+    and bounds are relative to it, and squared a vector of 1e-200 would have length 0 (every
+    rounding refused) and one of 1e200 an infinite one (anything accepted): outside the range
+    where squares are safe it is scaled by the largest entry first (inside, numpy's own, to
+    the bit)."""
     v = np.asarray(v, dtype=np.float64)
-    big = np.abs(v).max(axis=axis, keepdims=True, initial=0.0)
+    with np.errstate(over="ignore", under="ignore"):
+        plain = np.linalg.norm(v, axis=axis)
+    big = np.abs(v).max(axis=axis, initial=0.0)
+    if np.all((big == 0) | ((big > 1e-150) & (big < 1e150)) | ~np.isfinite(big)):
+        return plain
     fine = (big > 0) & np.isfinite(big)
     unit = np.where(fine, big, 1.0)
-    out = np.where(fine, np.sqrt(((v / unit) ** 2).sum(axis=axis, keepdims=True)) * unit, big)
-    return out.reshape(())[()] if axis is None else out.squeeze(axis=axis)
+    unit_k = unit if axis is None else np.expand_dims(unit, axis)
+    scaled = np.sqrt(((v / unit_k) ** 2).sum(axis=axis)) * unit
+    return np.where(fine, scaled, plain)[()]
 
 
 def _exact_det(rows: Sequence[Sequence[float]]) -> Fraction:
