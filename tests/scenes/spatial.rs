@@ -22,9 +22,14 @@ fn temp(name: &str) -> PathBuf {
 
 /// `gate ARGS` on the public spatial scenes: its answers, one a line.
 fn public_answers(args: &[&str]) -> Vec<Value> {
+    gate_answers(&crate::common::data("scenes3d_public.jsonl"), args)
+}
+
+/// `gate PATH ARGS`: its answers, one a line.
+fn gate_answers(path: &std::path::Path, args: &[&str]) -> Vec<Value> {
     let run = crate::common::cli()
         .arg("gate")
-        .arg(crate::common::data("scenes3d_public.jsonl"))
+        .arg(path)
         .args(args)
         .output()
         .unwrap();
@@ -37,6 +42,27 @@ fn public_answers(args: &[&str]) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// `values` as JSON Lines in a temporary file named after `name`.
+fn temp_lines(name: &str, values: &[Value]) -> PathBuf {
+    let path = temp(name);
+    let text: String = values.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `check-proof --require` of `answers` against the scenes in `cases`: its run.
+fn check_proofs(cases: &std::path::Path, answers: &[Value], name: &str) -> std::process::Output {
+    let path = temp_lines(name, answers);
+    let run = crate::common::cli()
+        .args(["check-proof", "--require"])
+        .arg(cases)
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    run
 }
 
 /// `gate` on the public spatial scenes with `backend`, graded by the project's rules
@@ -714,28 +740,13 @@ fn a_heavier_mass_is_answered_as_if_asked_alone_and_its_proof_checks() {
         "{compared} needs, {witnesses} witnesses compared"
     );
     // Their proofs, through the CLI.
-    let path = temp("heavier");
-    let text: String = base.iter().map(|s| format!("{s}\n")).collect();
-    std::fs::write(&path, text).unwrap();
-    let answers = temp("heavier-answers");
-    let gate = crate::common::cli()
-        .args(["gate", "--backend", "cpu", "--proof", "-o"])
-        .arg(&answers)
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        gate.status.success(),
-        "{}",
-        String::from_utf8_lossy(&gate.stderr)
+    let path = temp_lines("heavier", &base);
+    let check = check_proofs(
+        &path,
+        &gate_answers(&path, &["--backend", "cpu", "--proof"]),
+        "heavier-answers",
     );
-    let check = crate::common::cli()
-        .args(["check-proof", "--require"])
-        .arg(&path)
-        .arg(&answers)
-        .output()
-        .unwrap();
-    let _ = (std::fs::remove_file(&path), std::fs::remove_file(&answers));
+    let _ = std::fs::remove_file(&path);
     assert!(
         check.status.success(),
         "{}{}",
@@ -759,43 +770,9 @@ fn check_proof_holds_needs_of_1e_minus_200_and_1e200_to_their_own_scale() {
             s
         })
         .collect();
-    let path = temp("extreme");
-    std::fs::write(
-        &path,
-        scenes.iter().map(|s| format!("{s}\n")).collect::<String>(),
-    )
-    .unwrap();
-    let run = crate::common::cli()
-        .args(["gate", "--backend", "cpu", "--proof"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let mut answers: Vec<Value> = String::from_utf8_lossy(&run.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let check = |answers: &[Value], name: &str| {
-        let out = temp(name);
-        std::fs::write(
-            &out,
-            answers.iter().map(|a| format!("{a}\n")).collect::<String>(),
-        )
-        .unwrap();
-        let run = crate::common::cli()
-            .args(["check-proof", "--require"])
-            .arg(&path)
-            .arg(&out)
-            .output()
-            .unwrap();
-        let _ = std::fs::remove_file(&out);
-        run
-    };
-    let honest = check(&answers, "extreme-honest");
+    let path = temp_lines("extreme", &scenes);
+    let mut answers = gate_answers(&path, &["--backend", "cpu", "--proof"]);
+    let honest = check_proofs(&path, &answers, "extreme-honest");
     assert!(
         honest.status.success(),
         "{}",
@@ -808,7 +785,7 @@ fn check_proof_holds_needs_of_1e_minus_200_and_1e200_to_their_own_scale() {
         .expect("an unsupported need at 1e200");
     let m = heavy["margin"].as_f64().unwrap();
     heavy["margin"] = json!(m * (1.0 + 1e-6));
-    let nudged = check(&answers, "extreme-nudged");
+    let nudged = check_proofs(&path, &answers, "extreme-nudged");
     let _ = std::fs::remove_file(&path);
     assert!(!nudged.status.success());
 }
@@ -843,21 +820,7 @@ fn every_public_region_is_proven_and_check_proof_catches_a_nudged_plane() {
         assert!(a["support_region_proof"].is_object(), "{}", a["id"]);
         assert!(a.get("support_region_inner").is_none(), "{}", a["id"]);
     }
-    let check = |answers: &[Value], name: &str| {
-        let path = temp(name);
-        let text: String = answers.iter().map(|a| format!("{a}\n")).collect();
-        std::fs::write(&path, text).unwrap();
-        let out = crate::common::cli()
-            .arg("check-proof")
-            .arg("--require")
-            .arg(&scenes)
-            .arg(&path)
-            .output()
-            .unwrap();
-        let _ = std::fs::remove_file(&path);
-        out
-    };
-    let honest = check(&answers, "honest");
+    let honest = check_proofs(&scenes, &answers, "honest");
     assert!(
         honest.status.success(),
         "{}",
@@ -876,7 +839,7 @@ fn every_public_region_is_proven_and_check_proof_catches_a_nudged_plane() {
         .unwrap();
     let z = plane[2].as_f64().unwrap();
     plane[2] = json!(z - 1e-6);
-    let bad = check(&answers, "nudged");
+    let bad = check_proofs(&scenes, &answers, "nudged");
     assert!(!bad.status.success());
     assert!(
         String::from_utf8_lossy(&bad.stdout).contains("support region"),
