@@ -53,6 +53,45 @@ def test_reports_are_what_json_reads_of_the_cli_lines(data, name):
         _same_types(a, b, f"{name} line {i + 1}")
 
 
+def test_the_collector_rests_while_reports_are_made_and_is_left_as_it_was(data):
+    """Reports are thousands of fresh lists and dicts: Python's cyclic collector would walk
+    them every 700 (a seventh of the call's time on 500 stances). It is paused while they
+    are made, and left on or off as the caller had it."""
+    import gc
+
+    lines = (data / "scenes3d_public.jsonl").read_text().splitlines() * 3
+    runs = []
+    gc.callbacks.append(lambda phase, info: runs.append(phase))
+    try:
+        assert gc.isenabled()
+        gc.collect()  # the count of new objects from 0: none is due before the reports
+        runs.clear()
+        reports = planar_hold.gate(lines, proof=True)
+        during = len(runs)  # before any new list or dict: the next one may start a collection
+        assert gc.isenabled()
+        assert during == 0, f"{during // 2} collections while reports were made"
+        gc.disable()
+        try:
+            assert planar_hold.gate(lines[:3], proof=True) == reports[:3]
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+        with pytest.raises(ValueError):
+            planar_hold.gate(['{"dim": 3}'])
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.pop()
+    # Enough objects that the collector would have run: every list and dict in the reports.
+    def containers(v):
+        if isinstance(v, dict):
+            return 1 + sum(containers(x) for x in v.values())
+        if isinstance(v, list):
+            return 1 + sum(containers(x) for x in v)
+        return 0
+
+    assert sum(map(containers, reports)) > 10 * gc.get_threshold()[0]
+
+
 def test_gate_module_function_and_generator_input(data):
     scenes = read_jsonl(data / "scenes_public.jsonl")
     assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
