@@ -681,12 +681,14 @@ impl GeneralRows {
 /// each generator into `rows`; on bad input, the first bad case's error.
 fn read_general(
     reader: &dyn Reader,
-    n: usize,
-    dim: usize,
+    shape: Shape,
     batch: &mut GeneralBatch,
     rows: &mut GeneralRows,
 ) -> Result<(), Error> {
+    let (n, dim) = (shape.n, shape.dim);
     batch.clear();
+    // At most every row of every case: one allocation, not a doubling per case on a first call.
+    batch.reserve(n, n.saturating_mul(shape.rows + 1).saturating_mul(dim));
     rows.mapped = reader.maps_rows();
     rows.rows.clear();
     rows.starts.clear();
@@ -740,7 +742,7 @@ pub(crate) fn read_batch(
         }
         CaseKind::General => {
             batch.planar.clear();
-            read_general(reader, shape.n, shape.dim, &mut batch.general, rows)
+            read_general(reader, shape, &mut batch.general, rows)
         }
     }
 }
