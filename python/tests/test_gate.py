@@ -92,6 +92,60 @@ def test_the_collector_rests_while_reports_are_made_and_is_left_as_it_was(data):
     assert sum(map(containers, reports)) > 10 * gc.get_threshold()[0]
 
 
+def test_a_dict_is_read_as_its_json_text(data):
+    """Dicts are written as JSON text by the package itself, not by json.dumps: every dict
+    must answer (or be refused) exactly as its json.dumps text does — tuples as lists, 4.0 a
+    float still (refused where an int is asked), ints beyond 64 bits, numpy floats,
+    non-string keys, unicode, NaN (named by its path), a list holding itself."""
+    import copy
+    import re
+
+    import numpy as np
+
+    scene = read_jsonl(data / "scenes3d_public.jsonl")[0]
+    grasp = read_jsonl(data / "grasp_public.jsonl")[0]
+    variants = []
+    for base in (scene, grasp):
+        for key in list(base):
+            for value in (None, "x", 1e300, -1, 0, True, [], {}, 2**70, 4.0, np.float64(0.05),
+                          [1, 2], (1, 2), "é\u2603\"\\"):
+                d = copy.deepcopy(base)
+                d[key] = value
+                variants.append(d)
+        d = copy.deepcopy(base)
+        d["contacts"] = tuple(
+            {**c, "points": [tuple(p) for p in c["points"]]} for c in d["contacts"])
+        variants.append(d)
+        d = copy.deepcopy(base)
+        d["contacts"][0]["mu"] = np.float64(d["contacts"][0]["mu"])
+        variants.append(d)
+        d = copy.deepcopy(base)
+        d[1] = 2
+        variants.append(d)
+    def answer(x):
+        try:
+            return planar_hold.gate([x], proof=True)
+        except ValueError as e:
+            return re.sub(r" at column \d+", "", str(e))
+
+    answered = 0
+    for d in variants:
+        got = answer(d)
+        assert got == answer(json.dumps(d)), d
+        answered += not isinstance(got, str)
+    assert answered >= 20
+    # What json.dumps refuses is refused as before: NaN by its path, a list holding itself.
+    d = copy.deepcopy(scene)
+    d["contacts"][1]["points"][0][2] = float("nan")
+    with pytest.raises(ValueError, match=r"contacts\[1\]\.points\[0\]\[2\] = NaN"):
+        planar_hold.gate([d])
+    d = copy.deepcopy(scene)
+    d["extra"] = []
+    d["extra"].append(d["extra"])
+    with pytest.raises(ValueError, match="scene 0: not a JSON object: ValueError: Circular reference"):
+        planar_hold.gate([d])
+
+
 def test_gate_module_function_and_generator_input(data):
     scenes = read_jsonl(data / "scenes_public.jsonl")
     assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
