@@ -284,6 +284,12 @@ class Engine:
         more than 256 generators, unknown fields, dim not 3) and malformed JSON; a dict
         holding NaN or infinity is refused as not JSON. TypeError for one scene given alone
         (not in a list)."""
+    def gate_columns(self, scenes: Iterable[Any], *, support_region: bool = True) -> dict:
+        """``gate``'s reports as the columns of ``planar_hold.ray``'s scene rows
+        (``SCENE_SCHEMA`` less ``id``), a dict of lists: ``held``, ``robust_margin``,
+        ``uncertain``, ``n_generators``, ``sliding`` (the sliding contacts' indices),
+        ``reason``, and ``report``, each report's JSON text as ``planar-hold gate`` writes it,
+        less its ``id``. Raises as ``gate``."""
 
 def scene_generators(scene: Any, pyramid: int) -> np.ndarray:
     """The generators of a spatial scene or grasp line (its dict or JSON text) at ``pyramid``

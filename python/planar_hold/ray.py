@@ -465,25 +465,14 @@ def gate_rows(engine: Engine, batch: pa.Table, support_region: bool = True) -> p
     """Every scene row of a batch judged in one engine call, as a table of SCENE_SCHEMA
     with the batch's ``id`` column first (``support_region=False``: the reports without
     their ``support_region`` fields, as ``gate --no-region``)."""
-    import json
-
     columns = [c for c in SCENE_FIELDS if c in batch.column_names]
     rows = [_scene_line(i, r) for i, r in enumerate(batch.select(columns).to_pylist())]
-    reports = engine.gate(rows, support_region=support_region) if rows else []
-    out = [
-        {
-            "held": r["held"],
-            "robust_margin": r["robust_margin"],
-            "uncertain": r["uncertain"],
-            "n_generators": r["n_generators"],
-            "sliding": [s["contact"] for s in r.get("sliding", [])],
-            "reason": r.get("reason"),
-            "report": json.dumps({k: v for k, v in r.items() if k != "id"}),
-        }
-        for r in reports
-    ]
-    table = pa.Table.from_pylist(out, schema=SCENE_SCHEMA)
-    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(out))
+    # The columns and each report's JSON text straight from the engine (json.dumps of the
+    # report dicts took as long as the engine).
+    out = (engine.gate_columns(rows, support_region=support_region) if rows
+           else {name: [] for name in SCENE_SCHEMA.names})
+    table = pa.Table.from_pydict(out, schema=SCENE_SCHEMA)
+    ids = batch.column("id") if "id" in batch.column_names else pa.nulls(len(rows))
     return table.add_column(0, "id", ids)
 
 

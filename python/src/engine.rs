@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use numpy::{AllowTypeChange, PyArrayLike1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
 
 use planar_hold::io::CaseBatch;
 use planar_hold::{hold_reports, parse_line};
@@ -205,8 +205,67 @@ impl Engine {
         proof: bool,
         support_region: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let reports = self.reports(py, scenes, proof, support_region)?;
+        to_py(py, &reports)
+    }
+
+    /// The gate's reports as the columns of `planar_hold.ray`'s scene rows (`SCENE_SCHEMA`
+    /// less `id`), a dict of lists: `held`, `robust_margin`, `uncertain`, `n_generators`,
+    /// `sliding` (the sliding contacts' indices), `reason` (its JSON text where it is not a
+    /// string), and `report`, each report's JSON text as `planar-hold gate` writes it, less
+    /// its `id`. Written by the engine's own JSON writer: Python's `json` took as long as
+    /// the engine itself.
+    #[pyo3(signature = (scenes, *, support_region = true))]
+    fn gate_columns<'py>(
+        &self,
+        py: Python<'py>,
+        scenes: &Bound<'py, PyAny>,
+        support_region: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let reports = self.reports(py, scenes, false, support_region)?;
+        let rows = py
+            .detach(|| {
+                reports
+                    .iter()
+                    .map(SceneRow::of)
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(PyValueError::new_err)?;
+        let out = PyDict::new(py);
+        out.set_item("held", rows.iter().map(|r| r.held).collect::<Vec<_>>())?;
+        out.set_item(
+            "robust_margin",
+            rows.iter().map(|r| r.robust_margin).collect::<Vec<_>>(),
+        )?;
+        out.set_item(
+            "uncertain",
+            rows.iter().map(|r| r.uncertain).collect::<Vec<_>>(),
+        )?;
+        out.set_item(
+            "n_generators",
+            rows.iter().map(|r| r.n_generators).collect::<Vec<_>>(),
+        )?;
+        out.set_item(
+            "sliding",
+            rows.iter().map(|r| &r.sliding).collect::<Vec<_>>(),
+        )?;
+        out.set_item("reason", rows.iter().map(|r| &r.reason).collect::<Vec<_>>())?;
+        out.set_item("report", rows.iter().map(|r| &r.report).collect::<Vec<_>>())?;
+        Ok(out)
+    }
+}
+
+impl Engine {
+    /// Every scene's report, as `gate` gives them.
+    fn reports(
+        &self,
+        py: Python<'_>,
+        scenes: &Bound<'_, PyAny>,
+        proof: bool,
+        support_region: bool,
+    ) -> PyResult<Vec<planar_hold::Report>> {
         let lines = scene_lines(scenes)?;
-        let reports = py.detach(|| {
+        py.detach(|| {
             let scenes = lines
                 .iter()
                 .enumerate()
@@ -217,8 +276,52 @@ impl Engine {
                 ..options(true, proof)
             };
             hold_reports(&self.engine, &scenes, options)
-        });
-        to_py(py, &reports.map_err(py_err)?)
+        })
+        .map_err(py_err)
+    }
+}
+
+/// One scene row of `planar_hold.ray` (see [`Engine::gate_columns`]).
+struct SceneRow {
+    held: Option<bool>,
+    robust_margin: Option<f64>,
+    uncertain: Option<bool>,
+    n_generators: Option<u64>,
+    sliding: Vec<u64>,
+    reason: Option<String>,
+    report: String,
+}
+
+impl SceneRow {
+    fn of(report: &planar_hold::Report) -> Result<SceneRow, String> {
+        let text = serde_json::to_string(report).map_err(|e| e.to_string())?;
+        // The report less its `id`, which the writer puts first.
+        let id = serde_json::to_string(report.id()).map_err(|e| e.to_string())?;
+        let rest = text
+            .strip_prefix("{\"id\":")
+            .and_then(|t| t.strip_prefix(id.as_str()))
+            .ok_or_else(|| format!("a report that does not start with its id: {text:.80}"))?;
+        let report_text = match rest.strip_prefix(',') {
+            Some(rest) => format!("{{{rest}"),
+            None => rest.to_string(), // "}": nothing but the id
+        };
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        Ok(SceneRow {
+            held: v["held"].as_bool(),
+            robust_margin: v["robust_margin"].as_f64(),
+            uncertain: v["uncertain"].as_bool(),
+            n_generators: v["n_generators"].as_u64(),
+            sliding: v["sliding"]
+                .as_array()
+                .map(|s| s.iter().filter_map(|c| c["contact"].as_u64()).collect())
+                .unwrap_or_default(),
+            reason: match &v["reason"] {
+                serde_json::Value::Null => None,
+                serde_json::Value::String(s) => Some(s.clone()),
+                other => Some(other.to_string()),
+            },
+            report: report_text,
+        })
     }
 }
 

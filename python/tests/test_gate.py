@@ -146,6 +146,38 @@ def test_a_dict_is_read_as_its_json_text(data):
         planar_hold.gate([d])
 
 
+@pytest.mark.parametrize("name", ["scenes_public", "scenes3d_public", "sliding_public"])
+def test_gate_columns_are_the_reports_and_their_cli_text(data, name):
+    """``Engine.gate_columns`` (planar_hold.ray's scene rows): each column the report's
+    field, and each ``report`` the CLI's own line for it, less its ``id``, byte for byte."""
+    import subprocess
+
+    from conftest import cli_path
+
+    path = data / f"{name}.jsonl"
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    engine = planar_hold.Engine("cpu")
+    cols = engine.gate_columns(lines)
+    reports = engine.gate(lines)
+    out = subprocess.run([str(cli_path()), "gate", str(path), "--backend", "cpu"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(cols["report"]) == len(reports) == len(out) == len(lines)
+    for i, (r, text, line) in enumerate(zip(reports, cols["report"], out)):
+        prefix = '{"id":' + json.dumps(r["id"], separators=(",", ":")) + ","
+        assert line.startswith(prefix), line[:80]
+        assert text == "{" + line[len(prefix):], f"{name} line {i + 1}"
+        assert cols["held"][i] is r["held"] and cols["uncertain"][i] is r["uncertain"]
+        assert cols["robust_margin"][i] == r["robust_margin"]
+        assert cols["n_generators"][i] == r["n_generators"]
+        assert cols["sliding"][i] == [s["contact"] for s in r.get("sliding", [])]
+        assert cols["reason"][i] == r.get("reason")
+    bare = engine.gate_columns(lines[:3], support_region=False)["report"]
+    assert [json.loads(t) for t in bare] == [
+        {k: v for k, v in r.items() if k != "id"}
+        for r in engine.gate(lines[:3], support_region=False)
+    ]
+
+
 def test_gate_module_function_and_generator_input(data):
     scenes = read_jsonl(data / "scenes_public.jsonl")
     assert planar_hold.gate(iter(scenes[:5])) == planar_hold.Engine("cpu").gate(scenes[:5])
