@@ -17,7 +17,7 @@ use planar_hold::{Answers, Backend, Batch, Error, Options};
 
 use crate::error::{at, py_err};
 use crate::input::{read_batch, read_ids, scene_lines, Arrays, GeneralRows, Rows};
-use crate::output::{answer_list, answers_json, rows_json, Results};
+use crate::output::{answer_list, answers_py, rows_json, Results};
 use crate::to_py::to_py;
 
 /// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
@@ -154,17 +154,29 @@ impl Engine {
         let shape = arrays.shape();
         let ids = read_ids(ids, shape.n)?;
         let reader = arrays.reader();
-        let text = py
+        // The buffers leave the state while the answers become objects (with the GIL, so
+        // not under the state's lock), and go back for the next call.
+        let (batch, answers, rows) = py
             .detach(|| {
                 self.with(|s| {
                     read_batch(&*reader, shape, &mut s.batch, &mut s.rows)?;
                     self.engine
                         .evaluate_into(&s.batch, options(true, proof), &mut s.answers)?;
-                    answers_json(&s.batch, &s.answers, &s.rows)
+                    Ok::<_, Error>((
+                        std::mem::take(&mut s.batch),
+                        std::mem::take(&mut s.answers),
+                        std::mem::take(&mut s.rows),
+                    ))
                 })
             })
             .map_err(py_err)?;
-        answer_list(py, &text, ids)
+        let list = answers_py(py, &batch, &answers, &rows, ids);
+        py.detach(|| {
+            self.with(|s| {
+                (s.batch, s.answers, s.rows) = (batch, answers, rows);
+            })
+        });
+        list
     }
 
     /// The answers to ragged rows, as `planar-hold eval` writes them, one dict per row (see

@@ -12,10 +12,11 @@ use rayon::prelude::*;
 use planar_hold::io::general::GeneralAnswer;
 use planar_hold::io::json::Answer;
 use planar_hold::io::{format_json, CaseBatch};
-use planar_hold::{Answers, Batch, CaseKind, Error, Outcome, Verdict};
+use planar_hold::{Answers, Batch, CaseKind, Outcome, Verdict};
 use planar_hold::{GeneralOutcome, MAX_DIM};
 
 use crate::input::{GeneralRows, Shape};
+use crate::to_py::{to_py_paused, CollectorPaused};
 
 /// Cases per block of the planar columns, written one block a worker.
 const BLOCK: usize = 1024;
@@ -417,28 +418,29 @@ impl GeneralOutcomes {
 
 // ------------------------------------------------------------------ answers as eval writes them
 
-/// `value` as JSON text.
-pub(crate) fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    serde_json::to_string(value).map_err(|e| Error::Input(format!("cannot serialise: {e}")))
-}
-
 /// `json.loads(text)`: the exact Python values of what the CLI would have written.
 pub(crate) fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.getattr("loads")?.call1((text,))
 }
 
-/// A call's answers as one JSON array, each made by the CLI's own writers ([`Answer`],
-/// [`GeneralAnswer`]; a general one with a null `id`), a general answer's indices as rows of
-/// the caller's array.
-pub(crate) fn answers_json(
+/// A call's answers as a list of dicts, each what `json.loads` makes of the CLI's line for it
+/// ([`Answer`], [`GeneralAnswer`]; a general answer's generator indices as rows of the caller's
+/// array), made without the text (writing it and having `json` read it back was 40 % of
+/// `answers`), `id` first where `ids` gives one that is not None.
+pub(crate) fn answers_py<'py>(
+    py: Python<'py>,
     batch: &Batch,
     answers: &Answers,
     rows: &GeneralRows,
-) -> Result<String, Error> {
-    let mut text = String::from("[");
+    ids: Option<Vec<Bound<'py, PyAny>>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let _paused = CollectorPaused::new(py)?;
+    let list = PyList::empty(py);
     for (case, o) in batch.planar.iter().zip(&answers.planar) {
-        text.push_str(&to_json(&Answer::<serde_json::Value>::new(None, case, o))?);
-        text.push(',');
+        list.append(to_py_paused(
+            py,
+            &Answer::<serde_json::Value>::new(None, case, o),
+        )?)?;
     }
     let mut witness_rows = [0u32; MAX_DIM];
     for (i, o) in answers.general.iter().enumerate() {
@@ -459,14 +461,9 @@ pub(crate) fn answers_json(
             p.renumber(|g| rows.row(i, g));
         }
         answer.proof = proof.as_ref();
-        text.push_str(&to_json(&answer)?);
-        text.push(',');
+        list.append(to_py_paused(py, &answer)?)?;
     }
-    if text.len() > 1 {
-        text.pop();
-    }
-    text.push(']');
-    Ok(text)
+    with_ids(py, list, ids)
 }
 
 /// The answers of rows read as `eval` reads lines, as one JSON array: `eval`'s own writer.
@@ -484,7 +481,16 @@ pub(crate) fn answer_list<'py>(
     text: &str,
     ids: Option<Vec<Bound<'py, PyAny>>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let list = json_loads(py, text)?.cast_into::<PyList>()?;
+    with_ids(py, json_loads(py, text)?.cast_into::<PyList>()?, ids)
+}
+
+/// `list`'s answers, `id` first where `ids` gives one that is not None (a general answer's
+/// `"id": null` dropped).
+fn with_ids<'py>(
+    py: Python<'py>,
+    list: Bound<'py, PyList>,
+    ids: Option<Vec<Bound<'py, PyAny>>>,
+) -> PyResult<Bound<'py, PyList>> {
     for answer in list.iter() {
         // The general answer writes `"id": null` where it has none; ids are added below.
         let answer = answer.cast_into::<PyDict>()?;

@@ -19,6 +19,14 @@ pub(crate) fn to_py<'py, T: Serialize + ?Sized>(
     value: &T,
 ) -> PyResult<Bound<'py, PyAny>> {
     let _paused = CollectorPaused::new(py)?;
+    to_py_paused(py, value)
+}
+
+/// [`to_py`] where the caller holds the collector off ([`CollectorPaused`]) around many calls.
+pub(crate) fn to_py_paused<'py, T: Serialize + ?Sized>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
     value.serialize(ToPy { py }).map_err(|e| e.0)
 }
 
@@ -27,12 +35,12 @@ pub(crate) fn to_py<'py, T: Serialize + ?Sized>(
 /// dicts start a collection that walks the young ones, and every tenth of those the older
 /// ones, these included: about a seventh of `planar_hold.gate`'s time on 500 stances, more
 /// in a process holding many objects.
-struct CollectorPaused<'py> {
+pub(crate) struct CollectorPaused<'py> {
     gc: Option<Bound<'py, PyModule>>,
 }
 
 impl<'py> CollectorPaused<'py> {
-    fn new(py: Python<'py>) -> PyResult<Self> {
+    pub(crate) fn new(py: Python<'py>) -> PyResult<Self> {
         let gc = py.import("gc")?;
         if !gc.call_method0("isenabled")?.is_truthy()? {
             return Ok(CollectorPaused { gc: None });
