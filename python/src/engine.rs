@@ -17,7 +17,7 @@ use planar_hold::{Answers, Backend, Batch, Error, Options};
 
 use crate::error::{at, py_err};
 use crate::input::{read_batch, read_ids, scene_lines, Arrays, GeneralRows, Rows};
-use crate::output::{answer_list, answers_py, rows_json, Results};
+use crate::output::{answers_py, rows_py, Results};
 use crate::to_py::to_py;
 
 /// A cone-test engine, made once (adapter, device, pipeline) and reused for every batch.
@@ -191,7 +191,8 @@ impl Engine {
         needs: Option<PyArrayLike1<'py, f64, AllowTypeChange>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let rows = Rows::extract(values, dims, counts, needs)?;
-        let text = py
+        // As `answers`: the buffers out of the state while the answers become objects.
+        let (lines, answers) = py
             .detach(|| {
                 self.with(|s| {
                     rows.read_into(&mut s.lines)?;
@@ -200,11 +201,13 @@ impl Engine {
                         options(true, false),
                         &mut s.answers,
                     )?;
-                    Ok::<String, Error>(rows_json(&s.lines, &s.answers))
+                    Ok::<_, Error>((std::mem::take(&mut s.lines), std::mem::take(&mut s.answers)))
                 })
             })
             .map_err(py_err)?;
-        answer_list(py, &text, None)
+        let list = rows_py(py, &lines, &answers);
+        py.detach(|| self.with(|s| (s.lines, s.answers) = (lines, answers)));
+        list
     }
 
     /// The gate's reports on scenes and edits, planar and spatial (`"dim": 3`) mixed, as

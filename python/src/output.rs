@@ -1,7 +1,7 @@
 //! Results, in one place: the outcome columns of both kinds (written without the GIL,
 //! handed to numpy without a copy) and the answers as `planar-hold eval` writes them (the
-//! CLI's own serialisation, read back by `json.loads`; the gate's reports are made Python
-//! objects directly by [`crate::to_py`]).
+//! CLI's own answer structs made Python objects directly by [`crate::to_py`], as the gate's
+//! reports are).
 
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
@@ -10,9 +10,9 @@ use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 
 use planar_hold::io::general::GeneralAnswer;
-use planar_hold::io::json::Answer;
-use planar_hold::io::{format_json, CaseBatch};
-use planar_hold::{Answers, Batch, CaseKind, Outcome, Verdict};
+use planar_hold::io::json::{Answer, ErrorLine};
+use planar_hold::io::CaseBatch;
+use planar_hold::{Answer as EngineAnswer, Answers, Batch, CaseKind, Outcome, Verdict};
 use planar_hold::{GeneralOutcome, MAX_DIM};
 
 use crate::input::{GeneralRows, Shape};
@@ -418,11 +418,6 @@ impl GeneralOutcomes {
 
 // ------------------------------------------------------------------ answers as eval writes them
 
-/// `json.loads(text)`: the exact Python values of what the CLI would have written.
-pub(crate) fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    py.import("json")?.getattr("loads")?.call1((text,))
-}
-
 /// A call's answers as a list of dicts, each what `json.loads` makes of the CLI's line for it
 /// ([`Answer`], [`GeneralAnswer`]; a general answer's generator indices as rows of the caller's
 /// array), made without the text (writing it and having `json` read it back was 40 % of
@@ -466,22 +461,46 @@ pub(crate) fn answers_py<'py>(
     with_ids(py, list, ids)
 }
 
-/// The answers of rows read as `eval` reads lines, as one JSON array: `eval`'s own writer.
-pub(crate) fn rows_json(rows: &CaseBatch, answers: &Answers) -> String {
-    let mut lines = Vec::new();
-    format_json(rows, answers, &mut lines);
-    let lines = String::from_utf8(lines).expect("JSON is UTF-8");
-    format!("[{}]", lines.trim_end().replace('\n', ","))
-}
-
-/// The answers' JSON array as a list of dicts, `id` first where `ids` gives one that is not
-/// None (as eval writes it; a None id is left out, as eval leaves it out).
-pub(crate) fn answer_list<'py>(
+/// The answers of rows read as `eval` reads lines (without ids), a dict a row, each what
+/// `json.loads` makes of `eval`'s line for it, made without the text: an answer as
+/// [`answers_py`] makes it, a refused row as `eval`'s error line (`line`, `error`).
+pub(crate) fn rows_py<'py>(
     py: Python<'py>,
-    text: &str,
-    ids: Option<Vec<Bound<'py, PyAny>>>,
+    rows: &CaseBatch,
+    answers: &Answers,
 ) -> PyResult<Bound<'py, PyList>> {
-    with_ids(py, json_loads(py, text)?.cast_into::<PyList>()?, ids)
+    let _paused = CollectorPaused::new(py)?;
+    let list = PyList::empty(py);
+    let cases = &rows.batch;
+    for (r, row) in rows.rows.iter().enumerate() {
+        let error = match row {
+            Ok(id) => match answers.get(*id) {
+                Some(EngineAnswer::Planar(o)) => {
+                    let case = &cases.planar[id.index()];
+                    list.append(to_py_paused(
+                        py,
+                        &Answer::<serde_json::Value>::new(None, case, o),
+                    )?)?;
+                    continue;
+                }
+                Some(EngineAnswer::General(o)) => {
+                    let mut answer = GeneralAnswer::new(None, cases.general.get(id.index()).dim, o);
+                    answer.proof = answers.proofs.get(id.index()).and_then(Option::as_ref);
+                    list.append(to_py_paused(py, &answer)?)?;
+                    continue;
+                }
+                None => "no answer: the case was not evaluated",
+            },
+            Err(error) => error.as_str(),
+        };
+        let line = ErrorLine {
+            id: None,
+            line: rows.numbers[r],
+            error,
+        };
+        list.append(to_py_paused(py, &line)?)?;
+    }
+    with_ids(py, list, None)
 }
 
 /// `list`'s answers, `id` first where `ids` gives one that is not None (a general answer's
