@@ -446,11 +446,16 @@ SCENE_FIELDS = (
 
 def _present(value: Any) -> Any:
     """A row's value without its null fields (a Parquet struct has every field of every
-    contact: a planar contact's ``points``, a sticking contact's ``slip`` are null)."""
+    contact: a planar contact's ``points``, a sticking contact's ``slip`` are null). An Arrow
+    list holds one type: its first item that is not null says whether to look inside."""
     if isinstance(value, dict):
         return {k: _present(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
-        return [_present(v) for v in value]
+        for item in value:
+            if item is not None:
+                if isinstance(item, (dict, list)):
+                    return [_present(v) for v in value]
+                break
     return value
 
 
