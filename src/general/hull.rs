@@ -40,6 +40,15 @@ const SEEN: f64 = 1e-13;
 /// tell, and [`Hull::add`] tries again with it among the faces replaced.
 const REFLEX: f64 = 1e-12;
 
+/// A point within this of a seen face's plane and of its neighbour's across a horizon ridge
+/// (unit vectors) lies on the ridge's span as far as rounding can tell: a contact's wrenches,
+/// or a friction disc's points, all lie on one 2-flat, and a ridge through three of them
+/// spans it. Where an add is refused, it is tried again with such a face not seen
+/// ([`Stuck::OnPlane`]): the point lies on its plane, so keeping it leaves the hull convex
+/// to rounding, and the faces made across its ridges lie in its plane, away from the
+/// degenerate one.
+const ON_PLANE: f64 = 1e-11;
+
 /// How many neighbours [`Hull::add`] adds to the seen faces, one retry each, before it
 /// gives up.
 const RETRIES: usize = 8;
@@ -61,6 +70,11 @@ pub(crate) enum Stuck {
     /// A new face folds against the neighbour across its horizon ridge (that neighbour,
     /// named, should have been seen): retried in [`Hull::add`], never returned.
     Reflex(u32),
+    /// The point lies on the plane of a face it was taken to see (named) and on its
+    /// neighbour's across a horizon ridge, within rounding: on the ridge's span, where the
+    /// new face has no plane. Retried in [`Hull::add`] with that face not seen (returned
+    /// only when [`RETRIES`] such faces do not do).
+    OnPlane(u32),
 }
 
 /// One face of the hull.
@@ -104,6 +118,10 @@ pub(crate) struct Hull {
     scatters: Vec<u64>,
     /// Faces taken as seen by the point being added, whatever their sign (see [`REFLEX`]).
     forced: Vec<u32>,
+    /// Faces not taken as seen by the point being added, whatever their sign, and whether
+    /// [`Hull::add`] is trying that (see [`ON_PLANE`]).
+    spared: Vec<u32>,
+    on_plane: bool,
     /// A face's normal derived from its points may be taken in float64 where its points lie
     /// on it within [`RESIDUAL`] (double-double otherwise): only for a hull whose faces the
     /// proof checker checks before its bound is taken (the circular grasps'). A hull whose
@@ -293,7 +311,9 @@ impl Hull {
     ) -> Result<(), Stuck> {
         let (faces, points) = (self.faces.len(), self.points.len());
         self.forced.clear();
+        self.spared.clear();
         let mut folds = true;
+        self.on_plane = false;
         loop {
             let added = self.try_add(p, raw, id, from, folds);
             if added.is_err() {
@@ -301,6 +321,7 @@ impl Hull {
             }
             match added {
                 Err(Stuck::Reflex(h)) if self.forced.len() < RETRIES => self.forced.push(h),
+                Err(Stuck::OnPlane(g)) if self.spared.len() < RETRIES => self.spared.push(g),
                 // The retries did not close: the add as the signs have it, folded.
                 Err(_) if folds && !self.forced.is_empty() => {
                     if self.float_normals {
@@ -310,6 +331,14 @@ impl Hull {
                     }
                     self.forced.clear();
                     folds = false;
+                }
+                // Still refused: once more, with the faces the point lies on within rounding
+                // not seen ([`ON_PLANE`]; only here, so that every add that went through
+                // before goes as it did).
+                Err(_) if !self.on_plane => {
+                    self.on_plane = true;
+                    self.forced.clear();
+                    folds = true;
                 }
                 _ => return added,
             }
@@ -367,7 +396,9 @@ impl Hull {
                 if fh.seen == stamp {
                     continue;
                 }
-                if dot(&fh.normal[..d], &p[..d]) < -SEEN || self.forced.contains(&h) {
+                if (dot(&fh.normal[..d], &p[..d]) < -SEEN || self.forced.contains(&h))
+                    && !self.spared.contains(&h)
+                {
                     self.faces[h as usize].seen = stamp;
                     self.stack.push(h);
                 } else {
@@ -402,6 +433,13 @@ impl Hull {
             // and b are then tiny and their rounding tilts the combination; the face's
             // normal is taken from its points in double-double instead. Where the two
             // normals almost cancel (a sharp ridge), it is checked against its points.
+            if self.on_plane
+                && a.abs().max(b.abs()) < ON_PLANE
+                && g != from
+                && !self.forced.contains(&g)
+            {
+                return Err(Stuck::OnPlane(g));
+            }
             let normal = if a.abs().max(b.abs()) < SLIVER {
                 self.exact_normal(&points, &normal)?
             } else {

@@ -26,7 +26,7 @@ use super::spatial_parse::{parse_grasp, parse_plain_grasp, parse_spatial};
 use super::spatial_report::{every_need, judge_spatial, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::device::block_on;
-use crate::general::circular::CircularOutcome;
+use crate::general::circular::{CircularOutcome, Decided};
 use crate::general::grasp::GraspOutcome;
 use crate::general::proof::Proof;
 use crate::general::{GeneralOutcome, GRASP_DIM};
@@ -339,6 +339,13 @@ fn general_size(line: &Line<'_>) -> (usize, usize) {
     (cases, cases * dim * (1 + s.generator_count(s.pyramid)))
 }
 
+/// Whether a threshold's bracketed search ended without answering: its bracket open and
+/// the threshold or force closure still uncertain (it stops early only once both are
+/// decided).
+fn undecided(c: &CircularOutcome) -> bool {
+    !c.closed && (c.at_least == Some(Decided::Uncertain) || c.force_closure == Decided::Uncertain)
+}
+
 fn spatial_slot(batch: &mut Batch, s: &SpatialScene, k: usize) -> Result<Slot, Error> {
     let at = batch.general.len();
     let n = push_cases(&mut batch.general, s, k)?;
@@ -445,9 +452,18 @@ fn judge<'a>(
                     }
                 }
             }
-            (Line::Grasp(s), Slot::Threshold) => State::Done(Box::new(Report::Grasp(
-                judge_bracketed(s, found.next().unwrap_or_default()),
-            ))),
+            (Line::Grasp(s), Slot::Threshold) => {
+                let c = found.next().unwrap_or_default();
+                // A search that stopped short (its inner hull could not take a point): the
+                // engine's closed q1 answers the line instead, next round.
+                let again = undecided(&c)
+                    .then(|| grasp_slot(&mut next, s, s.pyramid).ok())
+                    .flatten();
+                match again {
+                    Some(slot) => State::Asked(slot),
+                    None => State::Done(Box::new(Report::Grasp(judge_bracketed(s, c)))),
+                }
+            }
             (Line::Planar(s), Slot::Planar { at, n }) => State::Done(Box::new(Report::Planar(
                 judge_planar(s, &answers.planar[at..at + n]),
             ))),
@@ -517,4 +533,29 @@ fn judge<'a>(
         })
         .collect();
     Ok(Judged::Reports(reports))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::undecided;
+    use crate::general::circular::{CircularOutcome, Decided};
+
+    /// A threshold's search goes to the engine only where it stopped with its bracket open
+    /// and the threshold or force closure still uncertain; a closed bracket, or one that
+    /// decided both, answers the line itself.
+    #[test]
+    fn only_a_search_that_stopped_short_goes_to_the_engine() {
+        let out = |closed, at_least, force_closure| CircularOutcome {
+            closed,
+            at_least: Some(at_least),
+            force_closure,
+            ..CircularOutcome::default()
+        };
+        use Decided::{False, True, Uncertain};
+        assert!(!undecided(&out(true, Uncertain, Uncertain)));
+        assert!(!undecided(&out(false, True, True)));
+        assert!(!undecided(&out(false, False, False)));
+        assert!(undecided(&out(false, Uncertain, True)));
+        assert!(undecided(&out(false, True, Uncertain)));
+    }
 }

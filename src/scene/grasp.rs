@@ -453,6 +453,26 @@ fn reason(verdict: ForceClosure, main: &GraspOutcome, coulomb: bool) -> Option<S
 
 #[cfg(test)]
 mod tests {
+    /// A threshold's search on a pyramid's wrenches whose 9th point lies, within rounding, on
+    /// the span of a ridge through three of a contact's four coplanar wrenches: before the
+    /// inner hull spared the face it lies on (`ON_PLANE` in general/hull.rs), the point was
+    /// refused and the bracket stayed [0.054, 0.52]. Now the search itself decides q1 ≥ 0.1.
+    #[test]
+    fn a_threshold_search_through_a_contacts_coplanar_wrenches_decides() {
+        let line = r#"{"id": "g8258", "dim": 3, "grasp": true, "half_size": 0.05, "pyramid": 4,
+            "friction": "inner", "q1_at_least": 0.1, "contacts": [
+            {"points": [[-0.004958113239518583, -0.04175523593517947, -0.027053971706601745]],
+             "normal": [0.09916226479037166, 0.8351047187035894, 0.5410794341320349], "mu": 0.5},
+            {"points": [[0.0071125085506207626, 0.025612423461047026, 0.04234874244377694]],
+             "normal": [-0.14225017101241524, -0.5122484692209405, -0.8469748488755388], "mu": 0.5},
+            {"points": [[0.0092023498570943, 0.04234527789245943, -0.024943820824364964]],
+             "normal": [-0.184046997141886, -0.8469055578491886, 0.49887641648729925], "mu": 0.5}]}"#;
+        let scene = crate::scene::spatial_parse::parse_grasp(line).unwrap();
+        let c = super::threshold_outcome(&scene);
+        assert_eq!(c.at_least, Some(super::Decided::True), "{c:?}");
+        assert!(c.q1_lower >= 0.1 && c.q1 >= 0.1527261274, "{c:?}");
+    }
+
     /// `push_fixed` writes what `format!` does: values near ties of 4 and 6 decimals (a few
     /// ulps either side), tiny and negative ones (`-0.0000`), large and non-finite ones.
     #[test]

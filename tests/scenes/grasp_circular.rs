@@ -337,6 +337,62 @@ fn thresholds_agree_with_the_full_q1() {
     }
 }
 
+/// Thresholds on a grasp whose search meets a point on the span of a ridge through three
+/// of a contact's four coplanar wrenches (once refused there, its bracket [0.054, 0.52]
+/// left T = 0.1 and 0.2 uncertain) are decided, and agree with the full q1.
+#[test]
+fn thresholds_on_a_grasp_whose_search_meets_coplanar_wrenches_are_decided() {
+    let line = json!({"id": "g8258", "dim": 3, "grasp": true, "half_size": 0.05, "pyramid": 4,
+        "friction": "inner", "contacts": [
+        {"points": [[-0.004958113239518583, -0.04175523593517947, -0.027053971706601745]],
+         "normal": [0.09916226479037166, 0.8351047187035894, 0.5410794341320349], "mu": 0.5},
+        {"points": [[0.0071125085506207626, 0.025612423461047026, 0.04234874244377694]],
+         "normal": [-0.14225017101241524, -0.5122484692209405, -0.8469748488755388], "mu": 0.5},
+        {"points": [[0.0092023498570943, 0.04234527789245943, -0.024943820824364964]],
+         "normal": [-0.184046997141886, -0.8469055578491886, 0.49887641648729925], "mu": 0.5}]});
+    let full = &reports(std::slice::from_ref(&line))[0];
+    assert!(
+        full.margin_checked && (full.q1 - 0.152726127471).abs() < 1e-9,
+        "{full:?}"
+    );
+    for (t, answer) in [(0.1, true), (0.2, false)] {
+        let asked = &reports(&[with(&line, |l| l["q1_at_least"] = json!(t))])[0];
+        assert_eq!(asked.q1_at_least, Some(json!(answer)), "T {t}: {asked:?}");
+        assert_eq!(asked.force_closure, json!(true), "T {t}");
+        // The two brackets overlap (to rounding: the search's float hull bound).
+        let tol = 1e-12 * scale(&line);
+        assert!(
+            asked.q1_lower <= full.q1 + tol && asked.q1 >= full.q1_lower - tol,
+            "T {t}: {asked:?}"
+        );
+    }
+}
+
+/// A circular grasp whose inner hull meets, at its 11th query, a support point on the span
+/// of a ridge through three points of one disc (a disc's points all lie on one 2-flat) and
+/// barely beyond one face there: the hull once refused that point and the bracket stayed
+/// [0.001, 0.027]. It closes, the proof checked.
+#[test]
+fn a_circular_search_through_a_discs_coplanar_points_closes() {
+    let line = json!({"id": "g201", "dim": 3, "grasp": true, "half_size": 0.05, "pyramid": 8,
+        "friction": "circular", "contacts": [
+        {"points": [[0.018125381957476143, 0.03729737255736087, -0.02793522022846828]],
+         "normal": [-0.36250763914952283, -0.7459474511472173, 0.5587044045693655], "mu": 0.5},
+        {"points": [[-0.014492037126438574, 0.010220883488037397, 0.04674948556561763]],
+         "normal": [0.28984074252877146, -0.20441766976074793, -0.9349897113123525], "mu": 0.5},
+        {"points": [[-0.02566179599701589, 0.02857000062248606, 0.032019170673811735]],
+         "normal": [0.5132359199403178, -0.5714000124497212, -0.6403834134762347], "mu": 0.5},
+        {"points": [[-0.04815460791176812, 0.0023240305220521623, -0.01325641803039]],
+         "normal": [0.9630921582353623, -0.04648061044104324, 0.2651283606078], "mu": 0.5}]});
+    let r = &reports(std::slice::from_ref(&line))[0];
+    let tol = 1e-9 * scale(&line);
+    assert!(r.margin_checked && r.q1 - r.q1_lower <= tol, "{r:?}");
+    assert!(
+        (r.q1 - 0.0066221731).abs() < 1e-8 && r.force_closure == json!(true),
+        "{r:?}"
+    );
+}
+
 #[test]
 fn circular_is_refused_off_grasp_lines_and_bad_thresholds() {
     let spatial = r#"{"id": 1, "dim": 3, "half_size": 1, "friction": "circular", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
