@@ -423,7 +423,17 @@ pub(crate) fn quality<W: Support>(w: &W, seeds: &[([f64; 6], u32)], ask: Ask) ->
     let corral = min_norm(w, &mut b, &ask);
     let mut proof = None;
     if corral.end == min_norm::End::Inside && !b.done(&ask) {
-        proof = expand(w, &mut b, &ask, &corral, seeds);
+        proof = expand(w, &mut b, &ask, &corral, seeds, W::CHECK_HULL);
+        // Left open by a hull of float64 normals (faces the checker would not take, a fold,
+        // or the face limit reached among crowded points): once more with every thin face's
+        // normal in double-double, its proof taken where it proves more.
+        if W::CHECK_HULL && !b.done(&ask) {
+            let before = b.lower;
+            let again = expand(w, &mut b, &ask, &corral, seeds, false);
+            if b.lower > before {
+                proof = again;
+            }
+        }
     }
     // Outside, at 0 to rounding (the bracket decided at Wolfe's end, or W flat), or where the
     // inner hull's proof did not pass: Wolfe's point and the least support found.
@@ -506,13 +516,14 @@ fn min_norm(w: &impl Support, b: &mut Bracket, ask: &Ask) -> min_norm::Corral {
 
 /// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W
 /// around 0) completed to 7 independent lifted points from `seeds` and the support points
-/// of the coordinate directions.
+/// of the coordinate directions; `float_normals` as [`Hull::float_normals`].
 fn expand<W: Support>(
     w: &W,
     b: &mut Bracket,
     ask: &Ask,
     simplex: &min_norm::Corral,
     seeds: &[([f64; 6], u32)],
+    float_normals: bool,
 ) -> Option<Proof> {
     let d = MAX_DIM;
     let s = w.scale();
@@ -567,7 +578,7 @@ fn expand<W: Support>(
     let (units, raws): (Vec<Vector>, Vec<Vector>) = points.iter().map(lift).unzip();
     let ids: Vec<u32> = (0..d as u32).collect();
     let mut hull = Hull::default();
-    hull.float_normals = W::CHECK_HULL;
+    hull.float_normals = float_normals;
     if hull.start(d, &e0, &units, &raws, &ids).is_err() {
         return None;
     }

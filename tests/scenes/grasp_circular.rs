@@ -393,6 +393,25 @@ fn a_circular_search_through_a_discs_coplanar_points_closes() {
     );
 }
 
+/// Circular grasps whose inner hull of float64 normals left the bracket open (a support
+/// point refused early, or faces the proof checker would not take): the search runs once
+/// more with every thin face's normal in double-double, and each closes.
+#[test]
+fn a_bracket_left_open_by_float_normals_closes_in_double_double() {
+    let lines: Vec<Value> = [
+        r#"{"id": "g6", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.021745782186661313, -0.019020865690517794, -0.03871334773370714]], "normal": [0.5857588694064437, 0.7126381961838126, 0.38604837553286825], "mu": 0.5}, {"points": [[0.010246064627280555, -0.04325651312713901, 0.010625875556961435]], "normal": [-0.06611830792620163, 0.8613342872841186, -0.5037177929215277], "mu": 0.5}, {"points": [[0.04304656195802242, 0.016813391469658018, 0.02738319572449775]], "normal": [-0.943092033167141, -0.12289378715807066, -0.3089895371280639], "mu": 0.5}, {"points": [[-0.030965670558241593, -0.019367104768114048, 0.009599407793060715]], "normal": [0.7181405828105192, 0.6670125584369753, -0.1984145917212955], "mu": 0.5}]}"#,
+        r#"{"id": "g109", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.008389459021018418, -0.024517593811925614, 0.044436509782727826]], "normal": [0.39976858095392626, 0.3094134272550429, -0.8628142399823803], "mu": 1.0}, {"points": [[0.03880097049908212, -0.0013507538082371071, -0.002545538942754662]], "normal": [-0.9740120325367949, -0.22494942681667093, 0.026425666470175684], "mu": 1.0}, {"points": [[-0.0243715535779936, -0.03353942032376997, 0.012616319414964067]], "normal": [0.6475670647795434, 0.7231751785365109, -0.24015527843770657], "mu": 1.0}]}"#,
+    ]
+    .iter()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    for (line, r) in lines.iter().zip(reports(&lines)) {
+        let tol = 1e-9 * scale(line);
+        assert!(r.margin_checked && r.q1 - r.q1_lower <= tol, "{r:?}");
+        assert_eq!(r.force_closure, json!(true), "{r:?}");
+    }
+}
+
 #[test]
 fn circular_is_refused_off_grasp_lines_and_bad_thresholds() {
     let spatial = r#"{"id": 1, "dim": 3, "half_size": 1, "friction": "circular", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
