@@ -423,15 +423,21 @@ pub(crate) fn quality<W: Support>(w: &W, seeds: &[([f64; 6], u32)], ask: Ask) ->
     let corral = min_norm(w, &mut b, &ask);
     let mut proof = None;
     if corral.end == min_norm::End::Inside && !b.done(&ask) {
-        proof = expand(w, &mut b, &ask, &corral, seeds, W::CHECK_HULL);
+        proof = expand(w, &mut b, &ask, &corral, seeds, W::CHECK_HULL, false);
         // Left open by a hull of float64 normals (faces the checker would not take, a fold,
         // or the face limit reached among crowded points): once more with every thin face's
-        // normal in double-double, its proof taken where it proves more.
-        if W::CHECK_HULL && !b.done(&ask) {
-            let before = b.lower;
-            let again = expand(w, &mut b, &ask, &corral, seeds, false);
-            if b.lower > before {
-                proof = again;
+        // normal in double-double; then with a coarser hull ([`Hull::coarse`]). Each proof
+        // is taken where it proves more.
+        if W::CHECK_HULL {
+            for (float_normals, coarse) in [(false, false), (true, true)] {
+                if b.done(&ask) {
+                    break;
+                }
+                let before = b.lower;
+                let again = expand(w, &mut b, &ask, &corral, seeds, float_normals, coarse);
+                if b.lower > before {
+                    proof = again;
+                }
             }
         }
     }
@@ -516,7 +522,8 @@ fn min_norm(w: &impl Support, b: &mut Bracket, ask: &Ask) -> min_norm::Corral {
 
 /// The expanding polytope around `e₀` in the lift `(s, w)`, from `simplex` (points of W
 /// around 0) completed to 7 independent lifted points from `seeds` and the support points
-/// of the coordinate directions; `float_normals` as [`Hull::float_normals`].
+/// of the coordinate directions; `float_normals` and `coarse` as the hull's fields of those
+/// names.
 fn expand<W: Support>(
     w: &W,
     b: &mut Bracket,
@@ -524,6 +531,7 @@ fn expand<W: Support>(
     simplex: &min_norm::Corral,
     seeds: &[([f64; 6], u32)],
     float_normals: bool,
+    coarse: bool,
 ) -> Option<Proof> {
     let d = MAX_DIM;
     let s = w.scale();
@@ -579,6 +587,7 @@ fn expand<W: Support>(
     let ids: Vec<u32> = (0..d as u32).collect();
     let mut hull = Hull::default();
     hull.float_normals = float_normals;
+    hull.coarse = coarse;
     if hull.start(d, &e0, &units, &raws, &ids).is_err() {
         return None;
     }

@@ -49,6 +49,9 @@ const REFLEX: f64 = 1e-12;
 /// degenerate one.
 const ON_PLANE: f64 = 1e-11;
 
+/// [`SEEN`] and [`REFLEX`] both, for a hull that is [`Hull::coarse`].
+const COARSE: f64 = 1e-10;
+
 /// How many neighbours [`Hull::add`] adds to the seen faces, one retry each, before it
 /// gives up.
 const RETRIES: usize = 8;
@@ -128,6 +131,11 @@ pub(crate) struct Hull {
     /// own bound is trusted keeps double-double (float64 normals folded a near-duplicate
     /// cone's hull).
     pub float_normals: bool,
+    /// Points within [`COARSE`] of a face's plane neither see it nor fold it: a hull whose
+    /// faces the proof checker checks, searched again where the finer one left its bracket
+    /// open (a face contact's discs crowd it with points on neighbouring arcs, and a fold
+    /// finer than rounding can tell leaves its faces unevenly met).
+    pub coarse: bool,
     /// Where `float_normals`: the live faces (indices into [`Hull::faces`]) just before each
     /// add that had to fold, latest last. A fold within rounding is usually no fold at all,
     /// but where the checker finds one, the hull as it was before it still proves its bound.
@@ -396,7 +404,7 @@ impl Hull {
                 if fh.seen == stamp {
                     continue;
                 }
-                if (dot(&fh.normal[..d], &p[..d]) < -SEEN || self.forced.contains(&h))
+                if (dot(&fh.normal[..d], &p[..d]) < -self.seen() || self.forced.contains(&h))
                     && !self.spared.contains(&h)
                 {
                     self.faces[h as usize].seen = stamp;
@@ -470,7 +478,7 @@ impl Hull {
             self.faces[h as usize].nbr[slot] = f;
             self.faces[g as usize].nbr[j] = f;
             let apex = self.faces[h as usize].points[slot];
-            if folds && dot(&normal[..d], &self.points[apex as usize][..d]) < -REFLEX {
+            if folds && dot(&normal[..d], &self.points[apex as usize][..d]) < -self.reflex() {
                 return Err(Stuck::Reflex(h));
             }
         }
@@ -561,6 +569,25 @@ impl Hull {
         Ok(())
     }
 
+    /// How far beyond a face a point must lie to see it ([`SEEN`], or [`COARSE`]).
+    fn seen(&self) -> f64 {
+        if self.coarse {
+            COARSE
+        } else {
+            SEEN
+        }
+    }
+
+    /// How far beyond a new face a neighbour's far point makes it a fold ([`REFLEX`], or
+    /// [`COARSE`]).
+    fn reflex(&self) -> f64 {
+        if self.coarse {
+            COARSE
+        } else {
+            REFLEX
+        }
+    }
+
     /// Whether two of the new faces (from `first` on) fold against each other: one's far
     /// point beyond the other by more than [`REFLEX`].
     fn folded(&self, first: u32) -> bool {
@@ -575,7 +602,7 @@ impl Hull {
                         .position(|&m| m == first + t as u32);
                     slot.is_some_and(|s| {
                         let apex = &self.points[other.points[s] as usize];
-                        dot(&f.normal[..d], &apex[..d]) < -REFLEX
+                        dot(&f.normal[..d], &apex[..d]) < -self.reflex()
                     })
                 }
             })
