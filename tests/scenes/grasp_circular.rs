@@ -393,23 +393,28 @@ fn a_circular_search_through_a_discs_coplanar_points_closes() {
     );
 }
 
-/// Circular grasps whose inner hull of float64 normals left the bracket open (a support
-/// point refused early, or faces the proof checker would not take): the search runs once
-/// more with every thin face's normal in double-double, and each closes.
-#[test]
-fn a_bracket_left_open_by_float_normals_closes_in_double_double() {
-    let lines: Vec<Value> = [
-        r#"{"id": "g6", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.021745782186661313, -0.019020865690517794, -0.03871334773370714]], "normal": [0.5857588694064437, 0.7126381961838126, 0.38604837553286825], "mu": 0.5}, {"points": [[0.010246064627280555, -0.04325651312713901, 0.010625875556961435]], "normal": [-0.06611830792620163, 0.8613342872841186, -0.5037177929215277], "mu": 0.5}, {"points": [[0.04304656195802242, 0.016813391469658018, 0.02738319572449775]], "normal": [-0.943092033167141, -0.12289378715807066, -0.3089895371280639], "mu": 0.5}, {"points": [[-0.030965670558241593, -0.019367104768114048, 0.009599407793060715]], "normal": [0.7181405828105192, 0.6670125584369753, -0.1984145917212955], "mu": 0.5}]}"#,
-        r#"{"id": "g109", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.008389459021018418, -0.024517593811925614, 0.044436509782727826]], "normal": [0.39976858095392626, 0.3094134272550429, -0.8628142399823803], "mu": 1.0}, {"points": [[0.03880097049908212, -0.0013507538082371071, -0.002545538942754662]], "normal": [-0.9740120325367949, -0.22494942681667093, 0.026425666470175684], "mu": 1.0}, {"points": [[-0.0243715535779936, -0.03353942032376997, 0.012616319414964067]], "normal": [0.6475670647795434, 0.7231751785365109, -0.24015527843770657], "mu": 1.0}]}"#,
-    ]
-    .iter()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect();
+/// Each line's bracket closes to 1e-9 · max|w| and proves force closure.
+fn each_closes_in_force_closure(lines: &[&str]) {
+    let lines: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     for (line, r) in lines.iter().zip(reports(&lines)) {
         let tol = 1e-9 * scale(line);
         assert!(r.margin_checked && r.q1 - r.q1_lower <= tol, "{r:?}");
         assert_eq!(r.force_closure, json!(true), "{r:?}");
     }
+}
+
+/// Circular grasps whose inner hull of float64 normals left the bracket open (a support
+/// point refused early, or faces the proof checker would not take): the search runs once
+/// more with every thin face's normal in double-double, and each closes.
+#[test]
+fn a_bracket_left_open_by_float_normals_closes_in_double_double() {
+    each_closes_in_force_closure(&[
+        r#"{"id": "g6", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.021745782186661313, -0.019020865690517794, -0.03871334773370714]], "normal": [0.5857588694064437, 0.7126381961838126, 0.38604837553286825], "mu": 0.5}, {"points": [[0.010246064627280555, -0.04325651312713901, 0.010625875556961435]], "normal": [-0.06611830792620163, 0.8613342872841186, -0.5037177929215277], "mu": 0.5}, {"points": [[0.04304656195802242, 0.016813391469658018, 0.02738319572449775]], "normal": [-0.943092033167141, -0.12289378715807066, -0.3089895371280639], "mu": 0.5}, {"points": [[-0.030965670558241593, -0.019367104768114048, 0.009599407793060715]], "normal": [0.7181405828105192, 0.6670125584369753, -0.1984145917212955], "mu": 0.5}]}"#,
+        r#"{"id": "g109", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.008389459021018418, -0.024517593811925614, 0.044436509782727826]], "normal": [0.39976858095392626, 0.3094134272550429, -0.8628142399823803], "mu": 1.0}, {"points": [[0.03880097049908212, -0.0013507538082371071, -0.002545538942754662]], "normal": [-0.9740120325367949, -0.22494942681667093, 0.026425666470175684], "mu": 1.0}, {"points": [[-0.0243715535779936, -0.03353942032376997, 0.012616319414964067]], "normal": [0.6475670647795434, 0.7231751785365109, -0.24015527843770657], "mu": 1.0}]}"#,
+    ]);
 }
 
 /// Two-contact grasps with a face contact (four corners, each its own disc of one force
@@ -418,19 +423,11 @@ fn a_bracket_left_open_by_float_normals_closes_in_double_double() {
 /// met, brackets 4e-4 to 4e-2 open. The coarser third search closes each.
 #[test]
 fn a_face_contacts_crowded_discs_close_in_the_coarser_search() {
-    let lines: Vec<Value> = [
+    each_closes_in_force_closure(&[
         r#"{"id": "g16", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.012475320395964794, 0.030444762664415693, -0.0010435293827840805]], "normal": [0.5315167166818536, -0.8465714140449956, 0.02840459134715373], "mu": 1.0}, {"points": [[0.04726583534108399, -0.02007999191203031, -0.010779010172868538], [0.04726583534108399, -0.009014505937499405, -0.021818856565820867], [0.03797324841830278, -0.01789157080904221, -0.030716538049302904], [0.03797324841830278, -0.028957056783573118, -0.019676691656350574]], "normal": [-0.8040931508983485, 0.41988946265316535, 0.4208646383710586], "mu": 1.0}]}"#,
         r#"{"id": "g5", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[-0.04559718184656651, 0.011025424281316634, -0.038008229676090584]], "normal": [0.7821822582700206, -0.38701898863133455, 0.4882696153626496], "mu": 1.0}, {"points": [[0.015993953698725798, 0.02465303769685088, 0.031474061728757864], [0.024348264315380504, 0.02465303769685088, 0.012984993824986706], [0.026513865068418747, 0.004503774908618075, 0.013963523486768768], [0.01815955445176404, 0.004503774908618075, 0.03245259139053993]], "normal": [-0.9050164298035245, -0.11712871434673729, -0.40893291144289495], "mu": 1.0}]}"#,
         r#"{"id": "g9", "dim": 3, "grasp": true, "half_size": 0.05, "friction": "circular", "contacts": [{"points": [[0.046420137758794264, 0.0010436233716389874, -0.04707292056032506], [0.046420137758794264, 0.04803180844643428, -0.031975802596253745], [-0.0028467532441959105, 0.04892813550860432, -0.03476552590536645], [-0.0028467532441959105, 0.0019399504338090331, -0.04986264386943776]], "normal": [-0.05937073978643878, -0.3053552204539679, 0.950385871422087], "mu": 1.0}, {"points": [[0.023903053298489962, -0.024767119477480903, 0.05477524689430884]], "normal": [-0.31614551162154375, 0.1370586591100321, -0.9387581900811904], "mu": 1.0}]}"#,
-    ]
-    .iter()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect();
-    for (line, r) in lines.iter().zip(reports(&lines)) {
-        let tol = 1e-9 * scale(line);
-        assert!(r.margin_checked && r.q1 - r.q1_lower <= tol, "{r:?}");
-        assert_eq!(r.force_closure, json!(true), "{r:?}");
-    }
+    ]);
 }
 
 #[test]
