@@ -698,6 +698,24 @@ fn grasp_face_with<const FMA: bool>(
     (v > 0.0).then_some((sigma, v))
 }
 
+/// `row` (at most 8 numbers) times the power of two that brings its largest magnitude near 1:
+/// exact but for entries that fall below the subnormals (below any bound the checker asks,
+/// relative to the row), so a determinant of such rows has the sign, and its plane the
+/// direction, of the rows as given, and no product of their lengths overflows or underflows.
+fn pow2_scaled(row: &[f64]) -> [f64; 8] {
+    let mut out = [0.0; 8];
+    out[..row.len()].copy_from_slice(row);
+    let m = row.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if m > 0.0 && m.is_finite() {
+        // In two steps, each factor a float: 2^-e alone overflows for subnormal rows.
+        let e = -(m.log2().floor() as i32);
+        for f in [2f64.powi(e / 2), 2f64.powi(e - e / 2)] {
+            out.iter_mut().for_each(|v| *v *= f);
+        }
+    }
+    out
+}
+
 /// The value of a plane of normal `n` (any length, turned towards x) for `measure`.
 fn value(measure: Measure, d: usize, n: &[f64], x: &[f64]) -> f64 {
     match measure {
@@ -759,7 +777,8 @@ fn check_inner(
     };
     // The plane from above: d − 1 independent generators, every generator on its side.
     indices_ok(&proof.upper, d - 1, &|| "upper".into())?;
-    let rows: Vec<&[f64]> = proof.upper.iter().map(|&i| g(i)).collect();
+    let upper_rows: Vec<[f64; 8]> = proof.upper.iter().map(|&i| pow2_scaled(g(i))).collect();
+    let rows: Vec<&[f64]> = upper_rows.iter().map(|r| &r[..d]).collect();
     let n = cross(d, &rows);
     let scale: f64 = rows.iter().map(|r| norm(r)).product();
     let nn = norm(&n[..d]);
@@ -882,7 +901,6 @@ fn check_inner(
     };
     let norms: Vec<f64> = (0..k as u32).map(|i| norm(g(i))).collect();
     let mut positive = vec![false; k];
-    let line_norms: f64 = line_rows.iter().map(|r| norm(r)).product();
     let mut rows: Vec<&[f64]> = Vec::with_capacity(d);
     let mut lower = f64::INFINITY;
     for (t, face) in proof.faces.iter().enumerate() {
@@ -918,10 +936,14 @@ fn check_inner(
                 sigma
             }
             None => {
-                let n = cross(d, &rows);
-                let o = dot(&n[..d], x);
-                let bound: f64 =
-                    face.iter().map(|&i| norms[i as usize]).product::<f64>() * line_norms * norm(x);
+                // Each row brought near 1 by a power of two: the same sign and plane, and no
+                // product of lengths that overflows or underflows (generators of 1e±150).
+                let scaled: Vec<[f64; 8]> = rows.iter().map(|r| pow2_scaled(r)).collect();
+                let scaled: Vec<&[f64]> = scaled.iter().map(|r| &r[..d]).collect();
+                let xs = pow2_scaled(x);
+                let n = cross(d, &scaled);
+                let o = dot(&n[..d], &xs[..d]);
+                let bound: f64 = scaled.iter().map(|r| norm(r)).product::<f64>() * norm(&xs[..d]);
                 if !(o.abs() > SIGN * bound) {
                     return Err(format!("face {t}: x lies on its plane"));
                 }

@@ -97,6 +97,51 @@ fn every_public_cone_test_proof_passes() {
     }
 }
 
+/// A cone test's proof checks at every scale: each inner proof of the general public sets,
+/// against its case with generators and need scaled by 2^±500 (exactly), gives its bounds
+/// scaled by the same power. Before the checker brought each row near 1 by a power of two,
+/// the products of six row lengths of 1e±150 overflowed or underflowed ("x lies on its
+/// plane").
+#[test]
+fn a_cone_tests_proof_checks_at_every_scale() {
+    let engine = Engine::new(Backend::Cpu).unwrap();
+    let batch = general_batch("general_public.jsonl");
+    let answers = engine.evaluate(&batch.clone().into(), options()).unwrap();
+    let mut checked = 0;
+    for (i, proof) in answers.proofs.iter().enumerate() {
+        let Some(Proof::Inner(p)) = proof else {
+            continue;
+        };
+        if !p.lines.is_empty() || p.faces.is_empty() {
+            continue;
+        }
+        let case = batch.get(i);
+        let at = check(
+            case.generators,
+            case.dim,
+            case.need,
+            &Proof::Inner(p.clone()),
+        )
+        .unwrap_or_else(|e| panic!("case {i}: {e}"));
+        for k in [-500, 500] {
+            let f = 2f64.powi(k);
+            let g: Vec<f64> = case.generators.iter().map(|v| v * f).collect();
+            let x: Vec<f64> = case.need.iter().map(|v| v * f).collect();
+            let mut q = p.clone();
+            q.lower *= f;
+            let c = check(&g, case.dim, &x, &Proof::Inner(q))
+                .unwrap_or_else(|e| panic!("case {i} scaled by 2^{k}: {e}"));
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+            assert!(
+                close(c.lower, at.lower * f) && close(c.upper, at.upper * f),
+                "case {i} scaled by 2^{k}: {c:?} against {at:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked} proofs");
+}
+
 /// Every grasp's and every spatial need's proof of the public sets passes; every grasp has one.
 #[test]
 fn every_public_grasp_and_scene_proof_passes() {
