@@ -555,7 +555,36 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
              for half_size?)",
         ));
     }
+    if scene.friction == FrictionModel::Circular {
+        circular_in_range(&scene)?;
+    }
     Ok(scene)
+}
+
+/// The largest wrench a `"circular"` line's search may meet: its support points' squares and
+/// dot products must stay finite (a pyramid's wrenches are made unit before the engine
+/// takes them; the discs' searches take W as it is).
+const CIRCULAR_MAX_WRENCH: f64 = 1e150;
+
+/// A `"circular"` line's wrenches within [`CIRCULAR_MAX_WRENCH`]: every point within that
+/// many half sizes of the reference point, every μ below it.
+fn circular_in_range(scene: &SpatialScene) -> Result<(), Error> {
+    let ell = scene.body.half_size;
+    for (i, c) in scene.contacts.iter().enumerate() {
+        let mu = c.mu.lower();
+        for p in &c.points {
+            let r = unit3(*p).0 / ell;
+            let largest = (1.0 + mu * mu).sqrt() * 1f64.hypot(r);
+            if !largest.is_finite() || largest > CIRCULAR_MAX_WRENCH {
+                return Err(input(format!(
+                    "contacts[{i}]: a point {r:.3e} half sizes from the reference point, μ \
+                     {mu:.3e}: its wrenches reach {largest:.3e}, beyond the {CIRCULAR_MAX_WRENCH:e} \
+                     that friction \"circular\" takes"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether every contact wrench of `scene` (points, normals and μ finite, half_size

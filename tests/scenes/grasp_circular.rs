@@ -430,6 +430,26 @@ fn a_face_contacts_crowded_discs_close_in_the_coarser_search() {
     ]);
 }
 
+/// A circular grasp whose wrenches would square past float64 (a point 5e300 half sizes out)
+/// is refused by name, not answered with q1 = ∞ (once written as null, "closed"); one of
+/// 1e100 half sizes is answered, q1 finite and the bracket ordered.
+#[test]
+fn a_circular_grasp_too_large_to_square_is_refused() {
+    let line = |x: &str| {
+        format!(
+            r#"{{"id": 1, "dim": 3, "grasp": true, "half_size": 0.2, "friction": "circular", "contacts": [
+            {{"points": [[-0.05, -0.01, -0.08]], "normal": [0, 0, 1], "mu": 0.4}},
+            {{"points": [[-0.2, -0.07, 0.06]], "normal": [1, 0, 0], "mu": 0.4}},
+            {{"points": [[{x}, -0.1, 0.004]], "normal": [0, 1, 0], "mu": 0.4}}]}}"#
+        )
+    };
+    let e = parse_line(&line("1e300")).expect_err("refused").to_string();
+    assert!(e.contains("contacts[2]") && e.contains("circular"), "{e}");
+    let ok: Value = serde_json::from_str(&line("1e100")).unwrap();
+    let r = &reports(&[ok])[0];
+    assert!(r.q1.is_finite() && r.q1_lower <= r.q1, "{r:?}");
+}
+
 #[test]
 fn circular_is_refused_off_grasp_lines_and_bad_thresholds() {
     let spatial = r#"{"id": 1, "dim": 3, "half_size": 1, "friction": "circular", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
