@@ -21,7 +21,7 @@
 //! on its finite wrenches ([`Points`]), stopping where the engine would close q1.
 
 use super::hull::{Face, Hull};
-use super::linalg::{dot, Basis, Vector};
+use super::linalg::{dot, norm, Basis, Vector};
 use super::min_norm;
 use super::proof::{self, DiscPoint, InnerProof, Measure, NearestProof, Proof};
 use super::tolerance::{EPS, RANK_TOL};
@@ -185,8 +185,9 @@ impl<'a> Discs<'a> {
         let scale = discs
             .iter()
             .map(|d| {
-                let r = dot(&d.p, &d.p).sqrt() / ell;
-                (1.0 + d.mu * d.mu).sqrt() * (1.0 + r * r).sqrt()
+                // Lengths that cannot overflow (positions of 1e154 and beyond over a like ℓ).
+                let r = norm(&d.p) / ell;
+                1f64.hypot(d.mu) * 1f64.hypot(r)
             })
             .fold(0.0, f64::max);
         Discs {

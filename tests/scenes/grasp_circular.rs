@@ -432,7 +432,8 @@ fn a_face_contacts_crowded_discs_close_in_the_coarser_search() {
 
 /// A circular grasp whose wrenches would square past float64 (a point 5e300 half sizes out)
 /// is refused by name, not answered with q1 = ∞ (once written as null, "closed"); one of
-/// 1e100 half sizes is answered, q1 finite and the bracket ordered.
+/// 1e100 half sizes is answered, q1 finite and the bracket ordered; and one whose positions
+/// and ℓ are 1e154 (their squares overflow) is answered as at its own scale.
 #[test]
 fn a_circular_grasp_too_large_to_square_is_refused() {
     let line = |x: &str| {
@@ -448,6 +449,27 @@ fn a_circular_grasp_too_large_to_square_is_refused() {
     let ok: Value = serde_json::from_str(&line("1e100")).unwrap();
     let r = &reports(&[ok])[0];
     assert!(r.q1.is_finite() && r.q1_lower <= r.q1, "{r:?}");
+    // Positions and ℓ scaled together by 2^520 (|p| about 1e155, whose square overflows):
+    // the same q1, as scaling them together must leave it.
+    let small: Value = serde_json::from_str(&line("0.004")).unwrap();
+    let big = with(&small, |l| {
+        let f = 2f64.powi(520);
+        l["half_size"] = json!(l["half_size"].as_f64().unwrap() * f);
+        for c in l["contacts"].as_array_mut().unwrap() {
+            for p in c["points"].as_array_mut().unwrap() {
+                for v in p.as_array_mut().unwrap() {
+                    *v = json!(v.as_f64().unwrap() * f);
+                }
+            }
+        }
+    });
+    let r = reports(&[small, big]);
+    assert!(
+        r[0].margin_checked && r[1].margin_checked && (r[0].q1 - r[1].q1).abs() <= 1e-9,
+        "{:?} scaled {:?}",
+        r[0],
+        r[1]
+    );
 }
 
 #[test]
