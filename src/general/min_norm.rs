@@ -60,18 +60,20 @@ pub(crate) fn wolfe(
     };
     let zero = 1e-14 * scale;
     let (mut last, mut stall, mut refined) = (f64::INFINITY, 0, false);
+    let mut best = Best::default();
     while *queries < budget {
         let nx = dot(&c.x, &c.x).sqrt();
         if nx <= zero {
             c.end = End::Inside;
             return c;
         }
+        best.keep(&c, nx);
         let u = c.x.map(|v| -v / nx);
         let (h, q, id) = support(&u);
         *queries += 1;
-        if stop(&u, h, -nx) {
+        if stop(&u, h, -best.nx) {
             c.end = End::Stopped;
-            return c;
+            return best.restored(c);
         }
         // q lies no farther than x along u, or is in the corral already: x is the nearest
         // point (to rounding) — once x is made accurate to its own size and the question
@@ -79,7 +81,7 @@ pub(crate) fn wolfe(
         if h + nx <= 1e-15 * scale || c.points.contains(&q) {
             if refined {
                 c.end = End::Nearest;
-                return c;
+                return best.restored(c);
             }
             refine(&mut c);
             refined = true;
@@ -89,7 +91,7 @@ pub(crate) fn wolfe(
         if nx >= last * (1.0 - 1e-15) {
             stall += 1;
             if stall > 40 {
-                return c;
+                return best.restored(c);
             }
         }
         last = last.min(nx);
@@ -97,7 +99,7 @@ pub(crate) fn wolfe(
         c.ids.push(id);
         c.weights.push(0.0);
         if !minor_cycles(&mut c) {
-            return c;
+            return best.restored(c);
         }
         // Seven affinely independent points with positive weights: their affine hull is
         // R⁶, its least point 0, so 0 lies in their hull (an inner search proves how far).
@@ -112,7 +114,61 @@ pub(crate) fn wolfe(
             }
         }
     }
-    c
+    best.restored(c)
+}
+
+/// The corral of least `|x|` so far. In exact arithmetic each iterate is nearer 0 than the
+/// last; in rounding (points of 1e8 against an `x` of 1: a friction coefficient of 1e8, a
+/// contact 1e8 half sizes out) a minor cycle can move `x` away, and the bound from below
+/// `−|x|` the caller took from an earlier iterate must stay the one the returned corral
+/// proves.
+struct Best {
+    nx: f64,
+    len: usize,
+    points: [[f64; 6]; 7],
+    ids: [u32; 7],
+    weights: [f64; 7],
+    x: [f64; 6],
+}
+
+impl Default for Best {
+    fn default() -> Best {
+        Best {
+            nx: f64::INFINITY,
+            len: 0,
+            points: [[0.0; 6]; 7],
+            ids: [0; 7],
+            weights: [0.0; 7],
+            x: [0.0; 6],
+        }
+    }
+}
+
+impl Best {
+    /// Takes `c` (of norm `nx`) where it is the nearest so far.
+    fn keep(&mut self, c: &Corral, nx: f64) {
+        let len = c.points.len();
+        if nx < self.nx && len <= 7 {
+            self.nx = nx;
+            self.len = len;
+            self.points[..len].copy_from_slice(&c.points);
+            self.ids[..len].copy_from_slice(&c.ids);
+            self.weights[..len].copy_from_slice(&c.weights);
+            self.x = c.x;
+        }
+    }
+
+    /// `c` with the nearest corral kept in place of its own where that one is farther.
+    fn restored(&self, mut c: Corral) -> Corral {
+        let nx = dot(&c.x, &c.x).sqrt();
+        if self.len > 0 && !(nx <= self.nx) {
+            c.points = self.points[..self.len].to_vec();
+            c.ids = self.ids[..self.len].to_vec();
+            c.weights = self.weights[..self.len].to_vec();
+            c.x = self.x;
+        }
+        c
+    }
 }
 
 /// The minor cycles: the affine minimiser of the corral, moved back into its convex hull,

@@ -746,3 +746,58 @@ fn a_fold_the_checker_finds_leaves_the_bound_the_hull_proved_before_it() {
         String::from_utf8_lossy(&check.stdout)
     );
 }
+
+#[test]
+fn an_open_brackets_bound_from_below_is_the_one_its_proof_proves() {
+    // Two public grasps made extreme: one with μ and every position (with ℓ) times 1e8, one
+    // with a point moved 1e8 half sizes out. Their friction discs' points are 1e8 against a
+    // nearest point of about 1, and a minor cycle of Wolfe's search moved that point away
+    // from 0 in rounding: the answer once kept the bound from below of an earlier iterate
+    // while its proof held the last one ("the bound from below -1.0 is more than the
+    // proof's, -1.13"). Both brackets stay open here; each bound must be its proof's.
+    let mut far = public_with_mu_times("public-scale-0003-c", 1e8);
+    far["half_size"] = json!(far["half_size"].as_f64().unwrap() * 1e8);
+    for c in far["contacts"].as_array_mut().unwrap() {
+        for p in c["points"].as_array_mut().unwrap() {
+            *p = json!(v3(p).map(|v| v * 1e8));
+        }
+    }
+    let out = public_with_mu_times("public-scale-0005-c", 1.0);
+    let out = with(&out, |l| {
+        l["contacts"][1]["points"][0][1] = json!(-2.063076288195907508)
+    });
+    let dir = std::env::temp_dir().join(format!("planar-hold-wolfe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
+    std::fs::write(&cases, format!("{far}\n{out}\n")).unwrap();
+    let run = crate::common::cli()
+        .arg("gate")
+        .arg(&cases)
+        .args(["--backend", "cpu", "--proof", "-o"])
+        .arg(&answers)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for l in std::fs::read_to_string(&answers).unwrap().lines() {
+        let a: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(a["proof"]["kind"], json!("nearest"), "{a}");
+        assert!(a["q1_lower"].as_f64().unwrap() <= a["q1"].as_f64().unwrap());
+    }
+    let check = crate::common::cli()
+        .arg("check-proof")
+        .arg("--require")
+        .arg(&cases)
+        .arg(&answers)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
