@@ -497,6 +497,15 @@ impl Hull {
         for f in first..self.faces.len() as u32 {
             let (g, j, _) = self.horizon[(f - first) as usize];
             let j = j as usize;
+            // The fingerprint of f's points but p; a ridge's is that less its point k.
+            let points = &self.faces[f as usize].points[..d - 1];
+            let others = points.iter().enumerate().fold(0u64, |s, (m, &v)| {
+                if m == j {
+                    s
+                } else {
+                    s.wrapping_add(self.scatters[v as usize])
+                }
+            });
             for k in 0..d - 1 {
                 if k == j || self.faces[f as usize].nbr[k] != u32::MAX {
                     continue;
@@ -534,12 +543,8 @@ impl Hull {
                 // Each ridge through p must be met by two new faces, not four: where the
                 // seen faces about S fall in two runs, both walks succeed. S's fingerprint
                 // (a sum of its points' hashes) marks it once a pair.
-                let mut print = 0u64;
-                for (m, &v) in self.faces[f as usize].points[..d - 1].iter().enumerate() {
-                    if m != j && m != k {
-                        print = print.wrapping_add(self.scatters[v as usize]);
-                    }
-                }
+                let print = others
+                    .wrapping_sub(self.scatters[self.faces[f as usize].points[k] as usize]);
                 let mut at = (print >> 40) as usize & mask;
                 loop {
                     let r = &mut self.ridges[at];
