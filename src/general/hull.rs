@@ -134,7 +134,8 @@ pub(crate) struct Hull {
     /// Points within [`COARSE`] of a face's plane neither see it nor fold it: a hull whose
     /// faces the proof checker checks, searched again where the finer one left its bracket
     /// open (a face contact's discs crowd it with points on neighbouring arcs, and a fold
-    /// finer than rounding can tell leaves its faces unevenly met).
+    /// finer than rounding can tell leaves its faces unevenly met) or got stuck (a cone's
+    /// generators coplanar but for a hair: a face contact's vertices off their plane).
     pub coarse: bool,
     /// Where `float_normals`: the live faces (indices into [`Hull::faces`]) just before each
     /// add that had to fold, latest last. A fold within rounding is usually no fold at all,
@@ -543,8 +544,8 @@ impl Hull {
                 // Each ridge through p must be met by two new faces, not four: where the
                 // seen faces about S fall in two runs, both walks succeed. S's fingerprint
                 // (a sum of its points' hashes) marks it once a pair.
-                let print = others
-                    .wrapping_sub(self.scatters[self.faces[f as usize].points[k] as usize]);
+                let print =
+                    others.wrapping_sub(self.scatters[self.faces[f as usize].points[k] as usize]);
                 let mut at = (print >> 40) as usize & mask;
                 loop {
                     let r = &mut self.ridges[at];

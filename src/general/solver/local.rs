@@ -14,10 +14,12 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::columns::most_against;
-use super::{lex_less, FoundFacet, Solver, EPS, MAX_DIM, RANK_TOL};
+use super::{lex_less, FoundFacet, Solver, EPS, LOWER_FLOOR, MAX_DIM, RANK_TOL};
 use crate::general::hull::{Face, Hull};
-use crate::general::linalg::{dot, Basis, Vector};
-use crate::general::proof::{det, Combination, InnerProof, Line, Measure, NearestProof, Proof};
+use crate::general::linalg::{dot, norm, Basis, Vector};
+use crate::general::proof::{
+    check, det, Combination, InnerProof, Line, Measure, NearestProof, Proof,
+};
 use crate::general::{GeneralCase, GeneralOutcome};
 use crate::Verdict;
 
@@ -110,19 +112,63 @@ impl Solver {
         x: &Vector,
         witness: &[u32],
     ) -> Option<Local> {
-        let d = case.dim;
         let mut hull = std::mem::take(&mut self.hull);
+        let found = self.framed_search(&mut hull, case, x, witness);
+        self.hull = hull;
+        match found {
+            Ok(local) => Some(local),
+            // Stuck where generators are coplanar or duplicated but for a hair (a face
+            // contact's vertices 1e-10 off their plane, a vertex given twice with a digit
+            // changed): a face the hull would make has no plane. Once more with a coarser
+            // hull ([`Hull::coarse`]), whose bound from below is taken only where the proof's
+            // checker passes it.
+            Err(_) => {
+                let mut hull = std::mem::take(&mut self.hull);
+                hull.coarse = true;
+                let found = self.framed_search(&mut hull, case, x, witness);
+                hull.coarse = false;
+                self.hull = hull;
+                found.ok().filter(|local| self.checks(case, x, local))
+            }
+        }
+    }
+
+    /// [`Solver::search`] in R^d, then, where the hull's points hold a line, in the
+    /// complement of C's lineality space (the frame kept for the proof).
+    fn framed_search(
+        &mut self,
+        hull: &mut Hull,
+        case: &GeneralCase<'_>,
+        x: &Vector,
+        witness: &[u32],
+    ) -> Result<Local, Ended> {
+        let d = case.dim;
         let mut frame = Frame::of(d);
-        let mut found = self.search(&mut hull, case, x, witness, &frame);
+        let mut found = self.search(hull, case, x, witness, &frame);
         if let Err(Ended::NotPointed) = found {
             if let Some(f) = self.lineality_frame(d) {
                 frame = f;
-                found = self.search(&mut hull, case, x, witness, &frame);
+                found = self.search(hull, case, x, witness, &frame);
             }
         }
-        self.hull = hull;
         self.frame = frame;
-        found.ok()
+        found
+    }
+
+    /// Whether `local`, just found around the unit need `x`, closed (its bounds meet) and its
+    /// proof passes the checker with the bound from below the answer will claim (else the
+    /// whole facet set may still prove the margin).
+    fn checks(&mut self, case: &GeneralCase<'_>, x: &Vector, local: &Local) -> bool {
+        let d = case.dim;
+        let upper = dot(&local.facet.normal[..d], &x[..d]);
+        let lower = local.lower.min(upper);
+        if !(lower >= LOWER_FLOOR && upper - lower <= EPS) {
+            return false;
+        }
+        self.local_proof = true;
+        let proof = self.inner_proof(case, Measure::Cone, lower * norm(case.need));
+        self.local_proof = false;
+        proof.is_some_and(|p| check(case.generators, d, case.need, &Proof::Inner(p)).is_ok())
     }
 
     fn search(
