@@ -20,7 +20,7 @@
 //! searches ask W only through [`Support`]: the same two answer a pyramid grasp's threshold
 //! on its finite wrenches ([`Points`]), stopping where the engine would close q1.
 
-use super::hull::{Face, Hull};
+use super::hull::{Face, Hull, COARSE};
 use super::linalg::{dot, norm, Basis, Vector};
 use super::min_norm;
 use super::proof::{self, DiscPoint, InnerProof, Measure, NearestProof, Proof};
@@ -588,7 +588,7 @@ fn expand<W: Support>(
     let ids: Vec<u32> = (0..d as u32).collect();
     let mut hull = Hull::default();
     hull.float_normals = float_normals;
-    hull.coarse = coarse;
+    hull.coarse = if coarse { COARSE } else { 0.0 };
     if hull.start(d, &e0, &units, &raws, &ids).is_err() {
         return None;
     }

@@ -49,8 +49,13 @@ const REFLEX: f64 = 1e-12;
 /// degenerate one.
 const ON_PLANE: f64 = 1e-11;
 
-/// [`SEEN`] and [`REFLEX`] both, for a hull that is [`Hull::coarse`].
-const COARSE: f64 = 1e-10;
+/// [`SEEN`] and [`REFLEX`] both, for a hull made [`Hull::coarse`]: near-coplanar points
+/// (a disc's, a face contact's off its plane) that the fine hull could not take.
+pub(crate) const COARSE: f64 = 1e-10;
+
+/// The same, coarser: tried where [`COARSE`] got stuck too (a vertex given twice with its
+/// digits changed, next to a face contact 1e-10 off its plane).
+pub(crate) const COARSER: f64 = 1e-8;
 
 /// How many neighbours [`Hull::add`] adds to the seen faces, one retry each, before it
 /// gives up.
@@ -131,12 +136,13 @@ pub(crate) struct Hull {
     /// own bound is trusted keeps double-double (float64 normals folded a near-duplicate
     /// cone's hull).
     pub float_normals: bool,
-    /// Points within [`COARSE`] of a face's plane neither see it nor fold it: a hull whose
+    /// Points within this (unit vectors; 0 for [`SEEN`] and [`REFLEX`], else [`COARSE`] or
+    /// [`COARSER`]) of a face's plane neither see it nor fold it: a hull whose
     /// faces the proof checker checks, searched again where the finer one left its bracket
     /// open (a face contact's discs crowd it with points on neighbouring arcs, and a fold
     /// finer than rounding can tell leaves its faces unevenly met) or got stuck (a cone's
     /// generators coplanar but for a hair: a face contact's vertices off their plane).
-    pub coarse: bool,
+    pub coarse: f64,
     /// Where `float_normals`: the live faces (indices into [`Hull::faces`]) just before each
     /// add that had to fold, latest last. A fold within rounding is usually no fold at all,
     /// but where the checker finds one, the hull as it was before it still proves its bound.
@@ -575,20 +581,20 @@ impl Hull {
         Ok(())
     }
 
-    /// How far beyond a face a point must lie to see it ([`SEEN`], or [`COARSE`]).
+    /// How far beyond a face a point must lie to see it ([`SEEN`], or [`Hull::coarse`]).
     fn seen(&self) -> f64 {
-        if self.coarse {
-            COARSE
+        if self.coarse > 0.0 {
+            self.coarse
         } else {
             SEEN
         }
     }
 
     /// How far beyond a new face a neighbour's far point makes it a fold ([`REFLEX`], or
-    /// [`COARSE`]).
+    /// [`Hull::coarse`]).
     fn reflex(&self) -> f64 {
-        if self.coarse {
-            COARSE
+        if self.coarse > 0.0 {
+            self.coarse
         } else {
             REFLEX
         }

@@ -15,7 +15,7 @@
 
 use super::columns::most_against;
 use super::{lex_less, FoundFacet, Solver, EPS, LOWER_FLOOR, MAX_DIM, RANK_TOL};
-use crate::general::hull::{Face, Hull};
+use crate::general::hull::{Face, Hull, COARSE, COARSER};
 use crate::general::linalg::{dot, norm, Basis, Vector};
 use crate::general::proof::{
     check, det, Combination, InnerProof, Line, Measure, NearestProof, Proof,
@@ -120,16 +120,16 @@ impl Solver {
             // Stuck where generators are coplanar or duplicated but for a hair (a face
             // contact's vertices 1e-10 off their plane, a vertex given twice with a digit
             // changed): a face the hull would make has no plane. Once more with a coarser
-            // hull ([`Hull::coarse`]), whose bound from below is taken only where the proof's
-            // checker passes it.
-            Err(_) => {
+            // hull ([`Hull::coarse`]), then a coarser one, each bound from below taken only
+            // where the proof's checker passes it.
+            Err(_) => [COARSE, COARSER].into_iter().find_map(|coarse| {
                 let mut hull = std::mem::take(&mut self.hull);
-                hull.coarse = true;
+                hull.coarse = coarse;
                 let found = self.framed_search(&mut hull, case, x, witness);
-                hull.coarse = false;
+                hull.coarse = 0.0;
                 self.hull = hull;
                 found.ok().filter(|local| self.checks(case, x, local))
-            }
+            }),
         }
     }
 
