@@ -147,6 +147,12 @@ pub(crate) struct Hull {
     /// add that had to fold, latest last. A fold within rounding is usually no fold at all,
     /// but where the checker finds one, the hull as it was before it still proves its bound.
     pub unfolded: Vec<Vec<u32>>,
+    /// Adds since [`Hull::start`] that went through only folded (the retries with
+    /// neighbours taken as seen did not close) or with a face the point lies on not seen
+    /// ([`ON_PLANE`]): the hull is then convex to rounding only, and a caller that trusts
+    /// its bound has the checker look (an add that went through with neighbours taken as
+    /// seen is as common as a contact's coplanar wrenches, and rarely leaves a fold).
+    pub irregular: usize,
 }
 
 /// `v`'s bits in the order of the numbers (for the heap).
@@ -183,6 +189,7 @@ impl Hull {
         self.faces.clear();
         self.heap.clear();
         self.unfolded.clear();
+        self.irregular = 0;
         // Face j: every point but j; its normal column j of the inverse of the matrix whose
         // rows are the points (orthogonal to every other point, positive on point j).
         let inverse = invert(d, start).ok_or(Stuck::Degenerate)?;
@@ -355,7 +362,12 @@ impl Hull {
                     self.forced.clear();
                     folds = true;
                 }
-                _ => return added,
+                _ => {
+                    if added.is_ok() && (!folds || !self.spared.is_empty()) {
+                        self.irregular += 1;
+                    }
+                    return added;
+                }
             }
         }
     }

@@ -847,3 +847,33 @@ fn every_public_region_is_proven_and_check_proof_catches_a_nudged_plane() {
         String::from_utf8_lossy(&bad.stdout)
     );
 }
+
+/// Two public scenes with every contact point moved by 1e-12 and 5e-10 half sizes (their
+/// faces a hair off their planes): an add of a need's inner hull went through only folded,
+/// or with a face it lay on left unseen, and the proof it gave failed `check-proof` ("the
+/// faces are not closed: ridge … is met unevenly"). Such a hull's bound is now checked
+/// before it is taken (else the coarser hulls' are), and every proof passes.
+#[test]
+fn a_hull_that_folded_within_rounding_is_checked_before_its_bound_is_taken() {
+    let scenes: Vec<Value> = [r#"{"id": "q3d_0018", "dim": 3, "half_size": 1.14, "pyramid": 6, "friction": "outer", "com_offset": [[-0.2499, -0.2499], [0.1341, 0.1341]], "contacts": [{"pair": 0, "points": [[-1.3060000000006973, -1.448000000000902, -0.7059999999996216]], "normal": [0.0, 0.0, 1.0], "mu": 0.2}, {"pair": 1, "points": [[0.9739999999995349, -1.4480000000000004, -0.7060000000003982]], "normal": [0.0, 0.0, 1.0], "mu": 0.2}, {"pair": 2, "points": [[0.9740000000008472, 1.5720000000009113, -0.7060000000010987]], "normal": [0.0, 0.0, 1.0], "mu": 0.2}, {"pair": 3, "points": [[-1.306000000000682, 1.5719999999996073, -0.7059999999988895]], "normal": [0.0, 0.0, 1.0], "mu": 0.2}]}"#, r#"{"id": "q3d_0064", "dim": 3, "half_size": 1.46, "pyramid": 16, "friction": "outer", "mass": {"nominal": 2.074}, "com_offset": [[-0.18349, 0.05987], [0.0, 0.0]], "contacts": [{"pair": 0, "points": [[-1.340000000560411, -1.4599999994833401, -1.1500000005754887], [1.3399999998340921, -1.4599999994081314, -1.1500000004362478], [1.3400000000302843, 1.4599999998782418, -1.149999999433597], [-1.3399999992815856, 1.459999999691345, -1.1500000000109842]], "normal": [0.0, 0.0, 1.0], "mu": [0.668, 0.668]}]}"#]
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let path = temp_lines("folded", &scenes);
+    let answers = gate_answers(&path, &["--backend", "cpu", "--proof"]);
+    for a in &answers {
+        assert_eq!(a["held"], json!(true), "{a}");
+        assert!(a["needs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["margin_checked"] == json!(true)));
+    }
+    let checked = check_proofs(&path, &answers, "folded-answers");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+}

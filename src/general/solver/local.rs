@@ -116,19 +116,24 @@ impl Solver {
         let found = self.framed_search(&mut hull, case, x, witness);
         self.hull = hull;
         match found {
-            Ok(local) => Some(local),
+            // A hull of regular adds only is convex by construction; one that folded or
+            // spared a face within rounding has its bound checked as the coarser ones do.
+            Ok(local) if self.hull.irregular == 0 || self.checks(case, x, &local, false) => {
+                Some(local)
+            }
             // Stuck where generators are coplanar or duplicated but for a hair (a face
             // contact's vertices 1e-10 off their plane, a vertex given twice with a digit
-            // changed): a face the hull would make has no plane. Once more with a coarser
+            // changed): a face the hull would make has no plane; or folded where the checker
+            // finds its faces unevenly met. Once more with a coarser
             // hull ([`Hull::coarse`]), then a coarser one, each bound from below taken only
             // where the proof's checker passes it.
-            Err(_) => [COARSE, COARSER].into_iter().find_map(|coarse| {
+            _ => [COARSE, COARSER].into_iter().find_map(|coarse| {
                 let mut hull = std::mem::take(&mut self.hull);
                 hull.coarse = coarse;
                 let found = self.framed_search(&mut hull, case, x, witness);
                 hull.coarse = 0.0;
                 self.hull = hull;
-                found.ok().filter(|local| self.checks(case, x, local))
+                found.ok().filter(|local| self.checks(case, x, local, true))
             }),
         }
     }
@@ -155,15 +160,19 @@ impl Solver {
         found
     }
 
-    /// Whether `local`, just found around the unit need `x`, closed (its bounds meet) and its
-    /// proof passes the checker with the bound from below the answer will claim (else the
-    /// whole facet set may still prove the margin).
-    fn checks(&mut self, case: &GeneralCase<'_>, x: &Vector, local: &Local) -> bool {
+    /// Whether the proof of `local`, just found around the unit need `x`, passes the checker
+    /// with the bound from below the answer will claim (none below [`LOWER_FLOOR`]), and,
+    /// where `closed` is asked, its bounds meet (else the whole facet set may still prove
+    /// the margin).
+    fn checks(&mut self, case: &GeneralCase<'_>, x: &Vector, local: &Local, closed: bool) -> bool {
         let d = case.dim;
         let upper = dot(&local.facet.normal[..d], &x[..d]);
         let lower = local.lower.min(upper);
-        if !(lower >= LOWER_FLOOR && upper - lower <= EPS) {
+        if closed && !(lower >= LOWER_FLOOR && upper - lower <= EPS) {
             return false;
+        }
+        if !(lower >= LOWER_FLOOR) {
+            return true; // no faces claimed: the answer says only that C holds x
         }
         self.local_proof = true;
         let proof = self.inner_proof(case, Measure::Cone, lower * norm(case.need));
