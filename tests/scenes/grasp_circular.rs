@@ -764,7 +764,7 @@ fn an_open_brackets_bound_from_below_is_the_one_its_proof_proves() {
     }
     let out = public_with_mu_times("public-scale-0005-c", 1.0);
     let out = with(&out, |l| {
-        l["contacts"][1]["points"][0][1] = json!(-2.063076288195907508)
+        l["contacts"][1]["points"][0][1] = json!(-2.0630762881959077)
     });
     let dir = std::env::temp_dir().join(format!("planar-hold-wolfe-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
