@@ -112,6 +112,43 @@ pub fn cli() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_planar-hold"))
 }
 
+/// `gate --backend cpu --proof` on `lines` (JSON Lines, one a line), which must succeed, and
+/// `check-proof --require` on its answers, which must pass: the answers, parsed. `name` keeps
+/// the temporary files of concurrent tests apart.
+pub fn gate_with_checked_proofs(name: &str, lines: &[String]) -> Vec<serde_json::Value> {
+    let dir = std::env::temp_dir().join(format!("planar-hold-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&cases, text).expect("the cases written");
+    let mut gate = cli();
+    gate.arg("gate").arg(&cases);
+    gate.args(["--backend", "cpu", "--proof", "-o"])
+        .arg(&answers);
+    let run = gate.output().expect("the CLI runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let check = cli()
+        .args(["check-proof", "--require"])
+        .arg(&cases)
+        .arg(&answers)
+        .output()
+        .expect("the CLI runs");
+    let text = std::fs::read_to_string(&answers).expect("the answers written");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
 /// `planar-hold ARGS…`, which must succeed: its standard output (its standard error in the
 /// failure's message).
 pub fn cli_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {

@@ -703,24 +703,8 @@ fn a_face_contact_a_hair_off_its_plane_is_proven_by_the_local_search() {
         r#"{"id": "off-plane-1e-10", "dim": 3, "grasp": true, "half_size": 0.06024771829787459, "pyramid": 16, "friction": "inner", "contacts": [{"points": [[-0.018074315488443488, -0.011310432037952524, 0.040022683506400904], [0.018074315493253293, -0.01131043204447926, 0.04002268350098125], [0.018074315493769186, 0.01131043204364335, 0.04002268349970446], [-0.018074315484613374, 0.011310432040929984, 0.04002268350992301], [0.018074315491786293, 0.01131043203812536, 0.04002268350097978]], "normal": [0.0, 0.0, -1.0], "mu": 0.4}, {"points": [[-0.018074315486172766, -0.011310432037086204, -0.040022683505991655], [0.018074315486600854, -0.011310432041253855, -0.04002268350037943], [0.01807431548891943, 0.011310432036123003, -0.040022683499772824], [-0.01807431548359874, 0.011310432035722386, -0.040022683509285166]], "normal": [0.0, 0.0, 1.0], "mu": 0.4}], "category": "degenerate", "sub": "repeated_vertex"}"#,
         r#"{"id": "twice-1e-10", "dim": 3, "grasp": true, "half_size": 0.07721366543052151, "pyramid": 8, "friction": "inner", "contacts": [{"points": [[-0.01990117578086796, -0.02316409963010391, 0.05278885275196868], [0.01990117579441712, -0.023164099627276925, 0.05278885274884454], [0.01990117579224275, 0.023164099632428665, 0.052788852742730395], [-0.0199011757890535, 0.023164099623857955, 0.05278885274006792], [-0.01990117578487643, -0.023164099631800515, 0.05278885274367691]], "normal": [0.0, 0.0, -1.0], "mu": 0.4}, {"points": [[-0.01990117579508775, -0.02316409963652916, -0.052788852744812265], [0.019901175785573676, -0.023164099630144007, -0.05278885274474796], [0.019901175794061792, 0.02316409963225992, -0.05278885275179919], [-0.019901175780215788, 0.02316409962427159, -0.05278885274621686]], "normal": [0.0, 0.0, 1.0], "mu": 0.4}], "category": "degenerate", "sub": "repeated_vertex"}"#,
     ];
-    let dir = std::env::temp_dir().join(format!("planar-hold-off-plane-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
-    std::fs::write(&cases, lines.map(|l| format!("{l}\n")).concat()).unwrap();
-    let run = crate::common::cli()
-        .arg("gate")
-        .arg(&cases)
-        .args(["--backend", "cpu", "--proof", "-o"])
-        .arg(&answers)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    for l in std::fs::read_to_string(&answers).unwrap().lines() {
-        let a: Value = serde_json::from_str(l).unwrap();
+    let lines = lines.map(String::from);
+    for a in crate::common::gate_with_checked_proofs("off-plane", &lines) {
         let (q1, lower) = (a["q1"].as_f64().unwrap(), a["q1_lower"].as_f64().unwrap());
         assert!(
             a["force_closure"] == json!(true)
@@ -734,17 +718,4 @@ fn a_face_contact_a_hair_off_its_plane_is_proven_by_the_local_search() {
         );
         assert_eq!(a["proof"]["kind"], json!("inner"), "{a}");
     }
-    let check = crate::common::cli()
-        .arg("check-proof")
-        .arg("--require")
-        .arg(&cases)
-        .arg(&answers)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
 }

@@ -710,40 +710,12 @@ fn a_fold_the_checker_finds_leaves_the_bound_the_hull_proved_before_it() {
     // just before that add still closes the bracket, and its proof passes `check-proof`
     // (it once fell back to a bound below 0).
     let line = public_with_mu_times("public-degenerate-0032-c", 3.0);
-    let dir = std::env::temp_dir().join(format!("planar-hold-fold-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
-    std::fs::write(&cases, format!("{line}\n")).unwrap();
-    let run = crate::common::cli()
-        .arg("gate")
-        .arg(&cases)
-        .args(["--backend", "cpu", "--proof", "-o"])
-        .arg(&answers)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let a: Value = serde_json::from_str(&std::fs::read_to_string(&answers).unwrap()).unwrap();
+    let answers = crate::common::gate_with_checked_proofs("fold", &[line.to_string()]);
+    let a = &answers[0];
     let (q1, lower) = (a["q1"].as_f64().unwrap(), a["q1_lower"].as_f64().unwrap());
     assert!(
         a["margin_checked"] == json!(true) && lower > 0.42 && lower <= q1,
         "{a}"
-    );
-    let check = crate::common::cli()
-        .arg("check-proof")
-        .arg("--require")
-        .arg(&cases)
-        .arg(&answers)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
     );
 }
 
@@ -766,38 +738,10 @@ fn an_open_brackets_bound_from_below_is_the_one_its_proof_proves() {
     let out = with(&out, |l| {
         l["contacts"][1]["points"][0][1] = json!(-2.0630762881959077)
     });
-    let dir = std::env::temp_dir().join(format!("planar-hold-wolfe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cases, answers) = (dir.join("cases.jsonl"), dir.join("answers.jsonl"));
-    std::fs::write(&cases, format!("{far}\n{out}\n")).unwrap();
-    let run = crate::common::cli()
-        .arg("gate")
-        .arg(&cases)
-        .args(["--backend", "cpu", "--proof", "-o"])
-        .arg(&answers)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    for l in std::fs::read_to_string(&answers).unwrap().lines() {
-        let a: Value = serde_json::from_str(l).unwrap();
+    let answers =
+        crate::common::gate_with_checked_proofs("wolfe", &[far, out].map(|l| l.to_string()));
+    for a in &answers {
         assert_eq!(a["proof"]["kind"], json!("nearest"), "{a}");
         assert!(a["q1_lower"].as_f64().unwrap() <= a["q1"].as_f64().unwrap());
     }
-    let check = crate::common::cli()
-        .arg("check-proof")
-        .arg("--require")
-        .arg(&cases)
-        .arg(&answers)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
 }
