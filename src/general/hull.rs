@@ -337,7 +337,7 @@ impl Hull {
         let mut folds = true;
         self.on_plane = false;
         loop {
-            let added = self.try_add(p, raw, id, from, folds);
+            let added = self.try_add_in(p, raw, id, from, folds);
             if added.is_err() {
                 self.undo(faces, points);
             }
@@ -395,8 +395,10 @@ impl Hull {
         self.ids.truncate(points);
     }
 
-    /// One try of [`Hull::add`]; `folds`: look for a fold at each new face.
-    fn try_add(
+    /// [`Hull::try_add`] made for the hull's dimension: with `d` known when it is compiled,
+    /// its loops over a face's points and a normal's entries unroll and lose their bounds
+    /// checks (the same operations in the same order: the same bits).
+    fn try_add_in(
         &mut self,
         p: &Vector,
         raw: &Vector,
@@ -404,7 +406,27 @@ impl Hull {
         from: u32,
         folds: bool,
     ) -> Result<(), Stuck> {
-        let d = self.d;
+        match self.d {
+            2 => self.try_add::<2>(p, raw, id, from, folds),
+            3 => self.try_add::<3>(p, raw, id, from, folds),
+            4 => self.try_add::<4>(p, raw, id, from, folds),
+            5 => self.try_add::<5>(p, raw, id, from, folds),
+            6 => self.try_add::<6>(p, raw, id, from, folds),
+            _ => self.try_add::<MAX_DIM>(p, raw, id, from, folds),
+        }
+    }
+
+    /// One try of [`Hull::add`] in R^D; `folds`: look for a fold at each new face.
+    fn try_add<const D: usize>(
+        &mut self,
+        p: &Vector,
+        raw: &Vector,
+        id: u32,
+        from: u32,
+        folds: bool,
+    ) -> Result<(), Stuck> {
+        debug_assert_eq!(self.d, D);
+        let d = D;
         if self.points.len() >= u16::MAX as usize {
             return Err(Stuck::Degenerate);
         }
