@@ -59,12 +59,23 @@ impl Basis {
     /// `v` with the basis projected out, twice (one pass loses orthogonality on nearly
     /// dependent vectors; two are enough).
     pub(crate) fn residual(&self, v: &[f64]) -> Vector {
+        // Each arm an inlined copy with d known (unrolled; the same bits).
+        match self.d {
+            3 => self.residual_in(3, v),
+            6 => self.residual_in(6, v),
+            7 => self.residual_in(7, v),
+            d => self.residual_in(d, v),
+        }
+    }
+
+    #[inline(always)]
+    fn residual_in(&self, d: usize, v: &[f64]) -> Vector {
         let mut r = [0.0; MAX_DIM];
-        r[..self.d].copy_from_slice(&v[..self.d]);
+        r[..d].copy_from_slice(&v[..d]);
         for _ in 0..2 {
             for q in &self.q[..self.len] {
-                let c = dot(&r[..self.d], &q[..self.d]);
-                for (ri, qi) in r[..self.d].iter_mut().zip(q) {
+                let c = dot(&r[..d], &q[..d]);
+                for (ri, qi) in r[..d].iter_mut().zip(q) {
                     *ri -= c * qi;
                 }
             }
