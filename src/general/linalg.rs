@@ -199,7 +199,18 @@ impl Qr {
 
     /// Appends column `v` (index `c`): false, and nothing kept, when it is dependent.
     fn push(&mut self, c: u32, v: &Vector, tol: f64) -> bool {
-        let (d, k) = (self.d, self.p);
+        // Each arm an inlined copy with d known (unrolled; the same bits).
+        match self.d {
+            3 => self.push_in(3, c, v, tol),
+            6 => self.push_in(6, c, v, tol),
+            7 => self.push_in(7, c, v, tol),
+            d => self.push_in(d, c, v, tol),
+        }
+    }
+
+    #[inline(always)]
+    fn push_in(&mut self, d: usize, c: u32, v: &Vector, tol: f64) -> bool {
+        let k = self.p;
         let mut v = *v;
         let nv = dot(&v[..d], &v[..d]).sqrt();
         if nv == 0.0 || k == d {
