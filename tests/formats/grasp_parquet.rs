@@ -594,8 +594,9 @@ fn grasp_parquet_output_refuses_proofs_by_name() {
 
 #[test]
 fn grasp_parquet_rows_are_numbered_across_chunks_and_row_groups() {
-    // 9,000 rows over three chunks of 4,096 and row groups of 1,000: good grasps at the
-    // first and last rows and on either side of each chunk boundary, the rest refused
+    // 9,000 rows over chunks (of 4,096 rows at most; a file this small is cut finer, for
+    // every core) and row groups of 1,000: good grasps at the first and last rows and on
+    // either side of 4,096-row boundaries, the rest refused, every row's number checked
     // (μ an interval from below 0), cheaply; integer ids, μ intervals and explicit `dim`
     // and `grasp` columns.
     let public = crate::common::read_data("grasp_public.jsonl");
@@ -932,4 +933,42 @@ fn grasp_rows_are_read_column_by_column_with_each_bad_value_named_by_row_and_pla
         assert!(got[n - 1]["q1"].is_f64());
     }
     assert_eq!(got[0]["force_closure"], json!(true));
+}
+
+#[test]
+fn a_few_thousand_parquet_grasps_are_cut_into_chunks_for_every_core() {
+    // 2,048 rows, one row group: one chunk of 4,096 would leave a core idle. Each chunk is
+    // written as a row group of its own, so the output shows how the input was cut.
+    let public = crate::common::read_data("grasp_public.jsonl");
+    let rows: Vec<Value> = (0..2048).map(|i| public[i % 8].clone()).collect();
+    let d = dir("spread");
+    let (input, output) = (d.join("grasps.parquet"), d.join("answers.parquet"));
+    write_grasps(&input, &rows, 2048, false);
+    let out = crate::common::cli()
+        .env("RAYON_NUM_THREADS", "2")
+        .arg("gate")
+        .arg(&input)
+        .args(["--backend", "cpu", "-o"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = std::fs::File::open(&output).unwrap();
+    let meta = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let groups = meta.metadata().row_groups();
+    assert_eq!(groups.iter().map(|g| g.num_rows()).sum::<i64>(), 2048);
+    // At most an eighth of the file's share a core: 2,048 / (8 · 2) = 128 rows a chunk.
+    assert_eq!(
+        groups.len(),
+        16,
+        "{:?}",
+        groups.iter().map(|g| g.num_rows()).collect::<Vec<_>>()
+    );
+    let (_, got) = parquet_answers(&output);
+    assert_eq!(got.len(), 2048);
+    assert!(got.iter().all(|a| a.get("error").is_none()));
 }

@@ -54,13 +54,15 @@ pub struct ParquetGrasps {
 }
 
 impl ParquetGrasps {
-    /// Opens the file at `path`, `chunk_rows` rows per chunk.
+    /// Opens the file at `path`, `chunk_rows` rows per chunk at most (fewer where the file has
+    /// fewer than `8 · chunk_rows` rows a core).
     pub fn open(path: &Path, chunk_rows: usize) -> Result<Self, String> {
         Self::new(File::open(path).map_err(|e| e.to_string())?, chunk_rows)
     }
 
     /// Opens `file` (a `File`, or `bytes::Bytes` in memory), checks its columns, and reads
-    /// `chunk_rows` rows per chunk. Refused here, for the whole file: no `contacts` column,
+    /// `chunk_rows` rows per chunk at most (fewer where the file has fewer than
+    /// `8 · chunk_rows` rows a core). Refused here, for the whole file: no `contacts` column,
     /// or a column of a type a row cannot be read from (binary, dates, decimals, maps...).
     pub(crate) fn new<T: ChunkReader + 'static>(
         file: T,
@@ -85,8 +87,12 @@ impl ParquetGrasps {
             .ok()
             .map(|f| f.data_type().clone());
         let total = metadata.metadata().file_metadata().num_rows().max(0) as u64;
+        // At most an eighth of the file's share a core (at least 64 rows): a file of a few
+        // thousand grasps, one chunk before, is answered on every core.
+        let cores = rayon::current_num_threads().max(1) as u64;
+        let rows = chunk_rows.min((total / (8 * cores)).max(64) as usize);
         let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
-            .with_batch_size(chunk_rows.max(1));
+            .with_batch_size(rows.max(1));
         let reader = guarded(|| builder.build())?.map_err(|e| e.to_string())?;
         Ok(ParquetGrasps {
             reader,
