@@ -36,14 +36,18 @@ fn gate(input: &Path, output: &Path) -> Output {
 
 /// `planar-hold gate INPUT --backend cpu -o OUTPUT ARGS…`.
 fn gate_with(input: &Path, output: &Path, args: &[&str]) -> Output {
-    crate::common::cli()
+    gate_command(input, output).args(args).output().unwrap()
+}
+
+/// The command of [`gate_with`], to add to.
+fn gate_command(input: &Path, output: &Path) -> std::process::Command {
+    let mut command = crate::common::cli();
+    command
         .arg("gate")
         .arg(input)
         .args(["--backend", "cpu", "-o"])
-        .arg(output)
-        .args(args)
-        .output()
-        .unwrap()
+        .arg(output);
+    command
 }
 
 fn write_jsonl(path: &Path, rows: &[Value]) {
@@ -944,12 +948,8 @@ fn a_few_thousand_parquet_grasps_are_cut_into_chunks_for_every_core() {
     let d = dir("spread");
     let (input, output) = (d.join("grasps.parquet"), d.join("answers.parquet"));
     write_grasps(&input, &rows, 2048, false);
-    let out = crate::common::cli()
+    let out = gate_command(&input, &output)
         .env("RAYON_NUM_THREADS", "2")
-        .arg("gate")
-        .arg(&input)
-        .args(["--backend", "cpu", "-o"])
-        .arg(&output)
         .output()
         .unwrap();
     assert!(
