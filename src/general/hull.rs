@@ -177,7 +177,11 @@ impl Hull {
         raw: &[Vector],
         ids: &[u32],
     ) -> Result<(), Stuck> {
-        debug_assert!(start.len() == d && ids.len() == d && (2..=MAX_DIM).contains(&d));
+        debug_assert!(start.len() == d && ids.len() == d);
+        // [`Hull::try_add_in`] has a copy of the add for each of these dimensions only.
+        if !(2..=MAX_DIM).contains(&d) {
+            return Err(Stuck::Degenerate);
+        }
         self.d = d;
         self.x = *x;
         self.points.clear();
@@ -412,6 +416,7 @@ impl Hull {
             4 => self.try_add::<4>(p, raw, id, from, folds),
             5 => self.try_add::<5>(p, raw, id, from, folds),
             6 => self.try_add::<6>(p, raw, id, from, folds),
+            // MAX_DIM, the one left ([`Hull::start`] takes no other).
             _ => self.try_add::<MAX_DIM>(p, raw, id, from, folds),
         }
     }
