@@ -683,15 +683,16 @@ impl Hull {
     /// x when that is 0).
     fn exact_normal(&self, points: &[u16; FACE], towards: &Vector) -> Result<Vector, Stuck> {
         let d = self.d;
-        let rows: Vec<&[f64]> = points[..d - 1]
-            .iter()
-            .map(|&v| &self.raw[v as usize][..d])
-            .collect();
+        let mut rows: [&[f64]; FACE] = [&[]; FACE];
+        for (row, &v) in rows.iter_mut().zip(&points[..d - 1]) {
+            *row = &self.raw[v as usize][..d];
+        }
+        let rows = &rows[..d - 1];
         let lengths: f64 = rows.iter().map(|r| dot(r, r).sqrt()).product();
         // Float64 first where allowed, taken where the points lie on its plane and it is far
         // from vanishing; else double-double.
         let c = if self.float_normals {
-            crate::general::proof::cross_f64(d, &rows)
+            crate::general::proof::cross_f64(d, rows)
         } else {
             [0.0; 8]
         };
@@ -704,7 +705,7 @@ impl Hull {
         let c = if on_plane {
             c
         } else {
-            crate::general::proof::cross(d, &rows)
+            crate::general::proof::cross(d, rows)
         };
         let nc = dot(&c[..d], &c[..d]).sqrt();
         // Points this close to dependent make a face whose orientation the proof's checker

@@ -350,22 +350,46 @@ pub(crate) fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
 }
 
 /// [`cross`] in plain float64 (the same elimination, complete pivoting): a first guess that
-/// callers check against the rows (their dot products with it) before they take it.
+/// callers check against the rows (their dot products with it) before they take it. The
+/// inner hull asks it of every thin face it makes, so it is compiled for each dimension.
 pub(crate) fn cross_f64(d: usize, rows: &[&[f64]]) -> [f64; 8] {
-    let m = d - 1;
+    match d {
+        2 => cross_f64_in::<2>(rows),
+        3 => cross_f64_in::<3>(rows),
+        4 => cross_f64_in::<4>(rows),
+        5 => cross_f64_in::<5>(rows),
+        6 => cross_f64_in::<6>(rows),
+        7 => cross_f64_in::<7>(rows),
+        8 => cross_f64_in::<8>(rows),
+        1 => cross_f64_in::<1>(rows),
+        // No plane of d − 1 rows to give (the callers ask for d of 2 … 8 only).
+        _ => [0.0; 8],
+    }
+}
+
+/// [`cross_f64`] in R^D: index loops with bounds known when compiled (the same operations in
+/// the same order, so the same bits as one loop for every `d`).
+#[inline(always)]
+fn cross_f64_in<const D: usize>(rows: &[&[f64]]) -> [f64; 8] {
+    let m = D - 1;
     let mut a = [[0.0f64; 8]; 8];
     for (r, row) in rows.iter().enumerate().take(m) {
-        a[r][..d].copy_from_slice(&row[..d]);
+        let row: &[f64; D] = row[..D].try_into().expect("D numbers");
+        a[r][..D].copy_from_slice(row);
     }
     let mut cols: [usize; 8] = std::array::from_fn(|c| c);
     let mut sign = 1.0;
     for k in 0..m {
+        // The first entry of largest magnitude, row by row (a NaN never taken).
         let (mut pr, mut pc, mut best) = (k, k, -1.0);
-        for (r, row) in a.iter().enumerate().take(m).skip(k) {
-            for (c, v) in row.iter().enumerate().take(d).skip(k) {
-                if v.abs() > best {
-                    (pr, pc, best) = (r, c, v.abs());
-                }
+        #[allow(clippy::needless_range_loop)] // r and c are the pivot's place
+        for r in k..m {
+            for c in k..D {
+                let v = a[r][c].abs();
+                let better = v > best;
+                best = if better { v } else { best };
+                pr = if better { r } else { pr };
+                pc = if better { c } else { pc };
             }
         }
         if best == 0.0 {
@@ -417,22 +441,32 @@ pub(crate) fn cross(d: usize, rows: &[&[f64]]) -> [f64; 8] {
         // SAFETY: the processor has fused multiply-add and AVX2, checked just above.
         return unsafe { cross_fma(d, rows) };
     }
-    cross_with::<{ cfg!(target_arch = "aarch64") }>(d, rows)
+    cross_with::<{ cfg!(target_arch = "aarch64") }, 0>(d, rows)
 }
 
 /// [`cross`] compiled with fused multiply-add and AVX2 (the same bits, faster).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma,avx2")]
 unsafe fn cross_fma(d: usize, rows: &[&[f64]]) -> [f64; 8] {
-    cross_with::<true>(d, rows)
+    // Compiled for each dimension an inner hull has (its thin faces come here).
+    match d {
+        3 => cross_with::<true, 3>(d, rows),
+        4 => cross_with::<true, 4>(d, rows),
+        6 => cross_with::<true, 6>(d, rows),
+        7 => cross_with::<true, 7>(d, rows),
+        _ => cross_with::<true, 0>(d, rows),
+    }
 }
 
 /// The elimination of [`cross`], its numbers split into high and low parts and its columns
 /// moved as they are pivoted (rather than indexed through the permutation), so that a row's
 /// update is one fixed-width loop the compiler vectorises; the operations, and so the bits,
 /// are those of [`Dd`] one number at a time.
+/// `D`: the dimension when known as the code is compiled, else 0 (then `d`; the same
+/// operations either way).
 #[inline(always)]
-fn cross_with<const FMA: bool>(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+fn cross_with<const FMA: bool, const D: usize>(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+    let d = if D > 0 { D } else { d };
     let m = d - 1;
     let (mut hi, mut lo) = ([[0.0f64; 8]; 8], [[0.0f64; 8]; 8]);
     for (r, row) in rows.iter().enumerate().take(m) {
@@ -442,12 +476,16 @@ fn cross_with<const FMA: bool>(d: usize, rows: &[&[f64]]) -> [f64; 8] {
     let mut cols: [usize; 8] = std::array::from_fn(|c| c);
     let mut sign = 1.0;
     for k in 0..m {
+        // The first entry of largest magnitude, row by row (a NaN never taken).
         let (mut pr, mut pc, mut best) = (k, k, -1.0);
-        for (r, row) in hi.iter().enumerate().take(m).skip(k) {
-            for (c, v) in row.iter().enumerate().take(d).skip(k) {
-                if v.abs() > best {
-                    (pr, pc, best) = (r, c, v.abs());
-                }
+        #[allow(clippy::needless_range_loop)] // r and c are the pivot's place
+        for r in k..m {
+            for c in k..d {
+                let v = hi[r][c].abs();
+                let better = v > best;
+                best = if better { v } else { best };
+                pr = if better { r } else { pr };
+                pc = if better { c } else { pc };
             }
         }
         if best == 0.0 {
@@ -548,7 +586,7 @@ fn grasp_face_f64(d: usize, rows: &[&[f64]], norms: &[f64; 8]) -> Option<(i64, f
         // SAFETY: the processor has fused multiply-add and AVX2, checked just above.
         return unsafe { grasp_face_fma(d, rows, norms) };
     }
-    grasp_face_with::<{ cfg!(target_arch = "aarch64") }>(d, rows, norms)
+    grasp_face_in::<{ cfg!(target_arch = "aarch64") }>(d, rows, norms)
 }
 
 /// [`grasp_face_f64`] compiled with fused multiply-add and AVX2 (the same bits: its only
@@ -556,25 +594,49 @@ fn grasp_face_f64(d: usize, rows: &[&[f64]], norms: &[f64; 8]) -> Option<(i64, f
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma,avx2")]
 unsafe fn grasp_face_fma(d: usize, rows: &[&[f64]], norms: &[f64; 8]) -> Option<(i64, f64)> {
-    grasp_face_with::<true>(d, rows, norms)
+    grasp_face_in::<true>(d, rows, norms)
 }
 
+/// [`grasp_face_with`] for the lift of a spatial grasp (d = 7, every face of a circular
+/// grasp's proof) compiled with its size known, else for any `d`: the same operations.
 #[inline(always)]
-fn grasp_face_with<const FMA: bool>(
+fn grasp_face_in<const FMA: bool>(
     d: usize,
     rows: &[&[f64]],
     norms: &[f64; 8],
 ) -> Option<(i64, f64)> {
+    if rows.len() + 1 != d {
+        None
+    } else if d == 7 {
+        grasp_face_with::<FMA, 7>(rows, norms)
+    } else {
+        grasp_face_with::<FMA, 0>(rows, norms)
+    }
+}
+
+/// `D`: the dimension when known as the code is compiled (7), else 0 and `d` is
+/// `rows.len() + 1`.
+#[inline(always)]
+fn grasp_face_with<const FMA: bool, const D: usize>(
+    rows: &[&[f64]],
+    norms: &[f64; 8],
+) -> Option<(i64, f64)> {
     const U: f64 = f64::EPSILON / 2.0;
+    let d = if D > 0 { D } else { rows.len() + 1 };
     let m = d - 1;
     if rows.len() != m || m > 7 {
         return None;
     }
     let gamma = |n: usize| (n as f64 * U) / (1.0 - n as f64 * U);
-    let mut a = [[0.0f64; 8]; 8];
+    // The rows' w parts (index loops: a copy of a length known only at run time is a call).
+    let mut w = [[0.0f64; 8]; 8];
     for (r, row) in rows.iter().enumerate() {
-        a[r][..m].copy_from_slice(&row[1..d]);
+        let row = &row[1..d];
+        for c in 0..m {
+            w[r][c] = row[c];
+        }
     }
+    let mut a = w;
     let mut perm: [usize; 8] = std::array::from_fn(|i| i);
     let mut det_sign = if d.is_multiple_of(2) { -1.0 } else { 1.0 };
     let mut det = 1.0f64;
@@ -582,9 +644,13 @@ fn grasp_face_with<const FMA: bool>(
     let mut relative = 0.0f64; // Σᵢ |Eᵢ| / |gᵢ| (bounds)
     let mut hadamard = 1.0f64;
     for k in 0..m {
-        let p = (k..m)
-            .max_by(|&x, &y| a[x][k].abs().total_cmp(&a[y][k].abs()))
-            .unwrap_or(k);
+        // The last row of largest magnitude in column k (as `Iterator::max_by` picks it).
+        let mut p = k;
+        for r in k + 1..m {
+            if a[p][k].abs().total_cmp(&a[r][k].abs()) != std::cmp::Ordering::Greater {
+                p = r;
+            }
+        }
         if !(a[p][k] != 0.0) {
             return None;
         }
@@ -617,7 +683,8 @@ fn grasp_face_with<const FMA: bool>(
     }
     let sigma: i64 = if det * det_sign > 0.0 { 1 } else { -1 };
     // W_F a = b from the factors: L̂ y = Pb, Û a = y.
-    let solve = |b: &[f64; 8]| -> [f64; 8] {
+    #[inline(always)]
+    fn lu_solve(a: &[[f64; 8]; 8], perm: &[usize; 8], m: usize, b: &[f64; 8]) -> [f64; 8] {
         let mut y = [0.0f64; 8];
         for r in 0..m {
             y[r] = b[perm[r]];
@@ -634,7 +701,8 @@ fn grasp_face_with<const FMA: bool>(
             x[r] = v / a[r][r];
         }
         x
-    };
+    }
+    let solve = |b: &[f64; 8]| lu_solve(&a, &perm, m, b);
     let mut sol = solve(&[1.0; 8]);
     // A face far from thin (its determinant a fair share of its rows' lengths' product: the
     // condition number at most m^(m/2)/that) has its plane from the first solution.
@@ -648,9 +716,9 @@ fn grasp_face_with<const FMA: bool>(
         // The rows side by side, one lane each (the same operations per row as one at a time,
         // so the same bits; eight lanes the compiler vectorises).
         let mut column = [[0.0f64; 8]; 8];
-        for (r, row) in rows.iter().enumerate() {
+        for (r, wr) in w.iter().enumerate().take(m) {
             for c in 0..m {
-                column[c][r] = row[1 + c];
+                column[c][r] = wr[c];
             }
         }
         let (mut hi, mut lo) = ([1.0f64; 8], [0.0f64; 8]);
@@ -885,10 +953,33 @@ fn check_inner(
     if !(dot(c, x) > SIGN * nc * norm(x)) {
         return Err("interior: not positive on x".into());
     }
-    // Each ridge by its sorted indices (padded), with the sum of the signs it is met with.
-    // Where every index fits in 16 bits (all but the largest proofs), a ridge is one u128.
+    // Each ridge by its sorted indices, met by its faces with signs that must cancel. Where
+    // a ridge's d − 2 − l indices fit in 63 bits (every proof but the largest), each meeting
+    // is one u64, the ridge's indices and then the sign's bit, and the meetings are sorted:
+    // a ridge's run holds as many of each sign. (A hash table of the ridges, new at every
+    // check, missed the cache at almost every meeting.) Else a table of the sums of the
+    // signs, a ridge one u128 where every index fits in 16 bits.
+    let ridge_len = (d - 2).saturating_sub(l);
+    let bits = 63 / ridge_len.max(1);
+    let sorted_meetings = k as u64 <= 1 << bits;
+    let mut meetings: Vec<u64> = Vec::with_capacity(if sorted_meetings {
+        proof.faces.len() * (ridge_len + 1)
+    } else {
+        0
+    });
+    let meeting = |r: &[u32; 8], sign: i64| {
+        let key = r[..ridge_len]
+            .iter()
+            .enumerate()
+            .fold(0u64, |key, (a, &i)| key | u64::from(i) << (bits * a));
+        key << 1 | u64::from(sign < 0)
+    };
     let narrow = k < u16::MAX as usize;
-    let size = proof.faces.len() * d / 2;
+    let size = if sorted_meetings {
+        0
+    } else {
+        proof.faces.len() * d / 2
+    };
     let (wide_size, narrow_size) = if narrow { (0, size) } else { (size, 0) };
     let mut ridges: HashMap<[u32; 8], i64, BuildHasherDefault<SetHasher>> =
         HashMap::with_capacity_and_hasher(wide_size, Default::default());
@@ -972,17 +1063,30 @@ fn check_inner(
             ridge[..j].copy_from_slice(&sorted[..j]);
             ridge[j..face.len() - 1].copy_from_slice(&sorted[j + 1..face.len()]);
             let sign = if j % 2 == 0 { sign } else { -sign };
-            if narrow {
+            if sorted_meetings {
+                meetings.push(meeting(&ridge, sign));
+            } else if narrow {
                 *narrow_ridges.entry(pack(&ridge)).or_insert(0) += sign;
             } else {
                 *ridges.entry(ridge).or_insert(0) += sign;
             }
         }
     }
-    let uneven = ridges
-        .iter()
-        .find(|(_, &s)| s != 0)
-        .map(|(r, _)| *r)
+    meetings.sort_unstable();
+    let uneven = meetings
+        .chunk_by(|a, b| a >> 1 == b >> 1)
+        .find(|run| 2 * run.iter().filter(|&&m| m & 1 == 0).count() != run.len())
+        .map(|run| {
+            let key = run[0] >> 1;
+            std::array::from_fn(|a| {
+                if a < ridge_len {
+                    (key >> (bits * a) & ((1 << bits) - 1)) as u32
+                } else {
+                    u32::MAX
+                }
+            })
+        })
+        .or_else(|| ridges.iter().find(|(_, &s)| s != 0).map(|(r, _)| *r))
         .or_else(|| {
             narrow_ridges.iter().find(|(_, &s)| s != 0).map(|(&r, _)| {
                 std::array::from_fn(|a| match (r >> (16 * a)) as u16 {
@@ -1222,7 +1326,7 @@ mod tests {
                     rows[d - 2] = rows[0].map(|v| v * (1.0 + 1e-12 * next()));
                 }
                 let refs: Vec<&[f64]> = rows.iter().map(|r| &r[..d]).collect();
-                let plain = cross_with::<false>(d, &refs);
+                let plain = cross_with::<false, 0>(d, &refs);
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("fma")
                     && std::arch::is_x86_feature_detected!("avx2")
@@ -1236,11 +1340,297 @@ mod tests {
                     );
                 }
                 assert_eq!(
-                    cross_with::<true>(d, &refs).map(f64::to_bits),
+                    cross_with::<true, 0>(d, &refs).map(f64::to_bits),
                     plain.map(f64::to_bits)
                 );
             }
         }
+    }
+
+    /// `cross_f64` as it was written first, one loop for every `d`: the reference its
+    /// copies for each dimension must match bit for bit.
+    fn cross_f64_reference(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+        let m = d - 1;
+        let mut a = [[0.0f64; 8]; 8];
+        for (r, row) in rows.iter().enumerate().take(m) {
+            a[r][..d].copy_from_slice(&row[..d]);
+        }
+        let mut cols: [usize; 8] = std::array::from_fn(|c| c);
+        let mut sign = 1.0;
+        for k in 0..m {
+            let (mut pr, mut pc, mut best) = (k, k, -1.0);
+            for (r, row) in a.iter().enumerate().take(m).skip(k) {
+                for (c, v) in row.iter().enumerate().take(d).skip(k) {
+                    if v.abs() > best {
+                        (pr, pc, best) = (r, c, v.abs());
+                    }
+                }
+            }
+            if best == 0.0 {
+                return [0.0; 8];
+            }
+            if pr != k {
+                a.swap(pr, k);
+                sign = -sign;
+            }
+            if pc != k {
+                for row in a.iter_mut().take(m) {
+                    row.swap(pc, k);
+                }
+                cols.swap(pc, k);
+                sign = -sign;
+            }
+            let top = a[k];
+            for row in a[k + 1..m].iter_mut() {
+                let f = row[k] / top[k];
+                for c in 0..8 {
+                    row[c] -= f * top[c];
+                }
+            }
+        }
+        let mut z = [0.0f64; 8];
+        for k in (0..m).rev() {
+            let mut acc = -a[k][m];
+            for j in k + 1..m {
+                acc -= a[k][j] * z[j];
+            }
+            z[k] = acc / a[k][k];
+        }
+        let det = (0..m).fold(sign, |det, k| det * a[k][k]);
+        let mut n = [0.0; 8];
+        for k in 0..m {
+            n[cols[k]] = det * z[k];
+        }
+        n[cols[m]] = det;
+        n
+    }
+
+    /// `cross_f64`'s copy for each dimension gives the bits of the one loop for every `d`:
+    /// on random rows, on rows of a few small integers (ties for the pivot everywhere),
+    /// with zero or repeated rows, and with a NaN.
+    #[test]
+    fn cross_f64_for_each_dimension_is_the_one_loop_bit_for_bit() {
+        let mut next = uniform(0x2545_F491_4F6C_DD1D);
+        for d in 1..=8 {
+            for trial in 0..3000 {
+                let mut rows: Vec<[f64; 8]> = (0..d - 1)
+                    .map(|_| {
+                        std::array::from_fn(|c| match (trial % 4, c < d) {
+                            (_, false) => 0.0,
+                            (0, _) => next(),
+                            (1, _) => (next() * 2.5).round(),
+                            (2, _) => (next() * 1.5).round() * 1e-3,
+                            _ => next() * 10f64.powi((next() * 20.0) as i32),
+                        })
+                    })
+                    .collect();
+                if trial % 7 == 3 && d > 2 {
+                    rows[1] = rows[0];
+                }
+                if trial % 11 == 5 && d > 1 {
+                    rows[0][trial % d] = f64::NAN;
+                }
+                let refs: Vec<&[f64]> = rows.iter().map(|r| &r[..d]).collect();
+                let (a, b) = (cross_f64(d, &refs), cross_f64_reference(d, &refs));
+                assert_eq!(
+                    a.map(f64::to_bits),
+                    b.map(f64::to_bits),
+                    "d {d} trial {trial}: {rows:?}"
+                );
+            }
+        }
+    }
+
+    /// `grasp_face_f64` as it was written first, one loop for every `d`: the reference its
+    /// copy for d = 7 and its index loops must match bit for bit.
+    fn grasp_face_reference<const FMA: bool>(
+        d: usize,
+        rows: &[&[f64]],
+        norms: &[f64; 8],
+    ) -> Option<(i64, f64)> {
+        const U: f64 = f64::EPSILON / 2.0;
+        let m = d - 1;
+        if rows.len() != m || m > 7 {
+            return None;
+        }
+        let gamma = |n: usize| (n as f64 * U) / (1.0 - n as f64 * U);
+        let mut a = [[0.0f64; 8]; 8];
+        for (r, row) in rows.iter().enumerate() {
+            a[r][..m].copy_from_slice(&row[1..d]);
+        }
+        let mut perm: [usize; 8] = std::array::from_fn(|i| i);
+        let mut det_sign = if d.is_multiple_of(2) { -1.0 } else { 1.0 };
+        let mut det = 1.0f64;
+        let mut upper_rows = 0.0f64; // Σ_{k≤i} |Û_k|, row by row
+        let mut relative = 0.0f64; // Σᵢ |Eᵢ| / |gᵢ| (bounds)
+        let mut hadamard = 1.0f64;
+        for k in 0..m {
+            let p = (k..m)
+                .max_by(|&x, &y| a[x][k].abs().total_cmp(&a[y][k].abs()))
+                .unwrap_or(k);
+            if !(a[p][k] != 0.0) {
+                return None;
+            }
+            if p != k {
+                a.swap(p, k);
+                perm.swap(p, k);
+                det_sign = -det_sign;
+            }
+            det *= a[k][k];
+            let pivot = a[k];
+            for row in a[k + 1..m].iter_mut() {
+                let f = row[k] / pivot[k];
+                row[k] = f; // L̂, below the diagonal
+                for c in k + 1..m {
+                    row[c] -= f * pivot[c];
+                }
+            }
+            upper_rows += dot(&pivot[k..m], &pivot[k..m]).sqrt();
+            let g = norms[perm[k]];
+            relative += gamma(m) * upper_rows / g;
+            hadamard *= g;
+        }
+        // exp(t) − 1 ≤ t(1 + t) for t ≤ 1; 1.01 for the bound's own rounding.
+        if !(relative <= 1.0) {
+            return None;
+        }
+        let bound = 1.01 * hadamard * relative * (1.0 + relative);
+        if !(det.abs() * (1.0 - gamma(m)) > bound) {
+            return None;
+        }
+        let sigma: i64 = if det * det_sign > 0.0 { 1 } else { -1 };
+        // W_F a = b from the factors: L̂ y = Pb, Û a = y.
+        let solve = |b: &[f64; 8]| -> [f64; 8] {
+            let mut y = [0.0f64; 8];
+            for r in 0..m {
+                y[r] = b[perm[r]];
+                for c in 0..r {
+                    y[r] -= a[r][c] * y[c];
+                }
+            }
+            let mut x = [0.0f64; 8];
+            for r in (0..m).rev() {
+                let mut v = y[r];
+                for c in r + 1..m {
+                    v -= a[r][c] * x[c];
+                }
+                x[r] = v / a[r][r];
+            }
+            x
+        };
+        let mut sol = solve(&[1.0; 8]);
+        // A face far from thin (its determinant a fair share of its rows' lengths' product: the
+        // condition number at most m^(m/2)/that) has its plane from the first solution.
+        let own: f64 = rows
+            .iter()
+            .map(|r| dot(&r[1..d], &r[1..d]).sqrt())
+            .product();
+        if !(det.abs() >= THICK * own) {
+            // One step of refinement on the residual 1 − W_F a in double-double (exact products):
+            // on a thin face the first solution's plane is tilted, and the bound lost with it.
+            // The rows side by side, one lane each (the same operations per row as one at a time,
+            // so the same bits; eight lanes the compiler vectorises).
+            let mut column = [[0.0f64; 8]; 8];
+            for (r, row) in rows.iter().enumerate() {
+                for c in 0..m {
+                    column[c][r] = row[1 + c];
+                }
+            }
+            let (mut hi, mut lo) = ([1.0f64; 8], [0.0f64; 8]);
+            for (ai, wc) in sol[..m].iter().zip(&column) {
+                for r in 0..8 {
+                    let t = Dd::new(*ai).mul_with::<FMA>(Dd::new(wc[r])).neg();
+                    let acc = Dd {
+                        hi: hi[r],
+                        lo: lo[r],
+                    }
+                    .add(t);
+                    (hi[r], lo[r]) = (acc.hi, acc.lo);
+                }
+            }
+            let mut residual = [0.0f64; 8];
+            for r in 0..m {
+                residual[r] = hi[r] + lo[r];
+            }
+            let step = solve(&residual);
+            // The step is about the first solution's error, and the refined one's about its square
+            // (relative): a face too thin for 1e-12 is left to double-double.
+            if !(norm(&step[..m]) <= 1e-6 * norm(&sol[..m])) {
+                return None;
+            }
+            for (x, dx) in sol.iter_mut().zip(&step) {
+                *x += dx;
+            }
+        }
+        let na = norm(&sol[..m]);
+        let mut least = f64::INFINITY;
+        for row in rows {
+            let w = &row[1..d];
+            let (mut s, mut abs) = (0.0, 0.0);
+            for (ai, wi) in sol[..m].iter().zip(w) {
+                s += ai * wi;
+                abs += (ai * wi).abs();
+            }
+            if !((s - 1.0).abs() <= 1e-12) {
+                return None;
+            }
+            least = least.min(s - 1.01 * gamma(m + 1) * abs);
+        }
+        // The norm's, the subtraction's and the division's own rounding, taken off too.
+        let v = least * (1.0 - 4.0 * U) / (na * (1.0 + gamma(m + 4)));
+        (v > 0.0).then_some((sigma, v))
+    }
+
+    /// `grasp_face_f64` (its copy for d = 7 and its index loops) gives the bits of the
+    /// reference, on random, thin and tied faces (rows of small integers: ties for the pivot)
+    /// of every size.
+    #[test]
+    fn grasp_face_f64_is_its_reference_bit_for_bit() {
+        #[cfg(target_arch = "x86_64")]
+        let fma = std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let fma = cfg!(target_arch = "aarch64");
+        let mut next = uniform(0x9E37_79B9_7F4A_7C15);
+        let mut decided = 0;
+        for d in 2..=8 {
+            for trial in 0..4000 {
+                let mut rows: Vec<Vec<f64>> = (0..d - 1)
+                    .map(|_| {
+                        std::iter::once(1.0)
+                            .chain((1..d).map(|_| match trial % 3 {
+                                0 => next(),
+                                1 => (next() * 2.5).round(),
+                                _ => 0.3 + 1e-3 * next(),
+                            }))
+                            .collect()
+                    })
+                    .collect();
+                if trial % 5 == 2 && d > 2 {
+                    let gap = 10f64.powi(-((trial / 5) % 16) as i32);
+                    rows[1] = rows[0].iter().map(|v| v + gap * next()).collect();
+                    rows[1][0] = 1.0;
+                }
+                let refs: Vec<&[f64]> = rows.iter().map(|r| &r[..]).collect();
+                let mut lengths = [0.0; 8];
+                for (l, r) in lengths.iter_mut().zip(&rows) {
+                    *l = norm(r);
+                }
+                let fast = grasp_face_f64(d, &refs, &lengths);
+                let reference = if fma {
+                    grasp_face_reference::<true>(d, &refs, &lengths)
+                } else {
+                    grasp_face_reference::<false>(d, &refs, &lengths)
+                };
+                decided += usize::from(fast.is_some());
+                assert_eq!(
+                    fast.map(|(s, v)| (s, v.to_bits())),
+                    reference.map(|(s, v)| (s, v.to_bits())),
+                    "d {d} trial {trial}: {rows:?}"
+                );
+            }
+        }
+        assert!(decided > 10_000, "only {decided} faces decided in float64");
     }
 
     /// `cross_f64` is `cross` to float64's accuracy on rows far from dependent.
