@@ -86,19 +86,30 @@ impl Basis {
     /// Offers `v`: takes it (normalised residual) when it is independent of the basis
     /// beyond `tol` relative to `|v|`; returns whether it was taken.
     pub(crate) fn push(&mut self, v: &[f64], tol: f64) -> bool {
-        if self.len == self.d {
+        // Each arm an inlined copy with d known (its divisions side by side; the same bits).
+        match self.d {
+            3 => self.push_in(3, v, tol),
+            6 => self.push_in(6, v, tol),
+            7 => self.push_in(7, v, tol),
+            d => self.push_in(d, v, tol),
+        }
+    }
+
+    #[inline(always)]
+    fn push_in(&mut self, d: usize, v: &[f64], tol: f64) -> bool {
+        if self.len == d {
             return false;
         }
-        let nv = norm(&v[..self.d]);
+        let nv = norm(&v[..d]);
         if nv == 0.0 {
             return false;
         }
         let mut unit = [0.0; MAX_DIM];
-        for (u, x) in unit[..self.d].iter_mut().zip(v) {
+        for (u, x) in unit[..d].iter_mut().zip(v) {
             *u = x / nv;
         }
-        let r = self.residual(&unit);
-        let nr = norm(&r[..self.d]);
+        let r = self.residual_in(d, &unit);
+        let nr = norm(&r[..d]);
         if nr <= tol {
             return false;
         }
