@@ -354,44 +354,33 @@ pub(crate) fn det(d: usize, m: &[[f64; 8]; 8]) -> f64 {
 /// inner hull asks it of every thin face it makes, so it is compiled for each dimension.
 pub(crate) fn cross_f64(d: usize, rows: &[&[f64]]) -> [f64; 8] {
     match d {
-        2 => cross_f64_in::<2>(rows),
-        3 => cross_f64_in::<3>(rows),
-        4 => cross_f64_in::<4>(rows),
-        5 => cross_f64_in::<5>(rows),
-        6 => cross_f64_in::<6>(rows),
-        7 => cross_f64_in::<7>(rows),
-        8 => cross_f64_in::<8>(rows),
-        1 => cross_f64_in::<1>(rows),
-        // No plane of d − 1 rows to give (the callers ask for d of 2 … 8 only).
-        _ => [0.0; 8],
+        3 => cross_f64_in::<3>(d, rows),
+        4 => cross_f64_in::<4>(d, rows),
+        6 => cross_f64_in::<6>(d, rows),
+        7 => cross_f64_in::<7>(d, rows),
+        _ => cross_f64_in::<0>(d, rows),
     }
 }
 
-/// [`cross_f64`] in R^D: index loops with bounds known when compiled (the same operations in
-/// the same order, so the same bits as one loop for every `d`).
+/// [`cross_f64`] in R^D (`D` the dimension when known as the code is compiled, else 0 and
+/// then `d`): index loops whose bounds unroll where known, the same operations in the same
+/// order either way, so the same bits.
 #[inline(always)]
-fn cross_f64_in<const D: usize>(rows: &[&[f64]]) -> [f64; 8] {
-    let m = D - 1;
+fn cross_f64_in<const D: usize>(d: usize, rows: &[&[f64]]) -> [f64; 8] {
+    let d = if D > 0 { D } else { d };
+    let m = d - 1;
     let mut a = [[0.0f64; 8]; 8];
     for (r, row) in rows.iter().enumerate().take(m) {
-        let row: &[f64; D] = row[..D].try_into().expect("D numbers");
-        a[r][..D].copy_from_slice(row);
+        let row = &row[..d];
+        #[allow(clippy::manual_memcpy)] // a loop, not a call: d is known for each arm
+        for c in 0..d {
+            a[r][c] = row[c];
+        }
     }
     let mut cols: [usize; 8] = std::array::from_fn(|c| c);
     let mut sign = 1.0;
     for k in 0..m {
-        // The first entry of largest magnitude, row by row (a NaN never taken).
-        let (mut pr, mut pc, mut best) = (k, k, -1.0);
-        #[allow(clippy::needless_range_loop)] // r and c are the pivot's place
-        for r in k..m {
-            for c in k..D {
-                let v = a[r][c].abs();
-                let better = v > best;
-                best = if better { v } else { best };
-                pr = if better { r } else { pr };
-                pc = if better { c } else { pc };
-            }
-        }
+        let (pr, pc, best) = complete_pivot(&a, k, m, d);
         if best == 0.0 {
             return [0.0; 8];
         }
@@ -429,6 +418,25 @@ fn cross_f64_in<const D: usize>(rows: &[&[f64]]) -> [f64; 8] {
     }
     n[cols[m]] = det;
     n
+}
+
+/// The complete pivot of an elimination's step `k`: the first entry of largest magnitude in
+/// rows `k..m` and columns `k..d` of `a`, row by row, as `(row, column, magnitude)` (a NaN is
+/// never taken; `(k, k, −1)` where every entry is one).
+#[inline(always)]
+fn complete_pivot(a: &[[f64; 8]; 8], k: usize, m: usize, d: usize) -> (usize, usize, f64) {
+    let (mut pr, mut pc, mut best) = (k, k, -1.0);
+    #[allow(clippy::needless_range_loop)] // r and c are the pivot's place
+    for r in k..m {
+        for c in k..d {
+            let v = a[r][c].abs();
+            let better = v > best;
+            best = if better { v } else { best };
+            pr = if better { r } else { pr };
+            pc = if better { c } else { pc };
+        }
+    }
+    (pr, pc, best)
 }
 
 /// `n` with `n·y = det[rows; y]` for the d − 1 vectors `rows` of R^d, from one elimination
@@ -476,18 +484,7 @@ fn cross_with<const FMA: bool, const D: usize>(d: usize, rows: &[&[f64]]) -> [f6
     let mut cols: [usize; 8] = std::array::from_fn(|c| c);
     let mut sign = 1.0;
     for k in 0..m {
-        // The first entry of largest magnitude, row by row (a NaN never taken).
-        let (mut pr, mut pc, mut best) = (k, k, -1.0);
-        #[allow(clippy::needless_range_loop)] // r and c are the pivot's place
-        for r in k..m {
-            for c in k..d {
-                let v = hi[r][c].abs();
-                let better = v > best;
-                best = if better { v } else { best };
-                pr = if better { r } else { pr };
-                pc = if better { c } else { pc };
-            }
-        }
+        let (pr, pc, best) = complete_pivot(&hi, k, m, d);
         if best == 0.0 {
             return [0.0; 8];
         }
@@ -632,6 +629,7 @@ fn grasp_face_with<const FMA: bool, const D: usize>(
     let mut w = [[0.0f64; 8]; 8];
     for (r, row) in rows.iter().enumerate() {
         let row = &row[1..d];
+        #[allow(clippy::manual_memcpy)] // a loop, not a call: m is known for d = 7
         for c in 0..m {
             w[r][c] = row[c];
         }
@@ -1347,65 +1345,7 @@ mod tests {
         }
     }
 
-    /// `cross_f64` as it was written first, one loop for every `d`: the reference its
-    /// copies for each dimension must match bit for bit.
-    fn cross_f64_reference(d: usize, rows: &[&[f64]]) -> [f64; 8] {
-        let m = d - 1;
-        let mut a = [[0.0f64; 8]; 8];
-        for (r, row) in rows.iter().enumerate().take(m) {
-            a[r][..d].copy_from_slice(&row[..d]);
-        }
-        let mut cols: [usize; 8] = std::array::from_fn(|c| c);
-        let mut sign = 1.0;
-        for k in 0..m {
-            let (mut pr, mut pc, mut best) = (k, k, -1.0);
-            for (r, row) in a.iter().enumerate().take(m).skip(k) {
-                for (c, v) in row.iter().enumerate().take(d).skip(k) {
-                    if v.abs() > best {
-                        (pr, pc, best) = (r, c, v.abs());
-                    }
-                }
-            }
-            if best == 0.0 {
-                return [0.0; 8];
-            }
-            if pr != k {
-                a.swap(pr, k);
-                sign = -sign;
-            }
-            if pc != k {
-                for row in a.iter_mut().take(m) {
-                    row.swap(pc, k);
-                }
-                cols.swap(pc, k);
-                sign = -sign;
-            }
-            let top = a[k];
-            for row in a[k + 1..m].iter_mut() {
-                let f = row[k] / top[k];
-                for c in 0..8 {
-                    row[c] -= f * top[c];
-                }
-            }
-        }
-        let mut z = [0.0f64; 8];
-        for k in (0..m).rev() {
-            let mut acc = -a[k][m];
-            for j in k + 1..m {
-                acc -= a[k][j] * z[j];
-            }
-            z[k] = acc / a[k][k];
-        }
-        let det = (0..m).fold(sign, |det, k| det * a[k][k]);
-        let mut n = [0.0; 8];
-        for k in 0..m {
-            n[cols[k]] = det * z[k];
-        }
-        n[cols[m]] = det;
-        n
-    }
-
-    /// `cross_f64`'s copy for each dimension gives the bits of the one loop for every `d`:
+    /// `cross_f64`'s copies for the hull's dimensions give the bits of its loop for any `d`:
     /// on random rows, on rows of a few small integers (ties for the pivot everywhere),
     /// with zero or repeated rows, and with a NaN.
     #[test]
@@ -1431,7 +1371,7 @@ mod tests {
                     rows[0][trial % d] = f64::NAN;
                 }
                 let refs: Vec<&[f64]> = rows.iter().map(|r| &r[..d]).collect();
-                let (a, b) = (cross_f64(d, &refs), cross_f64_reference(d, &refs));
+                let (a, b) = (cross_f64(d, &refs), cross_f64_in::<0>(d, &refs));
                 assert_eq!(
                     a.map(f64::to_bits),
                     b.map(f64::to_bits),
@@ -1441,151 +1381,10 @@ mod tests {
         }
     }
 
-    /// `grasp_face_f64` as it was written first, one loop for every `d`: the reference its
-    /// copy for d = 7 and its index loops must match bit for bit.
-    fn grasp_face_reference<const FMA: bool>(
-        d: usize,
-        rows: &[&[f64]],
-        norms: &[f64; 8],
-    ) -> Option<(i64, f64)> {
-        const U: f64 = f64::EPSILON / 2.0;
-        let m = d - 1;
-        if rows.len() != m || m > 7 {
-            return None;
-        }
-        let gamma = |n: usize| (n as f64 * U) / (1.0 - n as f64 * U);
-        let mut a = [[0.0f64; 8]; 8];
-        for (r, row) in rows.iter().enumerate() {
-            a[r][..m].copy_from_slice(&row[1..d]);
-        }
-        let mut perm: [usize; 8] = std::array::from_fn(|i| i);
-        let mut det_sign = if d.is_multiple_of(2) { -1.0 } else { 1.0 };
-        let mut det = 1.0f64;
-        let mut upper_rows = 0.0f64; // Σ_{k≤i} |Û_k|, row by row
-        let mut relative = 0.0f64; // Σᵢ |Eᵢ| / |gᵢ| (bounds)
-        let mut hadamard = 1.0f64;
-        for k in 0..m {
-            let p = (k..m)
-                .max_by(|&x, &y| a[x][k].abs().total_cmp(&a[y][k].abs()))
-                .unwrap_or(k);
-            if !(a[p][k] != 0.0) {
-                return None;
-            }
-            if p != k {
-                a.swap(p, k);
-                perm.swap(p, k);
-                det_sign = -det_sign;
-            }
-            det *= a[k][k];
-            let pivot = a[k];
-            for row in a[k + 1..m].iter_mut() {
-                let f = row[k] / pivot[k];
-                row[k] = f; // L̂, below the diagonal
-                for c in k + 1..m {
-                    row[c] -= f * pivot[c];
-                }
-            }
-            upper_rows += dot(&pivot[k..m], &pivot[k..m]).sqrt();
-            let g = norms[perm[k]];
-            relative += gamma(m) * upper_rows / g;
-            hadamard *= g;
-        }
-        // exp(t) − 1 ≤ t(1 + t) for t ≤ 1; 1.01 for the bound's own rounding.
-        if !(relative <= 1.0) {
-            return None;
-        }
-        let bound = 1.01 * hadamard * relative * (1.0 + relative);
-        if !(det.abs() * (1.0 - gamma(m)) > bound) {
-            return None;
-        }
-        let sigma: i64 = if det * det_sign > 0.0 { 1 } else { -1 };
-        // W_F a = b from the factors: L̂ y = Pb, Û a = y.
-        let solve = |b: &[f64; 8]| -> [f64; 8] {
-            let mut y = [0.0f64; 8];
-            for r in 0..m {
-                y[r] = b[perm[r]];
-                for c in 0..r {
-                    y[r] -= a[r][c] * y[c];
-                }
-            }
-            let mut x = [0.0f64; 8];
-            for r in (0..m).rev() {
-                let mut v = y[r];
-                for c in r + 1..m {
-                    v -= a[r][c] * x[c];
-                }
-                x[r] = v / a[r][r];
-            }
-            x
-        };
-        let mut sol = solve(&[1.0; 8]);
-        // A face far from thin (its determinant a fair share of its rows' lengths' product: the
-        // condition number at most m^(m/2)/that) has its plane from the first solution.
-        let own: f64 = rows
-            .iter()
-            .map(|r| dot(&r[1..d], &r[1..d]).sqrt())
-            .product();
-        if !(det.abs() >= THICK * own) {
-            // One step of refinement on the residual 1 − W_F a in double-double (exact products):
-            // on a thin face the first solution's plane is tilted, and the bound lost with it.
-            // The rows side by side, one lane each (the same operations per row as one at a time,
-            // so the same bits; eight lanes the compiler vectorises).
-            let mut column = [[0.0f64; 8]; 8];
-            for (r, row) in rows.iter().enumerate() {
-                for c in 0..m {
-                    column[c][r] = row[1 + c];
-                }
-            }
-            let (mut hi, mut lo) = ([1.0f64; 8], [0.0f64; 8]);
-            for (ai, wc) in sol[..m].iter().zip(&column) {
-                for r in 0..8 {
-                    let t = Dd::new(*ai).mul_with::<FMA>(Dd::new(wc[r])).neg();
-                    let acc = Dd {
-                        hi: hi[r],
-                        lo: lo[r],
-                    }
-                    .add(t);
-                    (hi[r], lo[r]) = (acc.hi, acc.lo);
-                }
-            }
-            let mut residual = [0.0f64; 8];
-            for r in 0..m {
-                residual[r] = hi[r] + lo[r];
-            }
-            let step = solve(&residual);
-            // The step is about the first solution's error, and the refined one's about its square
-            // (relative): a face too thin for 1e-12 is left to double-double.
-            if !(norm(&step[..m]) <= 1e-6 * norm(&sol[..m])) {
-                return None;
-            }
-            for (x, dx) in sol.iter_mut().zip(&step) {
-                *x += dx;
-            }
-        }
-        let na = norm(&sol[..m]);
-        let mut least = f64::INFINITY;
-        for row in rows {
-            let w = &row[1..d];
-            let (mut s, mut abs) = (0.0, 0.0);
-            for (ai, wi) in sol[..m].iter().zip(w) {
-                s += ai * wi;
-                abs += (ai * wi).abs();
-            }
-            if !((s - 1.0).abs() <= 1e-12) {
-                return None;
-            }
-            least = least.min(s - 1.01 * gamma(m + 1) * abs);
-        }
-        // The norm's, the subtraction's and the division's own rounding, taken off too.
-        let v = least * (1.0 - 4.0 * U) / (na * (1.0 + gamma(m + 4)));
-        (v > 0.0).then_some((sigma, v))
-    }
-
-    /// `grasp_face_f64` (its copy for d = 7 and its index loops) gives the bits of the
-    /// reference, on random, thin and tied faces (rows of small integers: ties for the pivot)
-    /// of every size.
+    /// `grasp_face_f64`'s copy for d = 7 gives the bits of its loop for any `d`, on random,
+    /// thin and tied faces (rows of small integers: ties for the pivot); every size decides.
     #[test]
-    fn grasp_face_f64_is_its_reference_bit_for_bit() {
+    fn grasp_face_f64_for_d_7_is_the_one_loop_bit_for_bit() {
         #[cfg(target_arch = "x86_64")]
         let fma = std::arch::is_x86_feature_detected!("fma")
             && std::arch::is_x86_feature_detected!("avx2");
@@ -1607,7 +1406,7 @@ mod tests {
                     })
                     .collect();
                 if trial % 5 == 2 && d > 2 {
-                    let gap = 10f64.powi(-((trial / 5) % 16) as i32);
+                    let gap = 10f64.powi(-((trial / 5) % 16));
                     rows[1] = rows[0].iter().map(|v| v + gap * next()).collect();
                     rows[1][0] = 1.0;
                 }
@@ -1618,9 +1417,9 @@ mod tests {
                 }
                 let fast = grasp_face_f64(d, &refs, &lengths);
                 let reference = if fma {
-                    grasp_face_reference::<true>(d, &refs, &lengths)
+                    grasp_face_with::<true, 0>(&refs, &lengths)
                 } else {
-                    grasp_face_reference::<false>(d, &refs, &lengths)
+                    grasp_face_with::<false, 0>(&refs, &lengths)
                 };
                 decided += usize::from(fast.is_some());
                 assert_eq!(
