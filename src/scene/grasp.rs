@@ -399,7 +399,13 @@ fn push_fixed(out: &mut String, v: f64, places: usize) {
         if v.is_sign_negative() {
             out.push('-');
         }
-        let _ = write!(out, "{}.{:0places$}", n / unit, n % unit);
+        // The digits by itoa (the formatter's padding machinery cost more than the rest).
+        let mut digits = itoa::Buffer::new();
+        out.push_str(digits.format(n / unit));
+        out.push('.');
+        let fraction = digits.format(n % unit);
+        out.extend(std::iter::repeat_n('0', places - fraction.len()));
+        out.push_str(fraction);
     } else {
         let _ = write!(out, "{v:.places$}");
     }
@@ -419,12 +425,13 @@ fn reason(verdict: ForceClosure, main: &GraspOutcome, coulomb: bool) -> Option<S
     match verdict {
         ForceClosure::True => None,
         ForceClosure::False => {
-            let mut q1 = String::with_capacity(12);
-            push_fixed(&mut q1, main.q1, 6);
-            Some(format!(
-                "not in force closure: no squeeze of the contacts resists the wrench {wrench} \
-                 (q1 {q1})"
-            ))
+            let mut words = String::with_capacity(160);
+            words.push_str("not in force closure: no squeeze of the contacts resists the wrench ");
+            words.push_str(&wrench);
+            words.push_str(" (q1 ");
+            push_fixed(&mut words, main.q1, 6);
+            words.push(')');
+            Some(words)
         }
         ForceClosure::Uncertain if coulomb => Some(format!(
             "force closure undecided between the inner and the outer pyramids (q1 {:.3e}, \
