@@ -621,6 +621,71 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
+    /// [`Solver::pointed`] proves pointed the random pointed cones whose mean alone does not
+    /// (a generator behind it), and never a cone that holds a line (a generator and its
+    /// opposite) or is all of R^d.
+    #[test]
+    fn pointed_cones_are_found_beyond_their_mean_and_lines_never() {
+        let mut rng = Rng::new(23);
+        let mut solver = Solver::default();
+        let (mut beyond_mean, mut missed) = (0, 0);
+        for round in 0..3000 {
+            let d = [3, 6][round % 2];
+            let k = [d + 1, 16, 32, 64][rng.below(4)];
+            // Generators on the last axis's side of its plane, some nearly in that plane.
+            let mut g: Vec<f64> = Vec::with_capacity(k * d);
+            for _ in 0..k {
+                let mut u: Vec<f64> = (0..d).map(|_| f64::from(rng.range(-1.0, 1.0))).collect();
+                u[d - 1] = 0.18 + f64::from(rng.range(0.0, 1.0)).powi(3);
+                g.extend(u);
+            }
+            let kind = round % 3;
+            if kind == 1 {
+                // A line: one generator's opposite.
+                let i = rng.below(k);
+                let opposite: Vec<f64> = g[i * d..(i + 1) * d].iter().map(|v| -v).collect();
+                g.extend(opposite);
+            } else if kind == 2 {
+                // All of R^d: every axis both ways.
+                for a in 0..d {
+                    for sign in [1.0, -1.0] {
+                        g.extend((0..d).map(|b| if a == b { sign } else { 0.0 }));
+                    }
+                }
+            }
+            let need = vec![1.0; d];
+            let case = GeneralCase::new(d, &g, &need).unwrap();
+            solver.prepare(&case);
+            solver.dedup(d);
+            let pointed = solver.pointed(d);
+            if kind > 0 {
+                assert!(
+                    !pointed,
+                    "round {round}: a cone with a line taken as pointed"
+                );
+                continue;
+            }
+            let mut mean = [0.0; MAX_DIM];
+            for &i in &solver.distinct {
+                for a in 0..d {
+                    mean[a] += solver.unit[i as usize][a];
+                }
+            }
+            let floor = 1e-9 * norm(&mean[..d]);
+            let by_mean = solver
+                .distinct
+                .iter()
+                .all(|&i| dot(&solver.unit[i as usize][..d], &mean[..d]) > floor);
+            beyond_mean += usize::from(pointed && !by_mean);
+            missed += usize::from(!pointed);
+        }
+        assert!(
+            beyond_mean > 100,
+            "only {beyond_mean} cones proven beyond their mean"
+        );
+        assert!(missed < 10, "{missed} pointed cones left to the solves");
+    }
+
     /// [`Solver::witness_spans`] claims full rank only where [`Solver::pivoted_basis`] finds
     /// it, on cones flat within 1e-12 … 1e-4 with pairs of generators 1e-6 … 1e-2 apart; and
     /// on those cones, witnesses that a plain rank test at [`RANK_TOL`] takes as spanning

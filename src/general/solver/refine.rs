@@ -11,6 +11,10 @@ use crate::general::complete;
 use crate::general::linalg::{dot, pivoted, Basis, Vector};
 use crate::general::{GenSet, GeneralCase};
 
+/// How many generators [`Solver::pointed`] brings onto its vector's side before it leaves
+/// the question to [`Solver::fills_space`].
+const POINTED_STEPS: usize = 8;
+
 /// The direction [`Solver::dedup`] sorts along: of length 0.999 (below 1, with room for
 /// rounding) and oblique to every axis, as generators often share a coordinate (a lifted
 /// grasp's first, where its wrenches have one length; a pyramid's height).
@@ -155,10 +159,14 @@ impl Solver {
         (basis.len(), picked)
     }
 
-    /// Whether every distinct generator is clearly on the positive side of their mean `c`
+    /// Whether every distinct generator is clearly on the positive side of one vector `c`
     /// (`u·c > 1e-9·|c|`, far above rounding): then C lies in the half-space `c·y > 0` and
-    /// is not all of R^d, which one pass over the generators proves (the common case)
-    /// instead of [`Solver::fills_space`]'s d solves.
+    /// is not all of R^d, which a few passes over the generators prove (the common case)
+    /// instead of [`Solver::fills_space`]'s d solves. `c` starts as the generators' mean; while
+    /// some generator is not clearly on its side, the one farthest behind is brought onto it
+    /// (`c += (|c|/4 − u·c) u`, a relaxation step as the perceptron's), at most
+    /// [`POINTED_STEPS`] times (the mean alone left a third of random pointed cones in R⁶
+    /// of 32 generators to the solves).
     pub(super) fn pointed(&self, d: usize) -> bool {
         let mut c = [0.0; MAX_DIM];
         for &i in &self.distinct {
@@ -166,12 +174,28 @@ impl Solver {
                 *ca += ua;
             }
         }
-        let floor = 1e-9 * dot(&c[..d], &c[..d]).sqrt();
-        floor > 0.0
-            && self
-                .distinct
-                .iter()
-                .all(|&i| dot(&self.unit[i as usize][..d], &c[..d]) > floor)
+        for _ in 0..=POINTED_STEPS {
+            let length = dot(&c[..d], &c[..d]).sqrt();
+            let floor = 1e-9 * length;
+            if !(floor > 0.0 && length.is_finite()) {
+                return false;
+            }
+            let mut behind = (floor, None);
+            for &i in &self.distinct {
+                let uc = dot(&self.unit[i as usize][..d], &c[..d]);
+                if !(uc > behind.0) {
+                    behind = (uc, Some(i));
+                }
+            }
+            let (uc, Some(i)) = behind else {
+                return true; // every one beyond the floor
+            };
+            let step = 0.25 * length - uc;
+            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
+                *ca += step * ua;
+            }
+        }
+        false
     }
 
     /// Whether C is all of R^d, given d independent generators `basis`: exactly when the
