@@ -667,8 +667,8 @@ mod tests {
             }
             let mut mean = [0.0; MAX_DIM];
             for &i in &solver.distinct {
-                for a in 0..d {
-                    mean[a] += solver.unit[i as usize][a];
+                for (m, u) in mean[..d].iter_mut().zip(&solver.unit[i as usize]) {
+                    *m += u;
                 }
             }
             let floor = 1e-9 * norm(&mean[..d]);

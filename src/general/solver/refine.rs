@@ -183,7 +183,7 @@ impl Solver {
             let mut behind = (floor, None);
             for &i in &self.distinct {
                 let uc = dot(&self.unit[i as usize][..d], &c[..d]);
-                if !(uc > behind.0) {
+                if uc <= behind.0 || uc.is_nan() {
                     behind = (uc, Some(i));
                 }
             }
