@@ -57,6 +57,10 @@ pub(crate) const COARSE: f64 = 1e-10;
 /// digits changed, next to a face contact 1e-10 off its plane).
 pub(crate) const COARSER: f64 = 1e-8;
 
+/// The most faces [`Hull::nearest`] finds by a pass over them; a hull with more keeps them
+/// in a heap.
+const OPEN_MAX: usize = 2048;
+
 /// How many neighbours [`Hull::add`] adds to the seen faces, one retry each, before it
 /// gives up.
 const RETRIES: usize = 8;
@@ -114,8 +118,15 @@ pub(crate) struct Hull {
     pub ids: Vec<u32>,
     /// Every face made, the replaced ones with `alive` false.
     pub faces: Vec<Face>,
-    /// Live faces by value (least first); replaced ones are skipped when popped.
+    /// The faces not yet popped, as `(ordered(value), face)` in no order: the nearest is
+    /// found by one pass, which drops the replaced ones. A pass over a few dozen live faces
+    /// costs less than keeping a heap of every face made (most are replaced before they
+    /// would be popped); past [`OPEN_MAX`] of them they move to `heap`.
+    open: Vec<(u64, u32)>,
+    /// The same as a heap (least first), once `open` grew past [`OPEN_MAX`]; replaced faces
+    /// are skipped when popped.
     heap: BinaryHeap<Reverse<(u64, u32)>>,
+    heaped: bool,
     stamp: u32,
     stack: Vec<u32>,
     visible: Vec<u32>,
@@ -191,7 +202,9 @@ impl Hull {
         self.ids.clear();
         self.ids.extend_from_slice(ids);
         self.faces.clear();
+        self.open.clear();
         self.heap.clear();
+        self.heaped = false;
         self.unfolded.clear();
         self.irregular = 0;
         // Face j: every point but j; its normal column j of the inverse of the matrix whose
@@ -236,27 +249,66 @@ impl Hull {
 
     fn push_face(&mut self, f: Face) -> u32 {
         let i = self.faces.len() as u32;
-        self.heap.push(Reverse((ordered(f.value), i)));
+        let entry = (ordered(f.value), i);
+        if self.heaped {
+            self.heap.push(Reverse(entry));
+        } else {
+            self.open.push(entry);
+            if self.open.len() > OPEN_MAX {
+                self.heap.extend(self.open.drain(..).map(Reverse));
+                self.heaped = true;
+            }
+        }
         self.faces.push(f);
         i
     }
 
-    /// The live face nearest `x` (least value), or `None` when there is none.
-    pub(crate) fn nearest(&mut self) -> Option<u32> {
-        while let Some(&Reverse((_, f))) = self.heap.peek() {
-            if self.faces[f as usize].alive {
-                return Some(f);
+    /// Where the live face nearest `x` is among the faces not yet popped: its index in
+    /// `open`, or `usize::MAX` for the heap's top; the least `(value, face)` either way.
+    fn least_open(&mut self) -> Option<usize> {
+        if self.heaped {
+            while let Some(&Reverse((_, f))) = self.heap.peek() {
+                if self.faces[f as usize].alive {
+                    return Some(usize::MAX);
+                }
+                self.heap.pop();
             }
-            self.heap.pop();
+            return None;
         }
-        None
+        let mut kept = 0;
+        let mut least = None;
+        let mut key = (u64::MAX, u32::MAX);
+        for t in 0..self.open.len() {
+            let entry = self.open[t];
+            if !self.faces[entry.1 as usize].alive {
+                continue;
+            }
+            self.open[kept] = entry;
+            if entry < key {
+                key = entry;
+                least = Some(kept);
+            }
+            kept += 1;
+        }
+        self.open.truncate(kept);
+        least
     }
 
-    /// [`Hull::nearest`], taken off the heap (it stays a face of the hull).
+    /// The live face nearest `x` (least value, the least index among ties), or `None` when
+    /// there is none.
+    pub(crate) fn nearest(&mut self) -> Option<u32> {
+        match self.least_open()? {
+            usize::MAX => self.heap.peek().map(|&Reverse((_, f))| f),
+            t => Some(self.open[t].1),
+        }
+    }
+
+    /// [`Hull::nearest`], taken off the faces not yet popped (it stays a face of the hull).
     pub(crate) fn pop_nearest(&mut self) -> Option<u32> {
-        let f = self.nearest()?;
-        self.heap.pop();
-        Some(f)
+        match self.least_open()? {
+            usize::MAX => self.heap.pop().map(|Reverse((_, f))| f),
+            t => Some(self.open.swap_remove(t).1),
+        }
     }
 
     /// The live faces, nearest first after [`Hull::nearest`] (the heap's order is not kept
@@ -393,6 +445,7 @@ impl Hull {
             }
         }
         self.faces.truncate(faces);
+        self.open.retain(|&(_, f)| (f as usize) < faces);
         self.heap.retain(|&Reverse((_, f))| (f as usize) < faces);
         self.points.truncate(points);
         self.raw.truncate(points);
@@ -921,6 +974,80 @@ mod tests {
         assert!(
             added > 1000 && refused * 50 < added,
             "{refused} of {added} adds refused"
+        );
+    }
+
+    /// The nearest face, found by a pass over the open faces and, past [`OPEN_MAX`] of them,
+    /// by a heap: always the least value among the live faces not popped (the least index
+    /// among ties), as a search over every face finds it, in a hull grown far past the switch.
+    #[test]
+    fn the_nearest_face_is_the_least_live_one_not_popped() {
+        let mut rng = Rng::new(7);
+        let d = 6;
+        let mut hull = Hull::default();
+        let mut x = [0.0; MAX_DIM];
+        x[0] = 1.0;
+        let start: Vec<Vector> = (0..d)
+            .map(|k| {
+                let mut v = [0.0; MAX_DIM];
+                v[0] = 1.0;
+                for (a, va) in v.iter_mut().enumerate().take(d).skip(1) {
+                    *va = if k == 0 {
+                        -1.0
+                    } else {
+                        f64::from(u8::from(a == k))
+                    };
+                }
+                unit(d, v)
+            })
+            .collect();
+        let ids: Vec<u32> = (0..d as u32).collect();
+        hull.start(d, &x, &start, &start, &ids).unwrap();
+        let mut popped = vec![false; 0];
+        let least = |hull: &Hull, popped: &[bool]| {
+            (0..hull.faces.len())
+                .filter(|&f| hull.faces[f].alive && !popped.get(f).copied().unwrap_or(false))
+                .min_by(|&a, &b| {
+                    let key = |f: usize| (ordered(hull.faces[f].value), f);
+                    key(a).cmp(&key(b))
+                })
+                .map(|f| f as u32)
+        };
+        let mut id = d as u32;
+        let (mut pops, mut after) = (0, 0);
+        while after < 300 && id < 20_000 {
+            after += usize::from(hull.heaped);
+            let p = unit(
+                d,
+                std::array::from_fn(|a| match a {
+                    0 => 0.2 + rng.unit() as f64,
+                    a if a < d => 2.0 * signed(&mut rng),
+                    _ => 0.0,
+                }),
+            );
+            let beyond = |f: u32| dot(&hull.faces[f as usize].normal[..d], &p[..d]);
+            let from = (0..hull.faces.len() as u32)
+                .filter(|&f| hull.faces[f as usize].alive)
+                .min_by(|&a, &b| beyond(a).total_cmp(&beyond(b)))
+                .expect("a live face");
+            if beyond(from) < -SEEN {
+                let _ = hull.add(&p, &p, id, from);
+                id += 1;
+            }
+            popped.resize(hull.faces.len(), false);
+            assert_eq!(hull.nearest(), least(&hull, &popped));
+            if rng.below(3) == 0 {
+                let want = least(&hull, &popped);
+                assert_eq!(hull.pop_nearest(), want);
+                if let Some(f) = want {
+                    popped[f as usize] = true;
+                    pops += 1;
+                }
+            }
+        }
+        assert!(
+            after == 300 && pops > 100,
+            "{pops} pops, {after} steps heaped"
         );
     }
 }
