@@ -118,7 +118,7 @@ pub(crate) struct Hull {
     pub ids: Vec<u32>,
     /// Every face made, the replaced ones with `alive` false.
     pub faces: Vec<Face>,
-    /// The faces not yet popped, as `(ordered(value), face)` in no order: the nearest is
+    /// The faces not yet popped, as `(ordered(value), face)` in the order made: the nearest is
     /// found by one pass, which drops the replaced ones. A pass over a few dozen live faces
     /// costs less than keeping a heap of every face made (most are replaced before they
     /// would be popped); past [`OPEN_MAX`] of them they move to `heap`.
@@ -275,17 +275,19 @@ impl Hull {
             }
             return None;
         }
+        // `open` is in the order made (pushed so, compacted and removed from in order): the
+        // first least value is the least index among ties.
         let mut kept = 0;
         let mut least = None;
-        let mut key = (u64::MAX, u32::MAX);
+        let mut key = u64::MAX;
         for t in 0..self.open.len() {
             let entry = self.open[t];
             if !self.faces[entry.1 as usize].alive {
                 continue;
             }
             self.open[kept] = entry;
-            if entry < key {
-                key = entry;
+            if entry.0 < key {
+                key = entry.0;
                 least = Some(kept);
             }
             kept += 1;
@@ -307,7 +309,7 @@ impl Hull {
     pub(crate) fn pop_nearest(&mut self) -> Option<u32> {
         match self.least_open()? {
             usize::MAX => self.heap.pop().map(|Reverse((_, f))| f),
-            t => Some(self.open.swap_remove(t).1),
+            t => Some(self.open.remove(t).1),
         }
     }
 
