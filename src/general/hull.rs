@@ -247,6 +247,7 @@ impl Hull {
         Ok(())
     }
 
+    #[inline(always)]
     fn push_face(&mut self, f: Face) -> u32 {
         let i = self.faces.len() as u32;
         let entry = (ordered(f.value), i);
