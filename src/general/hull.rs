@@ -498,21 +498,28 @@ impl Hull {
         self.stack.clear();
         self.stack.push(from);
         self.faces[from as usize].seen = stamp;
-        while let Some(g) = self.stack.pop() {
-            self.visible.push(g);
+        let seen = -self.seen();
+        let (faces, stack, visible, horizon) = (
+            &mut self.faces[..],
+            &mut self.stack,
+            &mut self.visible,
+            &mut self.horizon,
+        );
+        while let Some(g) = stack.pop() {
+            visible.push(g);
             for j in 0..d - 1 {
-                let h = self.faces[g as usize].nbr[j];
-                let fh = &self.faces[h as usize];
+                let h = faces[g as usize].nbr[j];
+                let fh = &faces[h as usize];
                 if fh.seen == stamp {
                     continue;
                 }
-                if (dot(&fh.normal[..d], &p[..d]) < -self.seen() || self.forced.contains(&h))
+                if (dot(&fh.normal[..d], &p[..d]) < seen || self.forced.contains(&h))
                     && !self.spared.contains(&h)
                 {
-                    self.faces[h as usize].seen = stamp;
-                    self.stack.push(h);
+                    faces[h as usize].seen = stamp;
+                    stack.push(h);
                 } else {
-                    self.horizon.push((g, j as u8, h));
+                    horizon.push((g, j as u8, h));
                 }
             }
         }
@@ -596,38 +603,47 @@ impl Hull {
         while self.scatters.len() < self.points.len() {
             self.scatters.push(scatter(self.scatters.len() as u16));
         }
-        for f in first..self.faces.len() as u32 {
-            let (g, j, _) = self.horizon[(f - first) as usize];
+        // The fields the walks read, each borrowed once (not reloaded through `self` at every
+        // step).
+        let (faces, horizon, scatters, ridges) = (
+            &mut self.faces[..],
+            &self.horizon[..],
+            &self.scatters[..],
+            &mut self.ridges[..],
+        );
+        let visible = self.visible.len();
+        for f in first..faces.len() as u32 {
+            let (g, j, _) = horizon[(f - first) as usize];
             let j = j as usize;
             // The fingerprint of f's points but p; a ridge's is that less its point k.
-            let points = &self.faces[f as usize].points[..d - 1];
+            let points = &faces[f as usize].points[..d - 1];
             let others = points.iter().enumerate().fold(0u64, |s, (m, &v)| {
                 if m == j {
                     s
                 } else {
-                    s.wrapping_add(self.scatters[v as usize])
+                    s.wrapping_add(scatters[v as usize])
                 }
             });
             for k in 0..d - 1 {
-                if k == j || self.faces[f as usize].nbr[k] != u32::MAX {
+                if k == j || faces[f as usize].nbr[k] != u32::MAX {
                     continue;
                 }
                 // In `cur`, the ridge crossed next is without `cur.points[out]`; `c` is the
                 // point of cur on that ridge but not in S.
                 let (mut cur, mut out) = (g, k);
-                let mut c = self.faces[g as usize].points[j];
+                let mut c = faces[g as usize].points[j];
                 let mut steps = 0;
                 let (other, back) = loop {
-                    let t = self.faces[cur as usize].nbr[out];
-                    let fc = &self.faces[cur as usize];
+                    let t = faces[cur as usize].nbr[out];
+                    let fc = &faces[cur as usize];
                     if t >= first {
                         // A new face, made on the ridge without cur's `out`: its points are
                         // cur's with p there, so c keeps its slot.
                         break (t, slot_of(&fc.points, c, d).ok_or(Stuck::Horizon)?);
                     }
-                    let ft = &self.faces[t as usize];
+                    let ft = &faces[t as usize];
                     steps += 1;
-                    if ft.seen != stamp || steps > self.visible.len() {
+                    if ft.seen != stamp || steps > visible {
                         return Err(Stuck::Horizon);
                     }
                     let came = slot_of(&ft.nbr, cur, d);
@@ -639,17 +655,16 @@ impl Hull {
                     cur = t;
                     out = leave;
                 };
-                if self.faces[other as usize].nbr[back] != u32::MAX || other == f {
+                if faces[other as usize].nbr[back] != u32::MAX || other == f {
                     return Err(Stuck::Horizon); // a third face on one ridge
                 }
                 // Each ridge through p must be met by two new faces, not four: where the
                 // seen faces about S fall in two runs, both walks succeed. S's fingerprint
                 // (a sum of its points' hashes) marks it once a pair.
-                let print =
-                    others.wrapping_sub(self.scatters[self.faces[f as usize].points[k] as usize]);
+                let print = others.wrapping_sub(scatters[faces[f as usize].points[k] as usize]);
                 let mut at = (print >> 40) as usize & mask;
                 loop {
-                    let r = &mut self.ridges[at];
+                    let r = &mut ridges[at];
                     if r.1 != stamp {
                         *r = (print, stamp);
                         break;
@@ -659,8 +674,8 @@ impl Hull {
                     }
                     at = (at + 1) & mask;
                 }
-                self.faces[f as usize].nbr[k] = other;
-                self.faces[other as usize].nbr[back] = f;
+                faces[f as usize].nbr[k] = other;
+                faces[other as usize].nbr[back] = f;
             }
         }
         if folds && !self.forced.is_empty() && self.folded(first) {
