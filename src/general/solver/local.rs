@@ -404,9 +404,13 @@ impl Solver {
             let n = dot(&u[..dd], &u[..dd]).sqrt();
             (n > RANK_TOL).then(|| u.map(|v| v / n))
         };
+        // A witness already found independent, in R^d itself: each of its generators leaves
+        // a residual of at least 4e-6 (their volume's bound), far above RANK_TOL, so every
+        // push below would take it.
+        let independent = self.witness_spans && frame.basis.is_empty() && witness.len() == dd;
         for &i in witness {
             if let Some(u) = unit_down(i as usize) {
-                if len < dd && basis.push(&u, RANK_TOL) {
+                if len < dd && (independent || basis.push(&u, RANK_TOL)) {
                     vecs[len] = u;
                     ids[len] = i;
                     len += 1;

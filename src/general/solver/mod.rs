@@ -184,6 +184,9 @@ pub struct Solver {
     hull: crate::general::hull::Hull,
     /// Whether the last inside margin came from the local search (its proof is `hull`'s).
     local_proof: bool,
+    /// This need's witness was found independent ([`Solver::witness_spans`]): the local
+    /// search starts from it without proving so again.
+    witness_spans: bool,
     /// Inside margins the local search could not close, found from the whole facet set.
     fallbacks: usize,
     /// The last local search's interior vector, the hull face its facet came from, and
@@ -390,7 +393,8 @@ impl Solver {
         // A pointed cone whose witness spans R^d is full-dimensional and not all of R^d: the
         // local search needs no pivoted basis (K·d² work, a sixth of a held case at K = 256),
         // only the fallback below does.
-        if !(local && self.pointed(d) && self.witness_spans(d, &witness[..n])) {
+        self.witness_spans = local && self.pointed(d) && self.witness_spans(d, &witness[..n]);
+        if !self.witness_spans {
             let Shape { rank, fills, .. } = self.shape(case);
             if rank < d {
                 out.margin = 0.0; // flat: the need lies in C, which has no interior
