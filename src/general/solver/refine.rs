@@ -34,14 +34,14 @@ impl Solver {
         let k = self.norms.len();
         let kp = self.cols_stride;
         let cols = &self.cols;
+        // Row by row from the columns, one column at a time (each read in order).
         self.unit.clear();
-        self.unit.extend((0..k).map(|i| {
-            let mut u = [0.0; MAX_DIM];
-            for (a, ua) in u[..d].iter_mut().enumerate() {
-                *ua = cols[a * kp + i];
+        self.unit.resize(k, [0.0; MAX_DIM]);
+        for a in 0..d {
+            for (u, &c) in self.unit.iter_mut().zip(&cols[a * kp..a * kp + k]) {
+                u[a] = c;
             }
-            u
-        }));
+        }
         // One index per direction: sorted by the projection on ALONG (total order, then
         // index), a generator is left out when a kept lower index lies within
         // SAME_DIRECTION of it (Euclidean, unit vectors: their projections then lie within
