@@ -625,6 +625,74 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
+    /// [`Solver::dedup`] keeps exactly the generators that no kept lower index lies within
+    /// [`SAME_DIRECTION`] of (unit vectors, Euclidean), as a comparison of every pair finds
+    /// them: on cones with generators repeated, scaled, nudged by 1e-12 … 1e-6 (either side
+    /// of the threshold), zero, and projected onto one plane (equal projections on ALONG).
+    #[test]
+    fn dedup_keeps_one_index_per_direction_as_every_pair_says() {
+        let mut rng = Rng::new(31);
+        let mut solver = Solver::default();
+        let mut twins = 0;
+        for round in 0..2000 {
+            let d = [3, 6][round % 2];
+            let k = [2, 9, 40, 256][rng.below(4)];
+            let mut g: Vec<Vector> = Vec::with_capacity(k);
+            while g.len() < k {
+                let mut v = [0.0; MAX_DIM];
+                match (g.len(), rng.below(6)) {
+                    (n, 0 | 1) if n > 0 => {
+                        // Another's direction, scaled and nudged (some beyond the threshold).
+                        let w = g[rng.below(n)];
+                        let nudge = 10f64.powi(-(6 + rng.below(7) as i32));
+                        let scale = 0.01 + f64::from(rng.range(0.0, 100.0));
+                        for (va, wa) in v[..d].iter_mut().zip(&w) {
+                            *va = scale * (wa + nudge * f64::from(rng.range(-1.0, 1.0)));
+                        }
+                    }
+                    (_, 2) if round % 7 == 0 => {} // zero
+                    _ => {
+                        for va in &mut v[..d] {
+                            *va = f64::from(rng.range(-1.0, 1.0));
+                        }
+                    }
+                }
+                if round % 5 == 0 {
+                    // Onto the plane normal to ALONG: every projection 0, one run of keys.
+                    let t = dot(&v[..d], &refine::ALONG[..d])
+                        / dot(&refine::ALONG[..d], &refine::ALONG[..d]);
+                    for (va, along) in v[..d].iter_mut().zip(&refine::ALONG) {
+                        *va -= t * along;
+                    }
+                }
+                g.push(v);
+            }
+            let flat: Vec<f64> = g.iter().flat_map(|v| v[..d].to_vec()).collect();
+            let need = vec![1.0; d];
+            let case = GeneralCase::new(d, &flat, &need).unwrap();
+            solver.prepare(&case);
+            solver.dedup(d);
+            let mut kept: Vec<u32> = Vec::new();
+            for i in 0..k {
+                if solver.norms[i] <= 0.0 {
+                    continue; // zero (a norm is never NaN here: the case is checked finite)
+                }
+                let u = &solver.unit[i];
+                let near = kept.iter().any(|&j| {
+                    let w = &solver.unit[j as usize];
+                    (0..d).map(|a| (w[a] - u[a]) * (w[a] - u[a])).sum::<f64>()
+                        <= SAME_DIRECTION * SAME_DIRECTION
+                });
+                if !near {
+                    kept.push(i as u32);
+                }
+            }
+            twins += k - kept.len();
+            assert_eq!(solver.distinct, kept, "round {round}: d = {d}, K = {k}");
+        }
+        assert!(twins > 1000, "only {twins} generators left out");
+    }
+
     /// [`Solver::pointed`] proves pointed the random pointed cones whose mean alone does not
     /// (a generator behind it), and never a cone that holds a line (a generator and its
     /// opposite) or is all of R^d.

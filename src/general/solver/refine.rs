@@ -18,7 +18,7 @@ const POINTED_STEPS: usize = 8;
 /// The direction [`Solver::dedup`] sorts along: of length 0.999 (below 1, with room for
 /// rounding) and oblique to every axis, as generators often share a coordinate (a lifted
 /// grasp's first, where its wrenches have one length; a pyramid's height).
-const ALONG: [f64; MAX_DIM] = [
+pub(super) const ALONG: [f64; MAX_DIM] = [
     0.158341, 0.513997, -0.230309, -0.333681, 0.497747, 0.447353, -0.310604,
 ];
 
