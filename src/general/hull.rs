@@ -864,6 +864,50 @@ mod tests {
         v.map(|a| a / n)
     }
 
+    /// x = e₀ and d unit points whose cone holds it: e₀ + e_k (k ≥ 1) and e₀ − Σ e_k.
+    fn around_e0(d: usize) -> (Vector, Vec<Vector>) {
+        let mut x = [0.0; MAX_DIM];
+        x[0] = 1.0;
+        let start = (0..d)
+            .map(|k| {
+                let mut v = [0.0; MAX_DIM];
+                v[0] = 1.0;
+                for (a, va) in v[1..d].iter_mut().enumerate() {
+                    *va = if k == 0 {
+                        -1.0
+                    } else {
+                        f64::from(u8::from(a + 1 == k))
+                    };
+                }
+                unit(d, v)
+            })
+            .collect();
+        (x, start)
+    }
+
+    /// A random unit point on x = e₀'s side.
+    fn random_point(rng: &mut Rng, d: usize) -> Vector {
+        unit(
+            d,
+            std::array::from_fn(|a| match a {
+                0 => 0.2 + rng.unit() as f64,
+                a if a < d => 2.0 * signed(rng),
+                _ => 0.0,
+            }),
+        )
+    }
+
+    /// The live face `p` lies farthest beyond, and how far (negative: beyond).
+    fn farthest_beyond(hull: &Hull, p: &Vector) -> (u32, f64) {
+        let d = hull.d;
+        let beyond = |f: u32| dot(&hull.faces[f as usize].normal[..d], &p[..d]);
+        let from = (0..hull.faces.len() as u32)
+            .filter(|&f| hull.faces[f as usize].alive)
+            .min_by(|&a, &b| beyond(a).total_cmp(&beyond(b)))
+            .expect("a live face");
+        (from, beyond(from))
+    }
+
     /// The hull's invariants: every live face's neighbours alive and linked back, sharing its
     /// points but one; its points on its unit plane and x on its positive side; no point
     /// taken beyond any live face (by more than rounding).
@@ -917,23 +961,7 @@ mod tests {
         let (mut added, mut refused) = (0, 0);
         for d in 3..=MAX_DIM {
             for _ in 0..6 {
-                let mut x = [0.0; MAX_DIM];
-                x[0] = 1.0;
-                // x in the cone of e₀ + e_k (k ≥ 1) and e₀ − Σ e_k.
-                let start: Vec<Vector> = (0..d)
-                    .map(|k| {
-                        let mut v = [0.0; MAX_DIM];
-                        v[0] = 1.0;
-                        for (a, va) in v[1..d].iter_mut().enumerate() {
-                            *va = if k == 0 {
-                                -1.0
-                            } else {
-                                f64::from(u8::from(a + 1 == k))
-                            };
-                        }
-                        unit(d, v)
-                    })
-                    .collect();
+                let (x, start) = around_e0(d);
                 let ids: Vec<u32> = (0..d as u32).collect();
                 hull.start(d, &x, &start, &start, &ids).unwrap();
                 check(&hull);
@@ -953,22 +981,10 @@ mod tests {
                                 }),
                             )
                         }
-                        _ => unit(
-                            d,
-                            std::array::from_fn(|a| match a {
-                                0 => 0.2 + rng.unit() as f64,
-                                a if a < d => 2.0 * signed(&mut rng),
-                                _ => 0.0,
-                            }),
-                        ),
+                        _ => random_point(&mut rng, d),
                     };
-                    // The live face p is farthest beyond.
-                    let beyond = |f: u32| dot(&hull.faces[f as usize].normal[..d], &p[..d]);
-                    let from = (0..hull.faces.len() as u32)
-                        .filter(|&f| hull.faces[f as usize].alive)
-                        .min_by(|&a, &b| beyond(a).total_cmp(&beyond(b)))
-                        .expect("a live face");
-                    if dot(&hull.faces[from as usize].normal[..d], &p[..d]) >= -SEEN {
+                    let (from, beyond) = farthest_beyond(&hull, &p);
+                    if beyond >= -SEEN {
                         continue; // inside the hull
                     }
                     let (faces, points) = (hull.faces.len(), hull.points.len());
@@ -1003,22 +1019,7 @@ mod tests {
         let mut rng = Rng::new(7);
         let d = 6;
         let mut hull = Hull::default();
-        let mut x = [0.0; MAX_DIM];
-        x[0] = 1.0;
-        let start: Vec<Vector> = (0..d)
-            .map(|k| {
-                let mut v = [0.0; MAX_DIM];
-                v[0] = 1.0;
-                for (a, va) in v.iter_mut().enumerate().take(d).skip(1) {
-                    *va = if k == 0 {
-                        -1.0
-                    } else {
-                        f64::from(u8::from(a == k))
-                    };
-                }
-                unit(d, v)
-            })
-            .collect();
+        let (x, start) = around_e0(d);
         let ids: Vec<u32> = (0..d as u32).collect();
         hull.start(d, &x, &start, &start, &ids).unwrap();
         let mut popped = vec![false; 0];
@@ -1035,20 +1036,9 @@ mod tests {
         let (mut pops, mut after) = (0, 0);
         while after < 300 && id < 20_000 {
             after += usize::from(hull.heaped);
-            let p = unit(
-                d,
-                std::array::from_fn(|a| match a {
-                    0 => 0.2 + rng.unit() as f64,
-                    a if a < d => 2.0 * signed(&mut rng),
-                    _ => 0.0,
-                }),
-            );
-            let beyond = |f: u32| dot(&hull.faces[f as usize].normal[..d], &p[..d]);
-            let from = (0..hull.faces.len() as u32)
-                .filter(|&f| hull.faces[f as usize].alive)
-                .min_by(|&a, &b| beyond(a).total_cmp(&beyond(b)))
-                .expect("a live face");
-            if beyond(from) < -SEEN {
+            let p = random_point(&mut rng, d);
+            let (from, beyond) = farthest_beyond(&hull, &p);
+            if beyond < -SEEN {
                 let _ = hull.add(&p, &p, id, from);
                 id += 1;
             }
