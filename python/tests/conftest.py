@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
+import time
 from pathlib import Path
-from typing import List
+from typing import Callable, List
 
 import pytest
 
@@ -36,6 +38,37 @@ def run_cli(*args: str) -> List[dict]:
     """The JSON Lines the CLI writes for ``args``, parsed."""
     done = subprocess.run([str(cli_path()), *args], capture_output=True, text=True, check=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def assert_other_threads_run(batch: Callable[[int], Callable[[], object]], n: int) -> None:
+    """A batch runs on a worker thread while this one keeps ticking: the engine let go of the
+    GIL. ``batch(n)`` prepares ``n`` cases and returns the call that evaluates them. The batch
+    grows until one call takes a tenth of a second on its own, so that a faster machine or
+    engine still leaves enough time to tell.
+    """
+    least, most = 0.1, 1 << 24
+    while True:
+        call = batch(n)
+        start = time.perf_counter()
+        call()
+        took = time.perf_counter() - start
+        if took >= least or n >= most:
+            break
+        n = min(most, int(n * max(2.0, 1.5 * least / max(took, 1e-4))))
+    done = threading.Event()
+    ticks = []
+    worker = threading.Thread(target=lambda: (call(), done.set()))
+    worker.start()
+    start = time.perf_counter()
+    while not done.is_set():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    worker.join()
+    elapsed = time.perf_counter() - start
+    assert elapsed > 0.02, f"{n} cases took {elapsed:.3f} s: too few to tell"
+    # Released, this thread ticks about once a millisecond; held, once a switch interval
+    # (5 ms) at most.
+    assert len(ticks) > 0.3e3 * elapsed, (n, len(ticks), elapsed)
 
 
 def read_jsonl(path: Path) -> List[dict]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import planar_hold
-from conftest import read_jsonl, run_cli
+from conftest import assert_other_threads_run, read_jsonl, run_cli
 
 
 def padded(lines):
@@ -201,28 +199,12 @@ def test_no_adapter_says_how_to_get_one(tmp_path):
 def test_gil_released_while_the_engine_runs():
     """Another Python thread runs while a large batch is evaluated."""
     rng = np.random.default_rng(1)
-    gens = rng.normal(size=(200_000, 8, 3))
-    inside = threading.Event()
-    done = threading.Event()
-    ticks = []
 
-    def work():
-        inside.set()
-        planar_hold.cone_test(gens)
-        done.set()
+    def batch(n):
+        gens = rng.normal(size=(n, 8, 3))
+        return lambda: planar_hold.cone_test(gens)
 
-    worker = threading.Thread(target=work)
-    worker.start()
-    inside.wait()
-    start = time.perf_counter()
-    while not done.is_set():
-        ticks.append(time.perf_counter())
-        time.sleep(0.001)
-    worker.join()
-    elapsed = time.perf_counter() - start
-    assert elapsed > 0.02, "the batch was too small to tell"
-    # With the GIL held for the whole call this thread would tick once or twice.
-    assert len(ticks) > 10, (len(ticks), elapsed)
+    assert_other_threads_run(batch, 200_000)
 
 
 def test_version_is_the_wheels():

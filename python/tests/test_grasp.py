@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import planar_hold
-from conftest import read_jsonl, run_cli
+from conftest import assert_other_threads_run, read_jsonl, run_cli
 
 TQ = 1e-7  # the q1 tolerance of the public answers: 1e-7 max(1, |q1|)
 
@@ -347,30 +347,14 @@ def test_the_lists_read_from_the_columns_are_the_reports(grasps):
 
 
 def test_the_gil_is_released_while_grasps_are_answered():
-    import threading
-
     rng = np.random.default_rng(5)
-    s = rng.normal(size=(3000, 4, 3))
-    s /= np.linalg.norm(s, axis=2, keepdims=True)
-    ticks, done = [0], threading.Event()
 
-    def count():
-        while not done.is_set():
-            ticks[0] += 1
+    def batch(n):
+        s = rng.normal(size=(n, 4, 3))
+        s /= np.linalg.norm(s, axis=2, keepdims=True)
+        return lambda: planar_hold.grasp_quality(points=s, normals=-s, mu=0.5)
 
-    t = threading.Thread(target=count)
-    t.start()
-    try:
-        start = ticks[0]
-        out = planar_hold.grasp_quality(points=s, normals=-s, mu=0.5)
-        during = ticks[0] - start
-    finally:
-        done.set()
-        t.join()
-    assert len(out) == 3000
-    # A call that held the GIL would leave the counting thread a few switch intervals at
-    # most; released, it counts all along.
-    assert during > 100_000, during
+    assert_other_threads_run(batch, 3000)
 
 
 def test_thresholds_and_the_circular_cone_from_arrays():
