@@ -633,7 +633,7 @@ mod tests {
     fn dedup_keeps_one_index_per_direction_as_every_pair_says() {
         let mut rng = Rng::new(31);
         let mut solver = Solver::default();
-        let mut twins = 0;
+        let (mut twins, mut apart) = (0, 0);
         for round in 0..2000 {
             let d = [3, 6][round % 2];
             let k = [2, 9, 40, 256][rng.below(4)];
@@ -688,9 +688,19 @@ mod tests {
                 }
             }
             twins += k - kept.len();
+            // No twin at all (the check of the sorted projections' gaps alone), or some.
+            apart += usize::from(kept.len() == (0..k).filter(|&i| solver.norms[i] > 0.0).count());
             assert_eq!(solver.distinct, kept, "round {round}: d = {d}, K = {k}");
+            for i in 0..k as u32 {
+                assert_eq!(
+                    solver.twin[i as usize],
+                    !kept.contains(&i),
+                    "round {round}: {i}"
+                );
+            }
         }
         assert!(twins > 1000, "only {twins} generators left out");
+        assert!(apart > 200, "only {apart} rounds without a twin");
     }
 
     /// [`Solver::pointed`] proves pointed the random pointed cones whose mean alone does not

@@ -64,6 +64,49 @@ impl Solver {
         let keyed = &self.keyed;
         let along = &self.along;
         let idx = |&key: &u64| (key & 0xff) as u32;
+        // Most often no two projections lie within SAME_DIRECTION: the sorted ones then rise
+        // by more than that from each to the next, every pair of generators lies farther
+        // apart than their projections do, and every nonzero generator is kept, with no
+        // comparison of neighbours (a fall, a NaN or a near tie sends it the long way).
+        let apart = keyed
+            .windows(2)
+            .all(|w| along[idx(&w[1]) as usize] - along[idx(&w[0]) as usize] > SAME_DIRECTION);
+        if apart {
+            self.twin.clear();
+            self.twin.extend(self.norms.iter().map(|&n| !(n > 0.0)));
+            self.distinct.clear();
+            self.distinct
+                .extend((0..k as u32).filter(|&i| self.norms[i as usize] > 0.0));
+        } else {
+            self.twins_by_neighbours(d, k);
+        }
+        let nd = self.distinct.len();
+        self.twins = nd < k;
+        if !self.twins {
+            return; // every generator distinct: positions stay the indices
+        }
+        self.pos_of.clear();
+        self.pos_of.resize(k, u32::MAX);
+        for (t, &i) in self.distinct.iter().enumerate() {
+            self.pos_of[i as usize] = t as u32;
+        }
+        self.stride = nd.div_ceil(4) * 4;
+        self.soa.clear();
+        self.soa.resize(d * self.stride, 0.0);
+        for (t, &i) in self.distinct.iter().enumerate() {
+            for a in 0..d {
+                self.soa[a * self.stride + t] = self.unit[i as usize][a];
+            }
+        }
+    }
+
+    /// [`Solver::dedup`]'s `twin` and `distinct` where some sorted projections lie within
+    /// SAME_DIRECTION of each other: each generator compared with its neighbours along the
+    /// sorted keys, as far as their projections lie that close.
+    fn twins_by_neighbours(&mut self, d: usize, k: usize) {
+        let keyed = &self.keyed;
+        let along = &self.along;
+        let idx = |&key: &u64| (key & 0xff) as u32;
         // Where each generator sits in the sorted keys.
         self.key_at.clear();
         self.key_at.resize(k, u32::MAX);
@@ -106,24 +149,6 @@ impl Solver {
         self.distinct.clear();
         self.distinct
             .extend((0..k as u32).filter(|&i| !self.twin[i as usize]));
-        let nd = self.distinct.len();
-        self.twins = nd < k;
-        if !self.twins {
-            return; // every generator distinct: positions stay the indices
-        }
-        self.pos_of.clear();
-        self.pos_of.resize(k, u32::MAX);
-        for (t, &i) in self.distinct.iter().enumerate() {
-            self.pos_of[i as usize] = t as u32;
-        }
-        self.stride = nd.div_ceil(4) * 4;
-        self.soa.clear();
-        self.soa.resize(d * self.stride, 0.0);
-        for (t, &i) in self.distinct.iter().enumerate() {
-            for a in 0..d {
-                self.soa[a * self.stride + t] = self.unit[i as usize][a];
-            }
-        }
     }
 
     /// The rank of the generators and d (or fewer) independent ones, pivoted: as
