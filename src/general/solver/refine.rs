@@ -192,35 +192,44 @@ impl Solver {
     /// (`c += (|c|/4 − u·c) u`, a relaxation step as the perceptron's), at most
     /// [`POINTED_STEPS`] times (the mean alone left a third of random pointed cones in R⁶
     /// of 32 generators to the solves).
-    pub(super) fn pointed(&self, d: usize) -> bool {
+    pub(super) fn pointed(&mut self, d: usize) -> bool {
         let mut c = [0.0; MAX_DIM];
         for &i in &self.distinct {
             for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
                 *ca += ua;
             }
         }
+        // Each pass's `u·c` over the distinct generators' columns at once (position t is
+        // `distinct[t]`), summed as `dot` sums.
+        let mut dots = std::mem::take(&mut self.vals);
+        let (soa, stride) = self.positions();
+        let len = self.distinct.len();
+        dots.resize(stride.max(len), 0.0);
+        let mut pointed = false;
         for _ in 0..=POINTED_STEPS {
             let length = dot(&c[..d], &c[..d]).sqrt();
             let floor = 1e-9 * length;
             if !(floor > 0.0 && length.is_finite()) {
-                return false;
+                break;
             }
+            gradient(self.simd, d, soa, stride, len, &c, &mut dots);
             let mut behind = (floor, None);
-            for &i in &self.distinct {
-                let uc = dot(&self.unit[i as usize][..d], &c[..d]);
+            for (t, &uc) in dots[..len].iter().enumerate() {
                 if uc <= behind.0 || uc.is_nan() {
-                    behind = (uc, Some(i));
+                    behind = (uc, Some(t));
                 }
             }
-            let (uc, Some(i)) = behind else {
-                return true; // every one beyond the floor
+            let (uc, Some(t)) = behind else {
+                pointed = true; // every one beyond the floor
+                break;
             };
             let step = 0.25 * length - uc;
-            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[i as usize]) {
+            for (ca, ua) in c[..d].iter_mut().zip(&self.unit[self.distinct[t] as usize]) {
                 *ca += step * ua;
             }
         }
-        false
+        self.vals = dots;
+        pointed
     }
 
     /// Whether C is all of R^d, given d independent generators `basis`: exactly when the
