@@ -78,7 +78,7 @@ impl Columns {
         }
     }
 
-    fn push(&mut self, r: GraspReport) {
+    fn push(&mut self, r: &GraspReport) {
         self.force_closure.push(match &r.force_closure {
             Value::Bool(false) => 0,
             Value::Bool(true) => 1,
@@ -102,18 +102,18 @@ impl Columns {
         self.friction.push(r.friction);
         self.pyramid.push(r.pyramid as i64);
         self.n_generators.push(r.n_generators as i64);
-        self.refined.push(r.refined);
+        self.refined.push(r.refined.clone());
         self.q1_at_least_code.push(match &r.q1_at_least {
             Some(Value::Bool(false)) => 0,
             Some(Value::Bool(true)) => 1,
             Some(_) => 2,
             None => 3,
         });
-        self.q1_at_least.push(r.q1_at_least);
+        self.q1_at_least.push(r.q1_at_least.clone());
         self.has_reason.push(r.reason.is_some());
         self.reasons.push_str(r.reason.as_deref().unwrap_or(""));
         self.reason_ends.push(self.reasons.len() as i64);
-        self.ids.push(r.id);
+        self.ids.push(r.id.clone());
     }
 
     fn len(&self) -> usize {
@@ -257,17 +257,23 @@ fn answer(
     let mut columns = Columns::new();
     for start in (0..n).step_by(CHUNK) {
         let end = n.min(start + CHUNK);
-        let read: Vec<Result<SceneLine, Error>> = (start..end)
+        // Read straight into place; where one is bad, the first bad one (by index) is
+        // looked for again, in order.
+        let read: Result<Vec<SceneLine>, Error> = (start..end)
             .into_par_iter()
             .map(|i| grasp(i).map(SceneLine::Grasp))
             .collect();
-        let mut lines = Vec::with_capacity(read.len());
-        for (k, g) in read.into_iter().enumerate() {
-            lines.push(g.map_err(|e| Failed::Grasp(start + k, e))?);
-        }
+        let lines = match read {
+            Ok(lines) => lines,
+            Err(e) => {
+                return Err((start..end)
+                    .find_map(|i| grasp(i).err().map(|e| Failed::Grasp(i, e)))
+                    .unwrap_or(Failed::Engine(e)))
+            }
+        };
         let reports =
             hold_reports(engine.core(), &lines, Options::default()).map_err(Failed::Engine)?;
-        for r in reports {
+        for r in &reports {
             match r {
                 Report::Grasp(g) => columns.push(g),
                 _ => {

@@ -299,6 +299,21 @@ def test_a_bad_grasp_is_refused_with_its_index(edit, words):
     assert words in str(e.value)
 
 
+def test_the_first_bad_grasp_is_named_whatever_thread_reads_it():
+    """Grasps are read on all cores; where several are bad, the error names the first."""
+    rng = np.random.default_rng(4)
+    s = rng.normal(size=(20_000, 3, 3))
+    s /= np.linalg.norm(s, axis=2, keepdims=True)
+    normals = -s
+    mu = np.full((20_000, 3), 0.5)
+    # Bad at the end of one half of a chunk and at the start of the other (and in a later
+    # chunk): a thread reading the second half meets its bad grasp long before the first.
+    for i in (17_003, 12_289, 12_280):
+        mu[i, 1] = -0.1  # refused by the reader, not by the wrapper's checks
+    with pytest.raises(ValueError, match=r"^grasp 12280: .*mu"):
+        planar_hold.grasp_quality(points=s, normals=normals, mu=mu)
+
+
 def test_bad_arrays_are_refused():
     p = np.zeros((2, 3, 3))
     with pytest.raises(ValueError, match="normals"):
