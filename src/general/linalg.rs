@@ -86,6 +86,12 @@ impl Basis {
     /// Offers `v`: takes it (normalised residual) when it is independent of the basis
     /// beyond `tol` relative to `|v|`; returns whether it was taken.
     pub(crate) fn push(&mut self, v: &[f64], tol: f64) -> bool {
+        self.push_part(v, tol).0
+    }
+
+    /// [`Basis::push`], with the length of `v`'s part outside the basis relative to `|v|`
+    /// (0 where `v` is 0 or the basis full), taken or not.
+    pub(crate) fn push_part(&mut self, v: &[f64], tol: f64) -> (bool, f64) {
         // Each arm an inlined copy with d known (its divisions side by side; the same bits).
         match self.d {
             3 => self.push_in(3, v, tol),
@@ -96,13 +102,13 @@ impl Basis {
     }
 
     #[inline(always)]
-    fn push_in(&mut self, d: usize, v: &[f64], tol: f64) -> bool {
+    fn push_in(&mut self, d: usize, v: &[f64], tol: f64) -> (bool, f64) {
         if self.len == d {
-            return false;
+            return (false, 0.0);
         }
         let nv = norm(&v[..d]);
         if nv == 0.0 {
-            return false;
+            return (false, 0.0);
         }
         let mut unit = [0.0; MAX_DIM];
         for (u, x) in unit[..d].iter_mut().zip(v) {
@@ -111,11 +117,11 @@ impl Basis {
         let r = self.residual_in(d, &unit);
         let nr = norm(&r[..d]);
         if nr <= tol {
-            return false;
+            return (false, nr);
         }
         self.q[self.len] = r.map(|x| x / nr);
         self.len += 1;
-        true
+        (true, nr)
     }
 
     /// A unit vector orthogonal to the basis (which must have fewer than d vectors): the

@@ -535,9 +535,9 @@ impl Solver {
         let mut basis = Basis::new(d);
         let mut volume = 1.0;
         for &i in witness {
-            let u = &self.unit[i as usize];
-            volume *= norm(&basis.residual(u)[..d]);
-            if !basis.push(u, 0.0) {
+            let (taken, part) = basis.push_part(&self.unit[i as usize], 0.0);
+            volume *= part;
+            if !taken {
                 return false;
             }
         }
