@@ -73,7 +73,8 @@ impl Solver {
             .all(|w| along[idx(&w[1]) as usize] - along[idx(&w[0]) as usize] > SAME_DIRECTION);
         if apart {
             self.twin.clear();
-            self.twin.extend(self.norms.iter().map(|&n| !(n > 0.0)));
+            self.twin
+                .extend(self.norms.iter().map(|&n| n <= 0.0 || n.is_nan()));
             self.distinct.clear();
             self.distinct
                 .extend((0..k as u32).filter(|&i| self.norms[i as usize] > 0.0));
