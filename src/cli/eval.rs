@@ -94,7 +94,7 @@ pub(super) fn run(args: Args) -> Result<(), Failure> {
         Format::Parquet => {
             // Each chunk is decoded by the worker that then evaluates it, on lanes (decoders)
             // that run side by side: row groups, or a huge one's pages, in parallel.
-            let workers = rayon::current_num_threads().max(1);
+            let workers = pipeline::workers();
             let ids_as_json = out_format == Format::Json;
             let cases = ParquetCases::open_for(path.as_ref(), CHUNK_ROWS, ids_as_json, workers)
                 .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?;

@@ -173,6 +173,8 @@ struct Spare {
     /// Where the input stood once this chunk was read (bytes or rows): the progress bar's
     /// position when its answers are written.
     position: u64,
+    /// This chunk is the whole input: it alone is answered on every core (see `work`).
+    whole: bool,
 }
 
 /// A chunk judged: its scenes and reports (for the pictures), its output (lines in
@@ -245,12 +247,18 @@ pub(super) fn stream(
         (Sink::Json(out), None)
     };
 
+    let source_total = match &source {
+        Source::Parquet(p) => p.total_rows(),
+        Source::Json(_) => 0,
+    };
+    let mut first = true;
     let read = |mut spare: Spare| -> Option<Result<Chunk, Failure>> {
         let chunk = match &mut source {
             Source::Json(lines) => match lines.next_chunk_in(std::mem::take(&mut spare.lines)) {
                 Ok(chunk) => {
                     spare.lines = chunk?;
                     spare.position = lines.consumed();
+                    spare.whole = first && lines.finished();
                     Ok(Chunk::Lines(spare))
                 }
                 Err(e) => Err(read_failure(e.to_string())),
@@ -259,11 +267,13 @@ pub(super) fn stream(
                 Ok(rows) => {
                     // The rows read so far: up to this chunk's last.
                     spare.position = rows.numbers().end - 1;
+                    spare.whole = first && rows.numbers().end > source_total;
                     Ok(Chunk::Rows(rows, spare))
                 }
                 Err(e) => Err(read_failure(e)),
             },
         };
+        first = false;
         Some(chunk)
     };
 
@@ -280,12 +290,18 @@ pub(super) fn stream(
             }
         }
         let good = &scenes.scenes;
-        // On every core, not the worker's alone (as `eval`'s are): a gate line can cost
-        // milliseconds (a circular grasp's search, a large stance's region), and a small file
-        // is one chunk. 2,000 circular grasps: 7.6 s of wall on one core, 4.0 s on two; a
-        // million pyramid grasps pay for it at most a few per cent (2026-12-03, AVX-512).
+        // On the worker's own thread, as `eval`'s are, where the input has other chunks for
+        // the other workers (the reader's first chunks are small, so a file of a few dozen
+        // lines has several): the 69 public spatial scenes on 2 cores 1.16x, the public grasps
+        // 1.19x, the public circular ones 1.10x faster than on every core from every worker
+        // (2026-12-07, AVX-512). On every core where one chunk is the whole input: a gate line
+        // can cost milliseconds (a circular grasp's search, a large stance's region).
         let all_cores = Options {
-            threads: Threads::All,
+            threads: if spare.whole {
+                Threads::All
+            } else {
+                Threads::Current
+            },
             support_region: asked.support_region,
             ..Engines::options(proof)
         };

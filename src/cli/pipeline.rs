@@ -86,10 +86,25 @@ pub(super) fn line_reader(
 /// 1.15× faster with this). Never below [`MIN_CHUNK_BYTES`]: a chunk's hand-offs cost
 /// microseconds.
 fn chunk_bytes(size: Option<u64>) -> usize {
-    let workers = rayon::current_num_threads().max(1) as u64;
+    let workers = workers() as u64;
     size.map_or(CHUNK_BYTES, |size| {
         (size / (CHUNKS_PER_WORKER * workers)).clamp(MIN_CHUNK_BYTES as u64, CHUNK_BYTES as u64)
             as usize
+    })
+}
+
+/// The pipeline's workers, one a core: rayon's count (`RAYON_NUM_THREADS` where it is a
+/// positive number, else the cores this process may use), found once and without starting
+/// rayon's pool, which a streaming command may never use: its threads would start, spin and
+/// stop for nothing (0.4 ms of a gate of 69 scenes, 2026-12-07).
+pub(super) fn workers() -> usize {
+    static WORKERS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *WORKERS.get_or_init(|| {
+        std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     })
 }
 
@@ -229,7 +244,7 @@ pub(super) fn stream<S: Send, C: Send, O: Send>(
     work: impl Fn(C, usize) -> Result<O, Failure> + Sync,
     mut write: impl FnMut(O) -> Result<S, Failure> + Send,
 ) -> Result<(), Failure> {
-    let workers = rayon::current_num_threads().max(1);
+    let workers = workers();
     let spares = workers + SPARE_CHUNKS;
     let (give_spare, take_spare) = sync_channel::<S>(spares);
     for _ in 0..spares {
@@ -492,8 +507,13 @@ mod tests {
     }
 
     #[test]
+    fn the_workers_are_as_many_as_rayons_threads() {
+        assert_eq!(workers(), rayon::current_num_threads());
+    }
+
+    #[test]
     fn a_files_chunks_are_a_share_of_it_between_the_least_and_the_most() {
-        let workers = rayon::current_num_threads().max(1) as u64;
+        let workers = workers() as u64;
         let share = CHUNKS_PER_WORKER * workers;
         // Standard input, and any file large enough: the most.
         assert_eq!(chunk_bytes(None), CHUNK_BYTES);

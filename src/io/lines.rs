@@ -99,6 +99,11 @@ impl<R: Read> LineReader<R> {
         self.consumed
     }
 
+    /// Whether the input has been read to its end and every line of it handed out.
+    pub fn finished(&self) -> bool {
+        self.done && self.carry.is_empty()
+    }
+
     /// The next chunk, or `None` at the end of the input.
     pub fn next_chunk(&mut self) -> io::Result<Option<LineChunk>> {
         self.next_chunk_in(LineChunk::default())
@@ -234,6 +239,26 @@ mod tests {
             spare = c;
         }
         out
+    }
+
+    #[test]
+    fn finished_once_every_line_is_handed_out() {
+        // Three lines, the first chunk of at most FIRST_LINES: the whole input at once.
+        let mut r = LineReader::new(&b"a\nb\nc"[..], 100, 1 << 20);
+        assert!(!r.finished());
+        assert_eq!(r.next_chunk().unwrap().map(|c| c.lines.len()), Some(3));
+        assert!(r.finished());
+        // More lines than the first chunk takes: not finished until the last is out.
+        let text = b"x\n".repeat(FIRST_LINES + 1);
+        let mut r = LineReader::new(&text[..], 100, 1 << 20);
+        assert_eq!(
+            r.next_chunk().unwrap().map(|c| c.lines.len()),
+            Some(FIRST_LINES)
+        );
+        assert!(!r.finished());
+        assert_eq!(r.next_chunk().unwrap().map(|c| c.lines.len()), Some(1));
+        assert!(r.finished());
+        assert!(r.next_chunk().unwrap().is_none());
     }
 
     #[test]
