@@ -314,6 +314,54 @@ impl Hull {
         }
     }
 
+    /// Every live face not yet popped whose value is at most `bound`, taken off the faces not
+    /// yet popped into `out` in the order that calls of [`Hull::pop_nearest`] would give
+    /// them (least value first, the least index among ties): the faces tied with a closed
+    /// one, taken by one pass instead of a pass each (a cube's facets are made of several
+    /// faces).
+    pub(crate) fn pop_within(&mut self, bound: f64, out: &mut Vec<u32>) {
+        out.clear();
+        if self.heaped {
+            while let Some(&Reverse((_, f))) = self.heap.peek() {
+                let face = &self.faces[f as usize];
+                if face.alive && face.value > bound {
+                    break;
+                }
+                self.heap.pop();
+                if face.alive {
+                    out.push(f);
+                }
+            }
+            return;
+        }
+        let mut taken: Vec<(u64, u32)> = Vec::new();
+        let faces = &self.faces;
+        self.open.retain(|&(key, f)| {
+            let face = &faces[f as usize];
+            if face.alive && face.value <= bound {
+                taken.push((key, f));
+            }
+            face.alive && face.value > bound
+        });
+        taken.sort_unstable();
+        out.extend(taken.iter().map(|&(_, f)| f));
+    }
+
+    /// Puts faces that [`Hull::pop_within`] took back among the faces not yet popped, as if
+    /// they had never been taken.
+    pub(crate) fn unpop(&mut self, taken: &[u32]) {
+        let entries = taken
+            .iter()
+            .map(|&f| (ordered(self.faces[f as usize].value), f));
+        if self.heaped {
+            self.heap.extend(entries.map(Reverse));
+        } else {
+            // `open` is in the order made (see `least_open`).
+            self.open.extend(entries);
+            self.open.sort_unstable_by_key(|&(_, f)| f);
+        }
+    }
+
     /// The live faces, nearest first after [`Hull::nearest`] (the heap's order is not kept
     /// here: every live face, in the order made).
     pub(crate) fn live(&self) -> impl Iterator<Item = &Face> + '_ {
@@ -1033,7 +1081,7 @@ mod tests {
                 .map(|f| f as u32)
         };
         let mut id = d as u32;
-        let (mut pops, mut after) = (0, 0);
+        let (mut pops, mut after, mut within) = (0, 0, 0);
         while after < 300 && id < 20_000 {
             after += usize::from(hull.heaped);
             let p = random_point(&mut rng, d);
@@ -1052,10 +1100,39 @@ mod tests {
                     pops += 1;
                 }
             }
+            // The faces within a bound (the m-th least value, m up to 4), taken at once: the
+            // pops one at a time would give them in that order; put back, the hull is as it
+            // was.
+            if rng.below(5) == 0 {
+                let mut want: Vec<u32> = (0..hull.faces.len() as u32)
+                    .filter(|&f| hull.faces[f as usize].alive && !popped[f as usize])
+                    .collect();
+                want.sort_by_key(|&f| (ordered(hull.faces[f as usize].value), f));
+                let Some(&last) = want.get((rng.below(4) as usize).min(want.len().max(1) - 1))
+                else {
+                    continue;
+                };
+                let bound = hull.faces[last as usize].value;
+                want.retain(|&f| hull.faces[f as usize].value <= bound);
+                for &f in &want {
+                    popped[f as usize] = true;
+                }
+                let mut got = Vec::new();
+                hull.pop_within(bound, &mut got);
+                assert_eq!(got, want);
+                within += usize::from(got.len() > 1);
+                if rng.below(2) == 0 {
+                    hull.unpop(&got);
+                    for &f in &got {
+                        popped[f as usize] = false;
+                    }
+                }
+                assert_eq!(hull.nearest(), least(&hull, &popped));
+            }
         }
         assert!(
-            after == 300 && pops > 100,
-            "{pops} pops, {after} steps heaped"
+            after == 300 && pops > 100 && within > 20,
+            "{pops} pops, {within} takes of several, {after} steps heaped"
         );
     }
 }

@@ -220,8 +220,18 @@ impl Solver {
         let mut closed: Vec<u32> = Vec::new();
         let mut least = f64::INFINITY;
         let mut stuck = false;
+        // Once a face closes, the faces tied with it (within TIE) are taken off the hull by
+        // one pass, in the order the pops would give them, next last; an add puts those left
+        // back first, so that every step is the one the pops one at a time would take.
+        let mut ties: Vec<u32> = Vec::new();
         for _ in 0..4 * k + 8 {
-            let Some(f) = hull.pop_nearest() else { break };
+            let f = match ties.pop() {
+                Some(f) => f,
+                None => match hull.pop_nearest() {
+                    Some(f) => f,
+                    None => break,
+                },
+            };
             let face = hull.faces[f as usize];
             if face.value > least + TIE {
                 break;
@@ -240,8 +250,21 @@ impl Solver {
                 None => {
                     closed.push(f);
                     least = least.min(face.value);
+                    if ties.is_empty() {
+                        hull.pop_within(least + TIE, &mut ties);
+                        if ties.is_empty() {
+                            // The next pop would be beyond the ties, or none.
+                            break;
+                        }
+                        ties.reverse();
+                    }
                 }
                 Some(t) => {
+                    if !ties.is_empty() {
+                        ties.reverse();
+                        hull.unpop(&ties);
+                        ties.clear();
+                    }
                     let u = frame.down(d, &self.unit[t]);
                     let nu = dot(&u[..dd], &u[..dd]).sqrt();
                     let u = u.map(|v| v / nu);
