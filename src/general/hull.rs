@@ -1128,6 +1128,8 @@ mod tests {
                     }
                 }
                 assert_eq!(hull.nearest(), least(&hull, &popped));
+                // Ties go to the least index: the faces not yet popped stay in the order made.
+                assert!(hull.open.windows(2).all(|w| w[0].1 < w[1].1));
             }
         }
         assert!(
