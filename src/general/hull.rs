@@ -61,6 +61,10 @@ pub(crate) const COARSER: f64 = 1e-8;
 /// in a heap.
 const OPEN_MAX: usize = 2048;
 
+/// The key of a place among the faces not yet popped whose face was popped or replaced
+/// (no face's: a value is never NaN).
+const GONE: u64 = u64::MAX;
+
 /// How many neighbours [`Hull::add`] adds to the seen faces, one retry each, before it
 /// gives up.
 const RETRIES: usize = 8;
@@ -118,11 +122,18 @@ pub(crate) struct Hull {
     pub ids: Vec<u32>,
     /// Every face made, the replaced ones with `alive` false.
     pub faces: Vec<Face>,
-    /// The faces not yet popped, as `(ordered(value), face)` in the order made: the nearest is
-    /// found by one pass, which drops the replaced ones. A pass over a few dozen live faces
-    /// costs less than keeping a heap of every face made (most are replaced before they
-    /// would be popped); past [`OPEN_MAX`] of them they move to `heap`.
-    open: Vec<(u64, u32)>,
+    /// The faces not yet popped, in the order made: `open_keys[t]` is `ordered(value)` of
+    /// face `open_faces[t]`, or [`GONE`] once that face was popped or replaced (the others
+    /// keep their places, so the first least key is the least index among ties). The nearest
+    /// is found by one pass over the keys alone, which the compiler vectorises; a pass costs
+    /// less than keeping a heap of every face made (most are replaced before they would be
+    /// popped); past [`OPEN_MAX`] of them they move to `heap`.
+    open_keys: Vec<u64>,
+    open_faces: Vec<u32>,
+    /// Each face's place in `open_keys`, or `u32::MAX` where it has none.
+    open_at: Vec<u32>,
+    /// How many of `open_keys` are [`GONE`]: past half, they are dropped.
+    open_gone: usize,
     /// The same as a heap (least first), once `open` grew past [`OPEN_MAX`]; replaced faces
     /// are skipped when popped.
     heap: BinaryHeap<Reverse<(u64, u32)>>,
@@ -202,7 +213,10 @@ impl Hull {
         self.ids.clear();
         self.ids.extend_from_slice(ids);
         self.faces.clear();
-        self.open.clear();
+        self.open_keys.clear();
+        self.open_faces.clear();
+        self.open_at.clear();
+        self.open_gone = 0;
         self.heap.clear();
         self.heaped = false;
         self.unfolded.clear();
@@ -250,18 +264,56 @@ impl Hull {
     #[inline(always)]
     fn push_face(&mut self, f: Face) -> u32 {
         let i = self.faces.len() as u32;
-        let entry = (ordered(f.value), i);
+        let key = ordered(f.value);
+        self.faces.push(f);
         if self.heaped {
-            self.heap.push(Reverse(entry));
+            self.heap.push(Reverse((key, i)));
+            self.open_at.push(u32::MAX);
         } else {
-            self.open.push(entry);
-            if self.open.len() > OPEN_MAX {
-                self.heap.extend(self.open.drain(..).map(Reverse));
+            self.open_at.push(self.open_keys.len() as u32);
+            self.open_keys.push(key);
+            self.open_faces.push(i);
+            if self.open_keys.len() - self.open_gone > OPEN_MAX {
+                let open = self.open_keys.iter().zip(&self.open_faces);
+                let entries = open.filter(|&(&k, _)| k != GONE);
+                self.heap.extend(entries.map(|(&k, &f)| Reverse((k, f))));
+                self.open_keys.clear();
+                self.open_faces.clear();
+                self.open_gone = 0;
+                self.open_at.iter_mut().for_each(|t| *t = u32::MAX);
                 self.heaped = true;
             }
         }
-        self.faces.push(f);
         i
+    }
+
+    /// Takes face `f` off the faces not yet popped (popped or replaced), if it is there.
+    fn close(&mut self, f: u32) {
+        let t = self.open_at[f as usize];
+        if t != u32::MAX {
+            self.open_keys[t as usize] = GONE;
+            self.open_at[f as usize] = u32::MAX;
+            self.open_gone += 1;
+        }
+    }
+
+    /// Drops the gone places of the faces not yet popped (their order kept), and those of
+    /// faces `from` on.
+    fn compact_open(&mut self, from: usize) {
+        let mut kept = 0;
+        for t in 0..self.open_keys.len() {
+            let (key, f) = (self.open_keys[t], self.open_faces[t]);
+            if key == GONE || f as usize >= from {
+                continue;
+            }
+            self.open_keys[kept] = key;
+            self.open_faces[kept] = f;
+            self.open_at[f as usize] = kept as u32;
+            kept += 1;
+        }
+        self.open_keys.truncate(kept);
+        self.open_faces.truncate(kept);
+        self.open_gone = 0;
     }
 
     /// Where the live face nearest `x` is among the faces not yet popped: its index in
@@ -276,25 +328,25 @@ impl Hull {
             }
             return None;
         }
-        // `open` is in the order made (pushed so, compacted and removed from in order): the
-        // first least value is the least index among ties.
-        let mut kept = 0;
-        let mut least = None;
-        let mut key = u64::MAX;
-        for t in 0..self.open.len() {
-            let entry = self.open[t];
-            if !self.faces[entry.1 as usize].alive {
-                continue;
-            }
-            self.open[kept] = entry;
-            if entry.0 < key {
-                key = entry.0;
-                least = Some(kept);
-            }
-            kept += 1;
+        if 2 * self.open_gone > self.open_keys.len() {
+            self.compact_open(self.faces.len());
         }
-        self.open.truncate(kept);
-        least
+        // The open faces are in the order made: the first least key is the least index among
+        // ties. The least key by blocks (vectorised), then its first place in its block.
+        const BLOCK: usize = 16;
+        let keys = &self.open_keys;
+        let (mut least, mut block) = (GONE, 0);
+        for (b, chunk) in keys.chunks(BLOCK).enumerate() {
+            let m = chunk.iter().fold(GONE, |m, &k| m.min(k));
+            if m < least {
+                (least, block) = (m, b);
+            }
+        }
+        if least == GONE {
+            return None;
+        }
+        let at = keys[block * BLOCK..].iter().position(|&k| k == least)?;
+        Some(block * BLOCK + at)
     }
 
     /// The live face nearest `x` (least value, the least index among ties), or `None` when
@@ -302,7 +354,7 @@ impl Hull {
     pub(crate) fn nearest(&mut self) -> Option<u32> {
         match self.least_open()? {
             usize::MAX => self.heap.peek().map(|&Reverse((_, f))| f),
-            t => Some(self.open[t].1),
+            t => Some(self.open_faces[t]),
         }
     }
 
@@ -310,7 +362,11 @@ impl Hull {
     pub(crate) fn pop_nearest(&mut self) -> Option<u32> {
         match self.least_open()? {
             usize::MAX => self.heap.pop().map(|Reverse((_, f))| f),
-            t => Some(self.open.remove(t).1),
+            t => {
+                let f = self.open_faces[t];
+                self.close(f);
+                Some(f)
+            }
         }
     }
 
@@ -335,16 +391,17 @@ impl Hull {
             return;
         }
         let mut taken: Vec<(u64, u32)> = Vec::new();
-        let faces = &self.faces;
-        self.open.retain(|&(key, f)| {
-            let face = &faces[f as usize];
-            if face.alive && face.value <= bound {
+        for t in 0..self.open_keys.len() {
+            let (key, f) = (self.open_keys[t], self.open_faces[t]);
+            if key != GONE && self.faces[f as usize].value <= bound {
                 taken.push((key, f));
             }
-            face.alive && face.value > bound
-        });
+        }
         taken.sort_unstable();
-        out.extend(taken.iter().map(|&(_, f)| f));
+        for &(_, f) in &taken {
+            self.close(f);
+            out.push(f);
+        }
     }
 
     /// Puts faces that [`Hull::pop_within`] took back among the faces not yet popped, as if
@@ -356,9 +413,24 @@ impl Hull {
         if self.heaped {
             self.heap.extend(entries.map(Reverse));
         } else {
-            // `open` is in the order made (see `least_open`).
-            self.open.extend(entries);
-            self.open.sort_unstable_by_key(|&(_, f)| f);
+            // The open faces are in the order made (see `least_open`).
+            let mut open: Vec<(u32, u64)> = self
+                .open_faces
+                .iter()
+                .copied()
+                .zip(self.open_keys.iter().copied())
+                .filter(|&(_, k)| k != GONE)
+                .collect();
+            open.extend(entries.map(|(k, f)| (f, k)));
+            open.sort_unstable();
+            self.open_keys.clear();
+            self.open_faces.clear();
+            self.open_gone = 0;
+            for (t, &(f, k)) in open.iter().enumerate() {
+                self.open_keys.push(k);
+                self.open_faces.push(f);
+                self.open_at[f as usize] = t as u32;
+            }
         }
     }
 
@@ -496,7 +568,10 @@ impl Hull {
             }
         }
         self.faces.truncate(faces);
-        self.open.retain(|&(_, f)| (f as usize) < faces);
+        if !self.heaped {
+            self.compact_open(faces);
+        }
+        self.open_at.truncate(faces);
         self.heap.retain(|&Reverse((_, f))| (f as usize) < faces);
         self.points.truncate(points);
         self.raw.truncate(points);
@@ -732,6 +807,7 @@ impl Hull {
         for t in 0..self.visible.len() {
             let g = self.visible[t];
             self.faces[g as usize].alive = false;
+            self.close(g);
         }
         debug_assert!(self.faces[first as usize..]
             .iter()
@@ -1129,7 +1205,9 @@ mod tests {
                 }
                 assert_eq!(hull.nearest(), least(&hull, &popped));
                 // Ties go to the least index: the faces not yet popped stay in the order made.
-                assert!(hull.open.windows(2).all(|w| w[0].1 < w[1].1));
+                let open = hull.open_faces.iter().zip(&hull.open_keys);
+                let live: Vec<u32> = open.filter(|&(_, &k)| k != GONE).map(|(&f, _)| f).collect();
+                assert!(live.windows(2).all(|w| w[0] < w[1]));
             }
         }
         assert!(
