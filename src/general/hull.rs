@@ -1184,8 +1184,7 @@ mod tests {
                     .filter(|&f| hull.faces[f as usize].alive && !popped[f as usize])
                     .collect();
                 want.sort_by_key(|&f| (ordered(hull.faces[f as usize].value), f));
-                let Some(&last) = want.get((rng.below(4) as usize).min(want.len().max(1) - 1))
-                else {
+                let Some(&last) = want.get(rng.below(4).min(want.len().max(1) - 1)) else {
                     continue;
                 };
                 let bound = hull.faces[last as usize].value;
