@@ -291,11 +291,11 @@ pub(super) fn stream(
         }
         let good = &scenes.scenes;
         // On the worker's own thread, as `eval`'s are, where the input has other chunks for
-        // the other workers (the reader's first chunks are small, so a file of a few dozen
-        // lines has several): the 69 public spatial scenes on 2 cores 1.16x, the public grasps
-        // 1.19x, the public circular ones 1.10x faster than on every core from every worker
-        // (2026-12-07, AVX-512). On every core where one chunk is the whole input: a gate line
-        // can cost milliseconds (a circular grasp's search, a large stance's region).
+        // the other workers (the reader's first chunks are of 1, 2, 4, ... lines, so a file
+        // of a few lines has several): the 69 public spatial scenes on 2 cores 1.11-1.16x,
+        // the public grasps 1.19x faster than on every core from every worker (2026-12-07,
+        // AVX-512). On every core where one chunk is the whole input: a gate line can cost
+        // milliseconds (a circular grasp's search, a large stance's region).
         let all_cores = Options {
             threads: if spare.whole {
                 Threads::All

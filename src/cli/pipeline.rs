@@ -76,7 +76,7 @@ pub(super) fn line_reader(
         .flatten()
         .filter(|meta| meta.is_file())
         .map(|meta| meta.len());
-    Ok(LineReader::new(input, rows, chunk_bytes(size)))
+    Ok(LineReader::new(input, rows, chunk_bytes(size)).with_size(size))
 }
 
 /// The bytes that end a chunk of a file of `size` bytes: [`CHUNK_BYTES`], or less where

@@ -51,9 +51,10 @@ impl LineChunk {
 }
 
 /// The first chunk's lines at most (the limit then doubles, chunk by chunk): a file of a
-/// few hundred lines is still split among the workers, and a large one soon reads in
+/// few lines is still split among the workers (a dozen circular grasps that each cost
+/// milliseconds: chunks of 1, 2, 4, 5 lines, not 8 and 4), and a large one soon reads in
 /// chunks of `max_lines`.
-pub const FIRST_LINES: usize = 8;
+pub const FIRST_LINES: usize = 1;
 
 /// Splits a byte stream into chunks of at most `max_lines` lines or about `max_bytes`
 /// bytes. Blank lines are skipped (but counted), a UTF-8 byte-order mark at the start is
@@ -75,6 +76,9 @@ pub struct LineReader<R> {
     /// Bytes read past the last chunk's final newline: the next chunk's first.
     carry: Vec<u8>,
     done: bool,
+    /// The input's length where it is known (a regular file): read that far, it is done
+    /// without a read that returns nothing.
+    size: Option<u64>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -91,7 +95,14 @@ impl<R: Read> LineReader<R> {
             consumed: 0,
             carry: Vec::new(),
             done: false,
+            size: None,
         }
+    }
+
+    /// The same reader, told the input's length (a regular file's, where known).
+    pub fn with_size(mut self, size: Option<u64>) -> Self {
+        self.size = size;
+        self
     }
 
     /// Bytes read so far.
@@ -99,9 +110,10 @@ impl<R: Read> LineReader<R> {
         self.consumed
     }
 
-    /// Whether the input has been read to its end and every line of it handed out.
+    /// Whether the input has been read to its end (or to its known length) and every line
+    /// of it handed out.
     pub fn finished(&self) -> bool {
-        self.done && self.carry.is_empty()
+        self.carry.is_empty() && (self.done || self.size == Some(self.consumed))
     }
 
     /// The next chunk, or `None` at the end of the input.
@@ -243,20 +255,30 @@ mod tests {
 
     #[test]
     fn finished_once_every_line_is_handed_out() {
-        // Three lines, the first chunk of at most FIRST_LINES: the whole input at once.
-        let mut r = LineReader::new(&b"a\nb\nc"[..], 100, 1 << 20);
+        let first = |r: &mut LineReader<&[u8]>| r.next_chunk().unwrap().map(|c| c.lines.len());
+        // As many lines as the first chunk takes, the last without its newline: the end was
+        // read to find where that line ends.
+        let mut text = b"x\n".repeat(FIRST_LINES);
+        text.pop();
+        let mut r = LineReader::new(&text[..], 100, 1 << 20);
         assert!(!r.finished());
-        assert_eq!(r.next_chunk().unwrap().map(|c| c.lines.len()), Some(3));
+        assert_eq!(first(&mut r), Some(FIRST_LINES));
         assert!(r.finished());
+        // Each line with its newline: the first chunk ends at the last newline, before the
+        // end is read; told the input's length, the reader knows it is there.
+        let text = b"x\n".repeat(FIRST_LINES);
+        for (size, finished) in [(None, false), (Some(text.len() as u64), true)] {
+            let mut r = LineReader::new(&text[..], 100, 1 << 20).with_size(size);
+            assert_eq!(first(&mut r), Some(FIRST_LINES));
+            assert_eq!(r.finished(), finished);
+        }
         // More lines than the first chunk takes: not finished until the last is out.
         let text = b"x\n".repeat(FIRST_LINES + 1);
-        let mut r = LineReader::new(&text[..], 100, 1 << 20);
-        assert_eq!(
-            r.next_chunk().unwrap().map(|c| c.lines.len()),
-            Some(FIRST_LINES)
-        );
+        let size = Some(text.len() as u64);
+        let mut r = LineReader::new(&text[..], 100, 1 << 20).with_size(size);
+        assert_eq!(first(&mut r), Some(FIRST_LINES));
         assert!(!r.finished());
-        assert_eq!(r.next_chunk().unwrap().map(|c| c.lines.len()), Some(1));
+        assert_eq!(first(&mut r), Some(1));
         assert!(r.finished());
         assert!(r.next_chunk().unwrap().is_none());
     }
