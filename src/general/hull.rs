@@ -407,12 +407,29 @@ impl Hull {
     /// Puts faces that [`Hull::pop_within`] took back among the faces not yet popped, as if
     /// they had never been taken.
     pub(crate) fn unpop(&mut self, taken: &[u32]) {
-        let entries = taken
-            .iter()
-            .map(|&f| (ordered(self.faces[f as usize].value), f));
         if self.heaped {
-            self.heap.extend(entries.map(Reverse));
+            let entries = taken
+                .iter()
+                .map(|&f| Reverse((ordered(self.faces[f as usize].value), f)));
+            self.heap.extend(entries);
         } else {
+            // Taken by `pop_within` with no compaction since, each is still at its place,
+            // marked gone: its key goes back there (the open faces are in the order made, so
+            // by index).
+            let at = |hull: &Self, f: u32| {
+                let t = hull.open_faces.partition_point(|&g| g < f);
+                (hull.open_faces.get(t) == Some(&f) && hull.open_keys[t] == GONE).then_some(t)
+            };
+            if taken.iter().all(|&f| at(self, f).is_some()) {
+                for &f in taken {
+                    if let Some(t) = at(self, f) {
+                        self.open_keys[t] = ordered(self.faces[f as usize].value);
+                        self.open_at[f as usize] = t as u32;
+                        self.open_gone -= 1;
+                    }
+                }
+                return;
+            }
             // The open faces are in the order made (see `least_open`).
             let mut open: Vec<(u32, u64)> = self
                 .open_faces
@@ -421,7 +438,11 @@ impl Hull {
                 .zip(self.open_keys.iter().copied())
                 .filter(|&(_, k)| k != GONE)
                 .collect();
-            open.extend(entries.map(|(k, f)| (f, k)));
+            open.extend(
+                taken
+                    .iter()
+                    .map(|&f| (f, ordered(self.faces[f as usize].value))),
+            );
             open.sort_unstable();
             self.open_keys.clear();
             self.open_faces.clear();
