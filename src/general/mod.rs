@@ -332,51 +332,93 @@ fn validate(dim: usize, generators: &[f64], need: &[f64]) -> Result<(), Error> {
     Ok(())
 }
 
-/// General cases back to back in one buffer: case `i` is its need then its generators, in
-/// `values[starts[i]..starts[i+1]]`. Cleared and refilled, it keeps its buffers.
+/// General cases back to back in one buffer: case `i` is its need and its generators, at
+/// `spans[i]` in `values`. Cases that share a cone ([`GeneralBatch::push_need`]) share its
+/// generators there: a scene's needs do not copy its cone once each. Cleared and refilled,
+/// it keeps its buffers.
 #[derive(Clone, Debug, Default)]
 pub struct GeneralBatch {
-    dims: Vec<u8>,
-    starts: Vec<u32>,
+    spans: Vec<Span>,
     values: Vec<f64>,
+}
+
+/// Where a case's numbers are in [`GeneralBatch`]'s values.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    dim: u8,
+    /// Its need's first number.
+    need: u32,
+    /// Its generators' numbers, `generators..end`.
+    generators: u32,
+    end: u32,
 }
 
 impl GeneralBatch {
     /// Appends a case, checked as [`GeneralCase::new`] checks it; returns its index.
     pub fn push(&mut self, dim: usize, generators: &[f64], need: &[f64]) -> Result<u32, Error> {
         validate(dim, generators, need)?;
-        if self.starts.is_empty() {
-            self.starts.push(0);
-        }
+        let at = self.values.len() as u32;
         self.values.extend_from_slice(need);
         self.values.extend_from_slice(generators);
-        self.dims.push(dim as u8);
-        self.starts.push(self.values.len() as u32);
-        Ok(self.dims.len() as u32 - 1)
+        Ok(self.push_span(Span {
+            dim: dim as u8,
+            need: at,
+            generators: at + dim as u32,
+            end: self.values.len() as u32,
+        }))
+    }
+
+    /// Appends a case of the last case's generators and the need `need`, checked as
+    /// [`GeneralBatch::push`] checks it; returns its index.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] where there is no last case, or `need` is not of its dimension;
+    /// [`Error::NonFinite`] for a need not finite.
+    pub fn push_need(&mut self, need: &[f64]) -> Result<u32, Error> {
+        let Some(&last) = self.spans.last() else {
+            return Err(Error::Input("a need without a cone before it".into()));
+        };
+        if need.len() != last.dim as usize {
+            return Err(Error::Input(format!(
+                "the need has {} numbers, not {}",
+                need.len(),
+                last.dim
+            )));
+        }
+        if !need.iter().all(|v| v.is_finite()) {
+            return Err(Error::NonFinite("need".into()));
+        }
+        let at = self.values.len() as u32;
+        self.values.extend_from_slice(need);
+        Ok(self.push_span(Span { need: at, ..last }))
+    }
+
+    fn push_span(&mut self, span: Span) -> u32 {
+        self.spans.push(span);
+        self.spans.len() as u32 - 1
     }
 
     /// Room for `cases` more cases of `values` numbers in all (needs and generators): one
     /// allocation where a chunk's cases would otherwise grow the buffers step by step.
     pub fn reserve(&mut self, cases: usize, values: usize) {
-        self.dims.reserve(cases);
-        self.starts.reserve(cases + 1);
+        self.spans.reserve(cases);
         self.values.reserve(values);
     }
 
     /// Cases held.
     pub fn len(&self) -> usize {
-        self.dims.len()
+        self.spans.len()
     }
 
     /// Whether no case is held.
     pub fn is_empty(&self) -> bool {
-        self.dims.is_empty()
+        self.spans.is_empty()
     }
 
     /// Forgets every case, keeping the buffers.
     pub fn clear(&mut self) {
-        self.dims.clear();
-        self.starts.clear();
+        self.spans.clear();
         self.values.clear();
     }
 
@@ -388,28 +430,85 @@ impl GeneralBatch {
         if wrenches.is_empty() {
             return Err(Error::Input("a grasp needs at least one wrench".into()));
         }
-        if self.starts.is_empty() {
-            self.starts.push(0);
-        }
+        let at = self.values.len() as u32;
         grasp::lift(wrenches, &mut self.values);
-        self.dims.push(GRASP_DIM as u8);
-        self.starts.push(self.values.len() as u32);
-        Ok(self.dims.len() as u32 - 1)
+        Ok(self.push_span(Span {
+            dim: GRASP_DIM as u8,
+            need: at,
+            generators: at + GRASP_DIM as u32,
+            end: self.values.len() as u32,
+        }))
     }
 
     /// Case `i`.
     pub fn get(&self, i: usize) -> GeneralCase<'_> {
-        let dim = self.dims[i] as usize;
-        let (a, b) = (self.starts[i] as usize, self.starts[i + 1] as usize);
-        GeneralCase {
+        let Span {
             dim,
-            need: &self.values[a..a + dim],
-            generators: &self.values[a + dim..b],
+            need,
+            generators,
+            end,
+        } = self.spans[i];
+        GeneralCase {
+            dim: dim as usize,
+            need: &self.values[need as usize..need as usize + dim as usize],
+            generators: &self.values[generators as usize..end as usize],
         }
     }
 
     /// Every case, in order.
     pub fn iter(&self) -> impl Iterator<Item = GeneralCase<'_>> + '_ {
         (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::*;
+
+    /// Cases pushed with a shared cone read back as if each had been pushed whole, among
+    /// cases of their own and lifted grasps; a need that cannot share is refused, and the
+    /// batch is left as it was.
+    #[test]
+    fn needs_that_share_a_cone_read_back_as_whole_cases() {
+        let g3 = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, -1.0, -1.0, 1.0];
+        let g6: Vec<f64> = (0..24).map(|v| (v as f64 * 0.37).sin()).collect();
+        let (mut shared, mut whole) = (GeneralBatch::default(), GeneralBatch::default());
+        assert!(matches!(
+            shared.push_need(&[0.0, 0.0, 1.0]),
+            Err(Error::Input(_))
+        ));
+        let needs3 = [[0.0, 0.0, 1.0], [0.1, -0.2, 2.0], [5.0, 5.0, -1.0]];
+        let needs6 = [
+            [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+            [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        ];
+        shared.push(3, &g3, &needs3[0]).unwrap();
+        for n in &needs3[1..] {
+            shared.push_need(n).unwrap();
+        }
+        shared.push_grasp(&g6).unwrap();
+        shared.push(6, &g6, &needs6[0]).unwrap();
+        shared.push_need(&needs6[1]).unwrap();
+        for n in &needs3 {
+            whole.push(3, &g3, n).unwrap();
+        }
+        whole.push_grasp(&g6).unwrap();
+        for n in &needs6 {
+            whole.push(6, &g6, n).unwrap();
+        }
+        let before = shared.len();
+        assert!(matches!(shared.push_need(&[0.0; 3]), Err(Error::Input(_))));
+        assert!(matches!(
+            shared.push_need(&[f64::NAN, 0.0, 0.0, 0.0, 0.0, 1.0]),
+            Err(Error::NonFinite(_))
+        ));
+        assert_eq!(shared.len(), before);
+        assert_eq!(shared.len(), whole.len());
+        for (a, b) in shared.iter().zip(whole.iter()) {
+            assert_eq!((a.dim, a.need, a.generators), (b.dim, b.need, b.generators));
+        }
+        shared.clear();
+        assert!(shared.is_empty());
+        assert!(matches!(shared.push_need(&[0.0; 6]), Err(Error::Input(_))));
     }
 }

@@ -335,8 +335,10 @@ fn general_size(line: &Line<'_>) -> (usize, usize) {
         Line::Grasp(s) => (s, GRASP_DIM, 1),
         Line::Planar(_) => return (0, 0),
     };
-    let cases = cases * pyramids(s.friction).len();
-    (cases, cases * dim * (1 + s.generator_count(s.pyramid)))
+    // A cone once per pyramid, its needs beside it (`push_cases`).
+    let cones = pyramids(s.friction).len();
+    let cases = cases * cones;
+    (cases, dim * (cases + cones * s.generator_count(s.pyramid)))
 }
 
 /// Whether a threshold's bracketed search ended without answering: its bracket open and

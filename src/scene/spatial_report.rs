@@ -164,8 +164,12 @@ pub(super) fn push_cases(
     let (asked, _) = scene.asked_needs();
     for &p in pyramids(scene.friction) {
         let g: Vec<f64> = scene.generators(k, p).concat();
-        for n in &asked {
-            batch.push(6, &g, n)?;
+        for (j, n) in asked.iter().enumerate() {
+            if j == 0 {
+                batch.push(6, &g, n)?;
+            } else {
+                batch.push_need(n)?;
+            }
         }
     }
     Ok(asked.len() * pyramids(scene.friction).len())
