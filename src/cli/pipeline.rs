@@ -234,7 +234,7 @@ impl Drop for Output {
 /// Runs the pipeline. `read`, on a reader thread, fills a spare (one of the buffers
 /// `spare` makes, recycled) with the next chunk, or returns `None` at the end; `work`, on
 /// one worker thread per core (as many as rayon's threads: `RAYON_NUM_THREADS`), turns a
-/// chunk and its index into its output; `write`, on a writer thread, takes the outputs in
+/// chunk and its index into its output; `write`, on the calling thread, takes the outputs in
 /// input order and hands back a spare. The spares bound the chunks in flight. The first
 /// failure, at its place in the order, ends the run: everything before it is written,
 /// nothing after.
@@ -269,18 +269,6 @@ pub(super) fn stream<S: Send, C: Send, O: Send>(
             }
             sent
         });
-        let writer = spawn(s, "writer".into(), move || -> Result<usize, Failure> {
-            let (mut pending, mut written) = (BTreeMap::new(), 0);
-            for (index, output) in from_workers {
-                pending.insert(index, output);
-                while let Some(output) = pending.remove(&written) {
-                    let spare = write(output?)?;
-                    written += 1;
-                    let _ = give_spare.send(spare);
-                }
-            }
-            Ok(written)
-        });
         // The workers are threads of their own, not rayon jobs: they block on channels,
         // which a rayon thread must not do (a join waiting nearby could steal a whole
         // worker's loop and never return).
@@ -302,8 +290,21 @@ pub(super) fn stream<S: Send, C: Send, O: Send>(
             });
         }
         drop(to_writer);
-        let written = writer
-            .join()
+        // The writer is this thread, which would otherwise only wait (one thread fewer to
+        // start: a small file's run is a few milliseconds).
+        let writer = move || -> Result<usize, Failure> {
+            let (mut pending, mut written) = (BTreeMap::new(), 0);
+            for (index, output) in from_workers {
+                pending.insert(index, output);
+                while let Some(output) = pending.remove(&written) {
+                    let spare = write(output?)?;
+                    written += 1;
+                    let _ = give_spare.send(spare);
+                }
+            }
+            Ok(written)
+        };
+        let written = catch_unwind(AssertUnwindSafe(writer))
             .unwrap_or_else(|_| Err(internal("the writer panicked")))?;
         let sent = reader.join().map_err(|_| internal("the reader panicked"))?;
         // Every chunk read was written, unless a failure (returned above) stopped the run.
