@@ -159,7 +159,15 @@ impl<R: Read> LineReader<R> {
             if self.done {
                 break;
             }
-            let read = self.read;
+            // No room made (and zeroed) past a regular file's known end: the last chunks
+            // of a small file asked for 256 KiB each.
+            let read = match self.size {
+                Some(size) if size >= self.consumed => {
+                    let left = usize::try_from(size - self.consumed).unwrap_or(usize::MAX);
+                    self.read.min(left.max(1))
+                }
+                _ => self.read,
+            };
             if data.len() < filled + read {
                 data.resize(filled + read, 0);
             }
@@ -352,6 +360,28 @@ mod tests {
         }
         assert_eq!(sizes, want);
         assert!(FIRST_LINES < 100 && sizes[sizes.len() - 2] == 100);
+    }
+
+    /// Told a regular file's length, the reader makes no room past its end (a fresh
+    /// chunk's buffer is zeroed as it grows); a length that is wrong either way loses no line.
+    #[test]
+    fn no_room_is_made_past_a_known_end_and_a_wrong_length_loses_nothing() {
+        let text: Vec<u8> = (0..3000)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let n = text.len() as u64;
+        for size in [Some(n), Some(n / 3), Some(1), Some(0), Some(2 * n), None] {
+            let mut r = LineReader::new(&text[..], 100, 1 << 20).with_size(size);
+            let (mut lines, mut largest) = (0, 0);
+            while let Some(c) = r.next_chunk().unwrap() {
+                lines += c.lines.len();
+                largest = largest.max(c.data.len());
+            }
+            assert_eq!((lines, r.consumed()), (3000, n), "told {size:?}");
+            if size == Some(n) {
+                assert!(largest as u64 <= n, "a buffer of {largest} for {n} bytes");
+            }
+        }
     }
 
     #[test]
