@@ -276,29 +276,11 @@ impl Simplex {
 
     /// Steps until no reduced cost counts: [`Ended::Optimal`], or [`Ended::Stuck`].
     fn run(&mut self) -> Ended {
-        let n = self.cols.len();
         let mut still = 0;
         let mut bland = false;
-        let mut basis_cols = [[0.0; ROWS]; ROWS];
         for _ in 0..STEPS {
-            for (p, &j) in self.basis.iter().enumerate() {
-                basis_cols[p] = self.cols[j];
-            }
-            if !self.lu.factor(&basis_cols) {
+            if !self.refresh() {
                 return Ended::Stuck;
-            }
-            // The basic values from the nonbasic ones (only u and artificials may be off 0).
-            let mut b = self.rhs;
-            for j in self.k..n {
-                if self.pos[j] == NONE && self.x[j] != 0.0 {
-                    for (br, c) in b.iter_mut().zip(&self.cols[j]) {
-                        *br -= c * self.x[j];
-                    }
-                }
-            }
-            let xb = self.lu.solve(&b);
-            for (p, &j) in self.basis.iter().enumerate() {
-                self.x[j] = xb[p];
             }
             let cb: Col = std::array::from_fn(|p| self.cost[self.basis[p]]);
             self.y = self.lu.solve_t(&cb);
@@ -351,55 +333,9 @@ impl Simplex {
                 return Ended::Optimal;
             };
             let s = if dq < 0.0 { 1.0 } else { -1.0 };
-            let alpha = self.lu.solve(&self.cols[q]);
-            // Ratio test: x_q moves by s·t, the basic values by −s·t·α.
-            let mut t = if s > 0.0 {
-                self.hi[q] - self.x[q]
-            } else {
-                self.x[q] - self.lo[q]
-            };
-            let mut leave: Option<(usize, f64)> = None;
-            for (p, &a) in alpha.iter().enumerate() {
-                let a = s * a;
-                if a.abs() <= PIV_TOL {
-                    continue;
-                }
-                let j = self.basis[p];
-                let room = if a > 0.0 {
-                    self.x[j] - self.lo[j]
-                } else {
-                    self.hi[j] - self.x[j]
-                };
-                let tp = room.max(0.0) / a.abs();
-                let tie = 1e-12 * (1.0 + t.min(tp));
-                let better = match leave {
-                    _ if tp < t - tie => true,
-                    _ if tp > t + tie => false,
-                    None => false, // a tie with the entering column's own bound: flip it
-                    Some((lp, la)) => {
-                        if bland {
-                            self.basis[p] < self.basis[lp]
-                        } else {
-                            a.abs() > la.abs()
-                        }
-                    }
-                };
-                if better {
-                    t = tp;
-                    leave = Some((p, a));
-                }
-            }
-            if !t.is_finite() {
+            let Some(t) = self.pivot(q, s, bland) else {
                 return Ended::Stuck;
-            }
-            self.x[q] += s * t;
-            if let Some((p, a)) = leave {
-                let j = self.basis[p];
-                self.x[j] = if a > 0.0 { self.lo[j] } else { self.hi[j] };
-                self.pos[j] = NONE;
-                self.basis[p] = q;
-                self.pos[q] = p as u32;
-            }
+            };
             if t <= 1e-13 {
                 still += 1;
                 bland |= still >= STALL;
@@ -409,5 +345,88 @@ impl Simplex {
             }
         }
         Ended::Stuck
+    }
+
+    /// Factors the basis and computes the basic values from the nonbasic ones (only `u`
+    /// and artificials may be off 0); false where the basis is singular.
+    fn refresh(&mut self) -> bool {
+        let mut basis_cols = [[0.0; ROWS]; ROWS];
+        for (p, &j) in self.basis.iter().enumerate() {
+            basis_cols[p] = self.cols[j];
+        }
+        if !self.lu.factor(&basis_cols) {
+            return false;
+        }
+        let mut b = self.rhs;
+        for j in self.k..self.cols.len() {
+            if self.pos[j] == NONE && self.x[j] != 0.0 {
+                for (br, c) in b.iter_mut().zip(&self.cols[j]) {
+                    *br -= c * self.x[j];
+                }
+            }
+        }
+        let xb = self.lu.solve(&b);
+        for (p, &j) in self.basis.iter().enumerate() {
+            self.x[j] = xb[p];
+        }
+        true
+    }
+
+    /// Column `q` enters, moving its value by `s·t` (`s = ±1`) for the largest `t` the
+    /// bounds allow (the ratio test; ties to the largest pivot, or by Bland's rule to the
+    /// lowest index): a basic column leaves at its bound, or `q` goes to its other bound.
+    /// `t`, or `None` where nothing bounds it. The basic values are left to
+    /// [`Simplex::refresh`].
+    fn pivot(&mut self, q: usize, s: f64, bland: bool) -> Option<f64> {
+        let alpha = self.lu.solve(&self.cols[q]);
+        // Ratio test: x_q moves by s·t, the basic values by −s·t·α.
+        let mut t = if s > 0.0 {
+            self.hi[q] - self.x[q]
+        } else {
+            self.x[q] - self.lo[q]
+        };
+        let mut leave: Option<(usize, f64)> = None;
+        for (p, &a) in alpha.iter().enumerate() {
+            let a = s * a;
+            if a.abs() <= PIV_TOL {
+                continue;
+            }
+            let j = self.basis[p];
+            let room = if a > 0.0 {
+                self.x[j] - self.lo[j]
+            } else {
+                self.hi[j] - self.x[j]
+            };
+            let tp = room.max(0.0) / a.abs();
+            let tie = 1e-12 * (1.0 + t.min(tp));
+            let better = match leave {
+                _ if tp < t - tie => true,
+                _ if tp > t + tie => false,
+                None => false, // a tie with the entering column's own bound: flip it
+                Some((lp, la)) => {
+                    if bland {
+                        self.basis[p] < self.basis[lp]
+                    } else {
+                        a.abs() > la.abs()
+                    }
+                }
+            };
+            if better {
+                t = tp;
+                leave = Some((p, a));
+            }
+        }
+        if !t.is_finite() {
+            return None;
+        }
+        self.x[q] += s * t;
+        if let Some((p, a)) = leave {
+            let j = self.basis[p];
+            self.x[j] = if a > 0.0 { self.lo[j] } else { self.hi[j] };
+            self.pos[j] = NONE;
+            self.basis[p] = q;
+            self.pos[q] = p as u32;
+        }
+        Some(t)
     }
 }
