@@ -598,7 +598,9 @@ fn convex_hull(points: &[Point], mut out: Vec<u32>) -> Vec<u32> {
             let (a, v, b) = (at(out[(i + n - 1) % n]), at(out[i]), at(out[(i + 1) % n]));
             let chord = (b[0] - a[0]).hypot(b[1] - a[1]);
             let cross = (b[0] - a[0]) * (v[1] - a[1]) - (b[1] - a[1]) * (v[0] - a[0]);
-            cross.abs() <= BEYOND * chord
+            // Between its neighbours, not beyond them: a thin polygon's end is no edge's.
+            let along = (b[0] - a[0]) * (v[0] - a[0]) + (b[1] - a[1]) * (v[1] - a[1]);
+            cross.abs() <= BEYOND * chord && along > 0.0 && along < chord * chord
         });
         match flat {
             Some(i) => {
@@ -630,4 +632,40 @@ fn clip(poly: &[([f64; 2], usize)], line: &Line, label: usize) -> Vec<([f64; 2],
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points(at: &[[f64; 2]]) -> Vec<Point> {
+        at.iter()
+            .map(|&u| Point {
+                u,
+                generators: Vec::new(),
+                weights: Vec::new(),
+                warm: Warm::default(),
+            })
+            .collect()
+    }
+
+    /// Points along a segment, a hair off it either way: the inner polygon is the segment's
+    /// two ends, whatever the order found. An end whose neighbours both lie on one side of
+    /// it (the thin hull A, D, C, B) is not a vertex on an edge.
+    #[test]
+    fn a_thin_hull_keeps_its_ends() {
+        let (a, b, c, d) = ([0.0, 0.0], [1.0, 1e-15], [2.0, 0.0], [1.5, -1e-15]);
+        for order in [[a, b, c, d], [d, c, b, a], [b, d, a, c], [c, a, d, b]] {
+            let found = points(&order);
+            let hull = convex_hull(&found, Vec::new());
+            let mut ends: Vec<[f64; 2]> = hull.iter().map(|&i| found[i as usize].u).collect();
+            ends.sort_by(|p, q| p[0].total_cmp(&q[0]));
+            assert_eq!(ends, vec![a, c], "{order:?}");
+        }
+        // A true corner stays, a point on an edge goes.
+        let found = points(&[[0.0, 0.0], [2.0, 0.0], [1.0, 1e-15], [1.0, 1.0]]);
+        let hull = convex_hull(&found, Vec::new());
+        assert_eq!(hull.len(), 3);
+        assert!(!hull.contains(&2));
+    }
 }

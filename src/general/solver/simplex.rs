@@ -135,7 +135,7 @@ pub(super) enum Ended {
 /// nonbasic variables that may sit off 0, at the box). Optimal for one direction, it is
 /// feasible for every other (only the objective changes) and optimal for the directions
 /// near it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Warm {
     basis: [usize; ROWS],
     u: [f64; 2],
