@@ -179,8 +179,15 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
         }
         // A general line in the plain form, scanned once (the hot path of R⁶ files).
         if let Some((id, dim, need)) = json::plain_general(text, &mut flat) {
-            let k = flat.len() / dim;
-            if CaseKind::of(dim, k) == CaseKind::General {
+            if CaseKind::of(dim, flat.len() / dim) == CaseKind::General {
+                if batch.batch.general.is_empty() {
+                    // Room for the chunk's cases at once (a number is at least 2 bytes of
+                    // its line, most nearer 20): grown case by case, a fresh batch was
+                    // copied at every doubling.
+                    let left = chunk.lines.len() - k;
+                    let bytes = chunk.lines[k..].iter().map(|l| l.end - l.start).sum::<usize>();
+                    batch.batch.general.reserve(left, bytes / 16);
+                }
                 let need = need
                     .as_ref()
                     .map_or(crate::general::default_need(dim), |n| &n[..dim]);
