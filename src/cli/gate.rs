@@ -207,7 +207,7 @@ pub(super) fn stream(
     let proof = asked.proof;
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
     let mut source = match Format::of(path, None) {
-        Format::Json => Source::Json(pipeline::line_reader(path, pipeline::GATE_CHUNK_ROWS)?),
+        Format::Json => Source::Json(pipeline::line_reader(path, pipeline::GATE_CHUNK_LINES)?),
         Format::Parquet if path == "-" => {
             return Err(Failure::new(
                 "Parquet input must be a file (its footer is read first), not standard input",
