@@ -811,7 +811,7 @@ fn gate_streams_in_order_across_chunks() {
         .map(String::from)
         .collect();
     assert_eq!(once.len(), lines.len());
-    // Over several chunks (4,096 scenes): the answers of the copies repeat the first
+    // Over many chunks (of 512 lines at most): the answers of the copies repeat the first
     // run's, in order, and a bad line in the middle is answered in its place.
     let copies = 3 * 4_096 / lines.len() + 2;
     let mut text = String::new();
