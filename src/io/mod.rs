@@ -185,7 +185,10 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
                     // its line, most nearer 20): grown case by case, a fresh batch was
                     // copied at every doubling.
                     let left = chunk.lines.len() - k;
-                    let bytes = chunk.lines[k..].iter().map(|l| l.end - l.start).sum::<usize>();
+                    let bytes = chunk.lines[k..]
+                        .iter()
+                        .map(|l| l.end - l.start)
+                        .sum::<usize>();
                     batch.batch.general.reserve(left, bytes / 16);
                 }
                 let need = need
