@@ -373,12 +373,17 @@ impl GeneralBatch {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] where there is no last case, or `need` is not of its dimension;
+    /// [`Error::Input`] where there is no last case, it is a grasp's, or `need` is not of its
+    /// dimension;
     /// [`Error::NonFinite`] for a need not finite.
     pub fn push_need(&mut self, need: &[f64]) -> Result<u32, Error> {
         let Some(&last) = self.spans.last() else {
             return Err(Error::Input("a need without a cone before it".into()));
         };
+        if !DIMS.contains(&(last.dim as usize)) {
+            // A lifted grasp's need is its own (`push_grasp`).
+            return Err(Error::Input("a need after a grasp".into()));
+        }
         if need.len() != last.dim as usize {
             return Err(Error::Input(format!(
                 "the need has {} numbers, not {}",
@@ -487,6 +492,9 @@ mod batch_tests {
             shared.push_need(n).unwrap();
         }
         shared.push_grasp(&g6).unwrap();
+        let mut lifted = [0.0; GRASP_DIM];
+        lifted[0] = 1.0;
+        assert!(matches!(shared.push_need(&lifted), Err(Error::Input(_))));
         shared.push(6, &g6, &needs6[0]).unwrap();
         shared.push_need(&needs6[1]).unwrap();
         for n in &needs3 {
