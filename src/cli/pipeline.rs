@@ -1,6 +1,6 @@
 //! Streaming in one place for `eval` and `gate`: a reader thread reads chunks, a worker on
 //! every core parses, evaluates and formats one chunk at a time (a chunk stays in that core's
-//! caches from text to answers), and a writer thread writes them in input order. A fixed
+//! caches from text to answers), and the calling thread writes them in input order. A fixed
 //! set of recycled buffers bounds the chunks in flight, so memory does not grow with the
 //! input and no chunk needs fresh memory. Also where answers go (`-o`, whole or not at all).
 
