@@ -206,8 +206,15 @@ pub(super) fn stream(
 ) -> Result<(), Failure> {
     let proof = asked.proof;
     let read_failure = |e: String| Failure::new(format!("cannot read {path}: {e}"), exit::IO);
+    let grasps_only = Format::of(output.unwrap_or("-"), None) == Format::Parquet;
+    // A chunk written as Parquet is a row group: those keep their size.
+    let lines = if grasps_only {
+        pipeline::GATE_CHUNK_ROWS
+    } else {
+        pipeline::GATE_CHUNK_LINES
+    };
     let mut source = match Format::of(path, None) {
-        Format::Json => Source::Json(pipeline::line_reader(path, pipeline::GATE_CHUNK_LINES)?),
+        Format::Json => Source::Json(pipeline::line_reader(path, lines)?),
         Format::Parquet if path == "-" => {
             return Err(Failure::new(
                 "Parquet input must be a file (its footer is read first), not standard input",
@@ -218,7 +225,6 @@ pub(super) fn stream(
             ParquetGrasps::open(path.as_ref(), pipeline::GATE_CHUNK_ROWS).map_err(read_failure)?,
         ),
     };
-    let grasps_only = Format::of(output.unwrap_or("-"), None) == Format::Parquet;
     if grasps_only && proof {
         return Err(Failure::new(
             "--proof writes each proof as a JSON object: write JSON Lines (-o FILE.jsonl), \

@@ -27,7 +27,8 @@ pub(super) const GATE_CHUNK_ROWS: usize = 4_096;
 /// Lines per chunk of the gate's JSON Lines: a line's scene, cases, report and answer take
 /// a few KiB, and a chunk of 512 keeps what a worker touches from chunk to chunk small
 /// (40,000 3 × 4 grasps 1.09-1.12x faster than in chunks of 4,096, with half the page
-/// faults, 2026-12-07). Parquet keeps [`GATE_CHUNK_ROWS`]: a chunk is a row group.
+/// faults, 2026-12-07). Where a chunk is a Parquet row group (read or written), it keeps
+/// [`GATE_CHUNK_ROWS`].
 pub(super) const GATE_CHUNK_LINES: usize = 512;
 pub(super) const CHUNK_BYTES: usize = 4 << 20;
 

@@ -972,3 +972,35 @@ fn a_few_thousand_parquet_grasps_are_cut_into_chunks_for_every_core() {
     assert_eq!(got.len(), 2048);
     assert!(got.iter().all(|a| a.get("error").is_none()));
 }
+
+#[test]
+fn json_grasps_written_as_parquet_keep_row_groups_of_parquet_size() {
+    // The gate reads JSON Lines in chunks of at most 512 lines, but a chunk written as
+    // Parquet is a row group, and those keep the size of a Parquet input's chunks (4,096
+    // rows at most): 512-row groups would make a large answer file needlessly fragmented.
+    let public = crate::common::read_data("grasp_public.jsonl");
+    let rows: Vec<Value> = (0..12_000).map(|i| public[i % 8].clone()).collect();
+    let d = dir("json_to_parquet_groups");
+    let (input, output) = (d.join("grasps.jsonl"), d.join("answers.parquet"));
+    write_jsonl(&input, &rows);
+    let out = gate_command(&input, &output)
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = std::fs::File::open(&output).unwrap();
+    let meta = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let sizes: Vec<i64> = meta
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows())
+        .collect();
+    assert_eq!(sizes.iter().sum::<i64>(), 12_000);
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    assert!((513..=4096).contains(&largest), "{sizes:?}");
+}
