@@ -56,6 +56,35 @@ impl CaseKind {
             CaseKind::Planar
         }
     }
+
+    /// The engine of a case read in float64 (`numbers`: its generators' and its need's):
+    /// [`CaseKind::of`] its shape, except that a case of R³ with a number float32 does not
+    /// hold (beyond its range, or nonzero below its normal range, where 1e-50 would be read
+    /// as 0 and a generator lost) goes to the general engine, which answers it in float64. A
+    /// cone's answer does not change when a generator is scaled (docs/contract-general.md
+    /// §1), so such a case is as valid as any; the enumeration's float32 could only refuse
+    /// it or answer another cone.
+    pub fn of_numbers(
+        dim: usize,
+        generators: usize,
+        numbers: impl IntoIterator<Item = f64>,
+    ) -> CaseKind {
+        match CaseKind::of(dim, generators) {
+            CaseKind::Planar if dim == 3 && !numbers.into_iter().all(float32_holds) => {
+                CaseKind::General
+            }
+            kind => kind,
+        }
+    }
+}
+
+/// Whether the enumeration's float32 holds `x` as it is: 0, or within float32's normal
+/// range (to its relative precision). A number that is not finite is left to the planar
+/// reader, which says so.
+#[inline]
+pub(crate) fn float32_holds(x: f64) -> bool {
+    let a = x.abs();
+    a == 0.0 || !a.is_finite() || (f64::from(f32::MIN_POSITIVE)..=f64::from(f32::MAX)).contains(&a)
 }
 
 /// Where a case sits in a [`Batch`]: its engine and its index among that engine's cases.

@@ -47,6 +47,17 @@ impl<'py> Floats<'py> {
         }
     }
 
+    /// The engine of cases of these numbers, `dim` and `k` ([`CaseKind::of_numbers`]): the
+    /// general one where float32 does not hold one of them.
+    fn kind(&self, dim: usize, k: usize) -> CaseKind {
+        match self {
+            Floats::F32(a) => {
+                CaseKind::of_numbers(dim, k, a.as_array().iter().map(|&v| f64::from(v)))
+            }
+            Floats::F64(a) => CaseKind::of_numbers(dim, k, a.as_array().iter().copied()),
+        }
+    }
+
     /// The numbers of a 1-d array, as float64.
     fn values(&self) -> Vec<f64> {
         match self {
@@ -81,7 +92,8 @@ pub(crate) struct Arrays<'py> {
 impl<'py> Arrays<'py> {
     /// `generators` (N, K, 3 or 6), `active` (N, K), `need` (d,) or (N, d), `counts` (N,),
     /// checked in that order. The engine is the one [`CaseKind::of`] gives the array's d and
-    /// K; `general` sends (N, K ≤ 16, 3) to the general engine too.
+    /// K, or the general one for numbers float32 does not hold ([`CaseKind::of_numbers`]);
+    /// `general` sends (N, K ≤ 16, 3) to the general engine too.
     pub(crate) fn extract(
         generators: &Bound<'py, PyAny>,
         active: Option<&Bound<'py, PyAny>>,
@@ -115,6 +127,19 @@ impl<'py> Arrays<'py> {
             kind => kind,
         };
         let need = need.map(Floats::extract).transpose()?;
+        // A number float32 does not hold (beyond its range, or below its normal range: it
+        // would read 1e-50 as 0) sends the call to the general engine, as `eval` sends
+        // such a line ([`CaseKind::of_numbers`]).
+        let kind = match kind {
+            CaseKind::Planar => {
+                let numbers = std::iter::once(&gens).chain(&need);
+                numbers.fold(kind, |kind, f| match f.kind(dim, k) {
+                    CaseKind::Planar => kind,
+                    general => general,
+                })
+            }
+            general => general,
+        };
         let mut one_need = [0.0; MAX_DIM];
         one_need[..dim].copy_from_slice(default_need(dim));
         if let Some(nd) = &need {

@@ -233,6 +233,32 @@ def test_engine_choice_by_shape_and_the_enumeration_agrees(data):
     assert isinstance(planar_hold.cone_test(np.ones((2, 17, 3))), planar_hold.GeneralOutcomes)
 
 
+def test_numbers_float32_cannot_hold_go_to_the_general_engine(data):
+    """A cone's answer does not change when a generator is scaled (docs/contract-general.md
+    §1). The enumeration's float32 reads 1e-50 as 0 and refuses 1e40, so (N, K <= 16, 3)
+    arrays holding such numbers go to the general engine, as `eval` sends such lines: the
+    public sample scaled by 1e-30 (each generator by up to 1e±20 more) and by 1e30 (1e±10
+    more) answers as the unscaled sample does, the margins in the new units."""
+    lines = read_jsonl(data / "public_sample.jsonl")
+    gens = np.zeros((len(lines), 16, 3))
+    counts = np.array([len(line["generators"]) for line in lines])
+    for i, line in enumerate(lines):
+        gens[i, : counts[i]] = np.reshape(line["generators"], (-1, 3))
+    need = np.array([line.get("need", [0, 1, 0]) for line in lines], float)
+    ref = planar_hold.cone_test(gens, need=need, counts=counts, general=True)
+    rng = np.random.default_rng(7)
+    for scale, spread in ((1e-30, 20.0), (1e30, 10.0)):
+        each = scale * 10.0 ** rng.uniform(-spread, spread, size=gens.shape[:2] + (1,))
+        out = planar_hold.cone_test(gens * each, need=need * scale, counts=counts)
+        assert isinstance(out, planar_hold.GeneralOutcomes)
+        np.testing.assert_array_equal(out.verdict, ref.verdict)
+        want = np.minimum(ref.margin * scale, planar_hold.MARGIN_CAP)
+        shown = ~ref.capped & (ref.margin * scale < planar_hold.MARGIN_CAP)
+        np.testing.assert_allclose(out.margin[shown], want[shown], rtol=1e-6, atol=1e-9 * scale)
+    # Numbers float32 holds stay with the enumeration.
+    assert isinstance(planar_hold.cone_test(gens * 1e-20, counts=counts), planar_hold.Outcomes)
+
+
 def test_ragged_rows_are_answered_in_one_call_as_each_shape_alone():
     """`Engine.answer_rows` (Ray's one call a batch) routes each row as `answers` routes an
     array of its shape (the planar enumeration for 3 numbers and at most 16 generators, the

@@ -34,10 +34,11 @@ impl<'a> GeneralLine<'a> {
         serde_json::from_slice(text)
     }
 
-    /// The engine the line is for ([`CaseKind::of`]): its generators' count and the first
-    /// one's length (without generators, the need's; else 3).
+    /// The engine the line is for ([`CaseKind::of_numbers`]): its generators' count and the
+    /// first one's length (without generators, the need's; else 3), and its numbers.
     pub(crate) fn kind(&self) -> CaseKind {
-        CaseKind::of(self.dim(), self.generators.len())
+        let numbers = self.generators.iter().chain(&self.need).flatten();
+        CaseKind::of_numbers(self.dim(), self.generators.len(), numbers.copied())
     }
 
     fn dim(&self) -> usize {

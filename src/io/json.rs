@@ -613,6 +613,7 @@ mod shape {
 /// every line the scanner accepts.
 mod fast {
     use super::DEFAULT_NEED;
+    use crate::engine::float32_holds;
     use crate::general::MAX_GENERAL_GENERATORS;
     use crate::planar::types::{Case, MAX_GENERATORS};
     use crate::scan::Scanner;
@@ -637,7 +638,8 @@ mod fast {
         }
     }
 
-    /// `[x, y, z]`, finite in float32.
+    /// `[x, y, z]`, finite in float32, each as float32 holds it ([`float32_holds`]: a
+    /// line with another number goes to the general engine).
     fn triple(s: &mut Scanner<'_>) -> Option<[f32; 3]> {
         s.expect(b'[')?;
         let mut v = [0f32; 3];
@@ -645,7 +647,11 @@ mod fast {
             if k > 0 {
                 s.expect(b',')?;
             }
-            *slot = s.number()? as f32;
+            let x = s.number()?;
+            if !float32_holds(x) {
+                return None;
+            }
+            *slot = x as f32;
         }
         s.expect(b']')?;
         v.iter().all(|x| x.is_finite()).then_some(v)
@@ -1058,7 +1064,9 @@ mod tests {
 
     /// Every number form fast-float reads, strict JSON or not, in a generator and in the
     /// need, first and last in its triple, with and without blanks: the scanner takes the
-    /// JSON ones (with serde's bits) and leaves the others to serde, which refuses them.
+    /// JSON ones float32 holds (with serde's bits) and leaves the others to serde, which
+    /// refuses those that are not JSON (and the general engine takes those float32 does not
+    /// hold, [`crate::engine::float32_holds`]).
     #[test]
     fn the_fast_path_reads_numbers_as_serde_does() {
         let json = "0 -0 1 -1 0.5 -0.5 -0.0 0e0 0E+0 0.0e-0 1e5 1E5 1e+5 1e-5 -1.5E-05 1e0010 123
@@ -1087,13 +1095,22 @@ mod tests {
                 format!("{{\"need\":\t[0,\r\n1,\n{x}\t]\n, \"generators\":[[0,1,0]]}}"),
             ]
         };
+        let mut left = 0;
         for x in json.split_whitespace() {
+            let holds = serde_json::from_str::<f64>(x).map_or(true, crate::engine::float32_holds);
+            left += usize::from(!holds);
             for line in lines(x) {
                 let finite = parse_serde(line.as_bytes()).is_ok();
-                assert_eq!(fast::parse(line.as_bytes()).is_some(), finite, "{line}");
+                assert_eq!(
+                    fast::parse(line.as_bytes()).is_some(),
+                    finite && holds,
+                    "{line}"
+                );
                 assert_agree(&line);
             }
         }
+        // Below float32's normal range (1e-45, 7e-46, ...) and beyond its range (1e39, ...).
+        assert!(left >= 8, "{left}");
         for x in not_json.split_whitespace().chain(["- 1", "1 2", "1,5", ""]) {
             for line in lines(x) {
                 assert!(fast::parse(line.as_bytes()).is_none(), "{line}");

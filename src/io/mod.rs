@@ -179,7 +179,8 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
         }
         // A general line in the plain form, scanned once (the hot path of R⁶ files).
         if let Some((id, dim, need)) = json::plain_general(text, &mut flat) {
-            if CaseKind::of(dim, flat.len() / dim) == CaseKind::General {
+            let numbers = flat.iter().chain(need.iter().flat_map(|n| &n[..dim]));
+            if CaseKind::of_numbers(dim, flat.len() / dim, numbers.copied()) == CaseKind::General {
                 if batch.batch.general.is_empty() {
                     // Room for the chunk's cases at once (a number is at least 2 bytes of
                     // its line, most nearer 20): grown case by case, a fresh batch was

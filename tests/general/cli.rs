@@ -464,3 +464,135 @@ fn parquet_output_holds_the_general_answers_facet_included() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A cone's answer does not change when a generator is scaled (docs/contract-general.md §1),
+/// nor, but for the margin's units, when the need and every generator are (1e-30 … 1e30). A
+/// line of at most 16 generators in R³ is the enumeration's, in float32, which reads 1e-50
+/// as 0 and refuses 1e40: such a line goes to the general engine, in float64, from JSON Lines
+/// and from Parquet alike. The public planar sample, each case scaled by 1e-30 with each
+/// generator by up to 1e±20 more, and by 1e30 with up to 1e±10 more: every verdict and
+/// margin as the float64 references say (the enumeration got 55 of the first wrong, and
+/// refused 78 of the second).
+#[test]
+fn planar_lines_float32_cannot_hold_are_answered_in_float64() {
+    use arrow_array::builder::{Float64Builder, ListBuilder};
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let cases = crate::common::read_data("public_sample.jsonl");
+    let expected = crate::common::read_data("public_sample.expected.jsonl");
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let dir =
+        std::env::temp_dir().join(format!("planar-hold-float32-range-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (scale, spread) in [(1e-30, 20.0), (1e30, 10.0)] {
+        let mut lines = Vec::new();
+        let mut gens = ListBuilder::new(ListBuilder::new(Float64Builder::new()));
+        let mut needs = ListBuilder::new(Float64Builder::new());
+        for case in &cases {
+            let mut g = Vec::new();
+            for w in case["generators"].as_array().unwrap() {
+                let f = scale * 10f64.powf(spread * (2.0 * uniform() - 1.0));
+                let w: Vec<f64> = w
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap() * f)
+                    .collect();
+                for &x in &w {
+                    gens.values().values().append_value(x);
+                }
+                gens.values().append(true);
+                g.push(w);
+            }
+            gens.append(true);
+            let need: Vec<f64> = match case.get("need") {
+                Some(n) => n
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap() * scale)
+                    .collect(),
+                None => vec![0.0, scale, 0.0],
+            };
+            for &x in &need {
+                needs.values().append_value(x);
+            }
+            needs.append(true);
+            lines.push(
+                serde_json::json!({"id": case["id"], "generators": g, "need": need}).to_string()
+                    + "\n",
+            );
+        }
+        let jsonl = dir.join("cases.jsonl");
+        std::fs::write(&jsonl, lines.concat()).unwrap();
+        let ids = StringArray::from_iter_values(
+            cases.iter().map(|c| c["id"].as_str().unwrap().to_string()),
+        );
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(ids),
+            Arc::new(gens.finish()),
+            Arc::new(needs.finish()),
+        ];
+        let batch =
+            RecordBatch::try_from_iter(["id", "generators", "need"].into_iter().zip(columns))
+                .unwrap();
+        let pq = dir.join("cases.parquet");
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            std::fs::File::create(&pq).unwrap(),
+            batch.schema(),
+            None,
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let (out, from_json) = eval_lines(&jsonl);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (out, from_parquet) = eval_lines(&pq);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(from_json, from_parquet);
+        assert_eq!(from_json.len(), cases.len());
+        let mut checked = 0;
+        for (answer, want) in from_json.iter().zip(&expected) {
+            let (d, full) = (want["d"].as_f64().unwrap(), want["full"].as_bool().unwrap());
+            let (verdict, margin) = (
+                answer["verdict"].as_str().unwrap(),
+                answer["margin"].as_f64().unwrap(),
+            );
+            let id = &answer["id"];
+            if full {
+                assert!(verdict == "supported" && margin >= 999.0, "{id}: {answer}");
+                continue;
+            }
+            if d.abs() <= 1e-3 {
+                continue; // within tolerance of the boundary: either verdict, or uncertain
+            }
+            assert_eq!(
+                verdict,
+                if d > 0.0 { "supported" } else { "unsupported" },
+                "{id}: {answer} (scale {scale})"
+            );
+            let want = (d * scale).min(1000.0);
+            assert!(
+                (margin - want).abs() <= 1e-6 * want.abs().max(scale),
+                "{id}: margin {margin}, want {want} (scale {scale})"
+            );
+            checked += 1;
+        }
+        assert!(checked > 150, "{checked} decisive cases checked");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -15,6 +15,7 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 use serde_json::value::RawValue;
 
+use crate::engine::float32_holds;
 use crate::io::json::DEFAULT_NEED;
 use crate::io::{CaseBatch, Ids, JsonIds};
 use crate::planar::types::{Case, MAX_GENERATORS};
@@ -60,7 +61,9 @@ pub(super) fn cases_of(
         }
         // Each row classified once, by its shape, then read by its engine's reader.
         match row_shape(&gens, &inner, need.as_ref(), i) {
-            Some((range, dim)) if CaseKind::of(dim, range.1 - range.0) == CaseKind::General => {
+            Some((range, dim))
+                if row_kind(range, dim, &inner, &floats, need.as_ref(), i) == CaseKind::General =>
+            {
                 match general_row(
                     range,
                     dim,
@@ -202,12 +205,14 @@ impl<'a> Floats<'a> {
 }
 
 impl Floats<'_> {
-    /// The three numbers from `a` in float32, or `None` when one is null or not finite there
-    /// (as [`triple`] takes them).
+    /// The three numbers from `a` in float32, or `None` when one is null, not finite there
+    /// (as [`triple`] takes them) or not as float32 holds it ([`float32_holds`]).
     #[inline]
     fn three_f32(&self, a: usize) -> Option<[f32; 3]> {
-        let narrow = self.three(a)?.map(|x| x as f32);
-        narrow.iter().all(|x| x.is_finite()).then_some(narrow)
+        let wide = self.three(a)?;
+        let narrow = wide.map(|x| x as f32);
+        (narrow.iter().all(|x| x.is_finite()) && wide.into_iter().all(float32_holds))
+            .then_some(narrow)
     }
 }
 
@@ -249,6 +254,27 @@ fn row_shape(
         need.and_then(|(n, _)| n.range(i)).map(|(x, y)| y - x)
     }?;
     Some(((a, b), dim))
+}
+
+/// The engine of row `i` ([`CaseKind::of_numbers`]), its generators at `(a, b)` in `inner`:
+/// by its shape, and by its numbers where its shape is planar (a null or a missing number
+/// leaves it planar, whose reader says what is wrong).
+fn row_kind(
+    (a, b): (usize, usize),
+    dim: usize,
+    inner: &Nested,
+    floats: &Floats,
+    need: Option<&(Nested, Floats)>,
+    i: usize,
+) -> CaseKind {
+    let generators = (a..b)
+        .filter_map(|k| inner.range(k))
+        .flat_map(|(x, y)| (x..y).map(|j| floats.get(j).unwrap_or(0.0)));
+    let need = need
+        .and_then(|(n, f)| n.range(i).map(|r| (r, f)))
+        .into_iter()
+        .flat_map(|((x, y), f)| (x..y).map(move |j| f.get(j).unwrap_or(0.0)));
+    CaseKind::of_numbers(dim, b - a, generators.chain(need))
 }
 
 /// Row `i`, a general case by its shape (docs/contract-general.md: generators of 6 numbers,
@@ -334,12 +360,21 @@ fn plain_generators<'a>(
     };
     let values: Cow<'a, [f32]> = match floats {
         Floats::F32(v, None) => Cow::Borrowed(v),
-        Floats::F64(v, None) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
+        Floats::F64(v, None) => {
+            // Every number as float32 holds it ([`float32_holds`]), or the rows are read
+            // one by one (those with another go to the general engine).
+            if !v.iter().fold(true, |ok, &x| ok & float32_holds(x)) {
+                return None;
+            }
+            Cow::Owned(v.iter().map(|&x| x as f32).collect())
+        }
         _ => return None,
     };
     values
         .iter()
-        .fold(true, |finite, x| finite & x.is_finite())
+        .fold(true, |ok, &x| {
+            ok & x.is_finite() & float32_holds(f64::from(x))
+        })
         .then_some((values, start))
 }
 
