@@ -62,6 +62,12 @@ pub(crate) fn line_error(what: &str, text: &str, e: &serde_json::Error) -> Error
     if e.classify() == serde_json::error::Category::Data {
         return Error::Input(format!("invalid field in {what}: {}", one_line(e)));
     }
+    Error::Input(format!("malformed JSON (parse error): {}", syntax(text, e)))
+}
+
+/// What is wrong with `text` where serde's syntax error `e` stopped: a `NaN` or `Infinity`
+/// there named as such, else serde's words ([`one_line`]).
+fn syntax(text: &str, e: &serde_json::Error) -> String {
     let rest = text
         .lines()
         .nth(e.line().saturating_sub(1))
@@ -70,12 +76,22 @@ pub(crate) fn line_error(what: &str, text: &str, e: &serde_json::Error) -> Error
     let word = ["NaN", "Infinity"]
         .into_iter()
         .find(|w| rest.starts_with(w));
-    Error::Input(match word {
+    match word {
         Some(word) => format!(
-            "malformed JSON (parse error): {word} at column {} is not a JSON number (numbers \
-             must be finite)",
+            "{word} at column {} is not a JSON number (numbers must be finite)",
             e.column()
         ),
-        None => format!("malformed JSON (parse error): {}", one_line(e)),
-    })
+        None => one_line(e),
+    }
+}
+
+/// The syntax error of a line that is not JSON, as [`syntax`] words it; `None` for a line
+/// that is. A case's reader stops at the first thing it cannot take, which for a line the
+/// wrong reader got (a truncated line of six-number generators, read as planar) is not what
+/// is wrong with it.
+pub(crate) fn not_json(text: &[u8]) -> Option<String> {
+    use serde_json::error::Category;
+    let e = serde_json::from_slice::<serde::de::IgnoredAny>(text).err()?;
+    matches!(e.classify(), Category::Syntax | Category::Eof)
+        .then(|| syntax(&String::from_utf8_lossy(text), &e))
 }

@@ -229,6 +229,12 @@ pub fn parse_json_chunk_into(chunk: &lines::LineChunk, batch: &mut CaseBatch) {
             },
         };
         if let Err(e) = read {
+            // Text that is not JSON: its syntax error, which the reader of the kind its
+            // shape suggested may not reach first.
+            let e = match crate::error::not_json(text) {
+                Some(syntax) => format!("not a valid case: {syntax}"),
+                None => e,
+            };
             let id = json::salvage_id(text).map(|v| v.to_string());
             ids.push(id.as_deref());
             batch.push(line.number, Err(e));

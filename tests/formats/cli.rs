@@ -72,6 +72,16 @@ fn bad_lines_are_named_and_the_rest_still_answered() {
             "column",
         ),
         ("{\"need\": [0, 1, 0]}", "generators"),
+        // Text that is not JSON is named by its syntax error, whatever its generators' length
+        // (the planar reader would have stopped at the six numbers first).
+        (
+            "{\"generators\": [[1, 0, 0, 0, 0, 0]], \"need\": [0, 0, 1, 0, 0, Infinity]}",
+            "Infinity at column 62 is not a JSON number",
+        ),
+        (
+            "{\"generators\": [[1, 0, 0, 0, 0, 0]]",
+            "EOF while parsing an object",
+        ),
         ("{\"generators\": [[1, \"a\", 0]]}", "not a valid case"),
     ];
     let mut text = String::from("{\"id\": \"good\", \"generators\": [[0, 1, 0]]}\n");
