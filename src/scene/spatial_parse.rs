@@ -502,7 +502,7 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
             )));
         }
     }
-    let scene = SpatialScene {
+    let mut scene = SpatialScene {
         id,
         body: SpatialBody {
             half_size,
@@ -517,6 +517,16 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
         q1_at_least: None,
         tolerance: None,
     };
+    // A circular grasp has no pyramid of its own: its k sizes only the inner pyramids that
+    // seed and bound its search (docs/contract-grasp.md). Where they would pass 256
+    // generators they take fewer edges, down to 3, rather than the line being refused.
+    if friction == FrictionModel::Circular
+        && scene.generator_count(pyramid) > MAX_GENERAL_GENERATORS
+    {
+        let points = scene.point_count().max(1);
+        scene.pyramid = (MAX_GENERAL_GENERATORS / points).clamp(3, pyramid);
+    }
+    let pyramid = scene.pyramid;
     let k = scene.generator_count(pyramid);
     if k > MAX_GENERAL_GENERATORS {
         let sliding: usize = scene

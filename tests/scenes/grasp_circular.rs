@@ -472,6 +472,59 @@ fn a_circular_grasp_too_large_to_square_is_refused() {
     );
 }
 
+/// A circular grasp has no pyramid of its own: its k sizes only the inner pyramids that seed
+/// its search. Twenty fingertips at k = 16 (320 generators, which a pyramid line refuses)
+/// take 12 edges a point instead, and answer as at k = 8 (the same true cones); a fingertip
+/// given twice changes nothing (docs/contract-grasp.md's invariants), and past 85 points (3
+/// edges each: 258) the line is refused.
+#[test]
+fn a_circular_grasp_of_many_points_takes_fewer_pyramid_edges() {
+    // Fingertips spread over the unit sphere (a spiral), each pushing inwards.
+    let tips: Vec<Value> = (0..20)
+        .map(|i| {
+            let z = 1.0 - (2 * i + 1) as f64 / 20.0;
+            let (r, a) = ((1.0 - z * z).sqrt(), 2.399_963 * i as f64);
+            let p = [r * a.cos(), r * a.sin(), z];
+            json!({"points": [p], "normal": p.map(|v| -v), "mu": 0.4})
+        })
+        .collect();
+    let grasp = |k: usize, friction: &str, contacts: &[Value]| {
+        json!({"id": k, "dim": 3, "grasp": true, "half_size": 1.0, "pyramid": k,
+               "friction": friction, "contacts": contacts})
+    };
+    let e = parse_line(&grasp(16, "inner", &tips).to_string())
+        .expect_err("a pyramid line of 320 generators")
+        .to_string();
+    assert!(e.contains("320 generators, more than 256"), "{e}");
+    let mut twice = tips.clone();
+    twice.push(tips[7].clone());
+    let r = reports(&[
+        grasp(16, "circular", &tips),
+        grasp(8, "circular", &tips),
+        grasp(16, "circular", &twice),
+    ]);
+    assert_eq!((r[0].pyramid, r[0].n_generators), (12, 240), "{:?}", r[0]);
+    assert_eq!((r[2].pyramid, r[2].n_generators), (12, 252), "{:?}", r[2]);
+    for other in &r[1..] {
+        assert!(
+            r[0].margin_checked
+                && other.margin_checked
+                && (r[0].q1 - other.q1).abs() <= 1e-9
+                && r[0].force_closure == Value::Bool(true),
+            "{:?} against {other:?}",
+            r[0]
+        );
+    }
+    let many: Vec<Value> = (0..88).map(|i| tips[i % 20].clone()).collect();
+    let e = parse_line(&grasp(4, "circular", &many).to_string())
+        .expect_err("88 points of at least 3 edges each")
+        .to_string();
+    assert!(
+        e.contains("88 points x 3 pyramid edges = 264 generators"),
+        "{e}"
+    );
+}
+
 #[test]
 fn circular_is_refused_off_grasp_lines_and_bad_thresholds() {
     let spatial = r#"{"id": 1, "dim": 3, "half_size": 1, "friction": "circular", "contacts": [{"points": [[0,0,-1]], "normal": [0,0,1], "mu": 0.5}]}"#;
