@@ -117,7 +117,8 @@ pub(crate) struct Hull {
     /// The points taken, unit vectors, and the caller's id of each.
     pub points: Vec<Vector>,
     /// The points as the caller has them (before scaling to unit length: a thin face's
-    /// normal is derived from these, which rounding has not touched).
+    /// normal is derived from these, which rounding has not touched), each times the power
+    /// of two that brings its largest entry near 1 ([`exact_scale`]).
     raw: Vec<Vector>,
     pub ids: Vec<u32>,
     /// Every face made, the replaced ones with `alive` false.
@@ -209,7 +210,7 @@ impl Hull {
         self.points.clear();
         self.points.extend_from_slice(start);
         self.raw.clear();
-        self.raw.extend_from_slice(raw);
+        self.raw.extend(raw.iter().map(exact_scale));
         self.ids.clear();
         self.ids.extend_from_slice(ids);
         self.faces.clear();
@@ -669,7 +670,7 @@ impl Hull {
         }
         let q = self.points.len() as u16;
         self.points.push(*p);
-        self.raw.push(*raw);
+        self.raw.push(exact_scale(raw));
         self.ids.push(id);
         // The new faces: each horizon ridge joined to p, linked to the face beyond the ridge;
         // the seen face on the ridge's near side points to it instead (the walks below
@@ -939,6 +940,17 @@ impl Hull {
         }
         Ok(n)
     }
+}
+
+/// `v` times the power of two that brings its largest entry near 1, as the proof's checker
+/// scales its rows: exact, so a face's normal derived from such rows has the direction, to
+/// the bit, of one from the rows as given, where those rows' products neither overflow nor
+/// underflow. Generators of 1e-30 (a cross product of five about 1e-160, whose squared
+/// length underflows to 0) made their faces degenerate.
+fn exact_scale(v: &Vector) -> Vector {
+    let mut out = [0.0; MAX_DIM];
+    out.copy_from_slice(&crate::general::proof::pow2_scaled(v)[..MAX_DIM]);
+    out
 }
 
 /// A point's hash (SplitMix64's finaliser): summed over a ridge's points, its fingerprint.

@@ -768,7 +768,7 @@ fn grasp_face_with<const FMA: bool, const D: usize>(
 /// exact but for entries that fall below the subnormals (below any bound the checker asks,
 /// relative to the row), so a determinant of such rows has the sign, and its plane the
 /// direction, of the rows as given, and no product of their lengths overflows or underflows.
-fn pow2_scaled(row: &[f64]) -> [f64; 8] {
+pub(crate) fn pow2_scaled(row: &[f64]) -> [f64; 8] {
     let mut out = [0.0; 8];
     out[..row.len()].copy_from_slice(row);
     let m = row.iter().fold(0.0f64, |m, v| m.max(v.abs()));

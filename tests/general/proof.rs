@@ -97,6 +97,69 @@ fn every_public_cone_test_proof_passes() {
     }
 }
 
+/// The local search and its proof at every scale: the general public sets with the need and
+/// every generator scaled by 2^-500, 2^-100, 2^100 and 2^500 (exactly: about 1e-151, 1e-30,
+/// 1e30 and 1e151) are answered as unscaled, the same verdicts and margins (scaled), and with
+/// a proof that passes wherever the unscaled answer has one. A thin face's normal is derived
+/// from its generators as given, each row first brought near 1 by a power of two: at 1e-30 the
+/// squared length of a cross product of five rows (about 1e-160) underflowed to 0, the face
+/// was taken as degenerate, and 11 of the near-duplicate cones fell back to the whole facet
+/// set, without a proof.
+#[test]
+fn every_public_cone_test_has_its_proof_at_every_scale() {
+    let engine = Engine::new(Backend::Cpu).unwrap();
+    for name in ["general_public.jsonl", "general_dup_public.jsonl"] {
+        let batch = general_batch(name);
+        let base = engine.evaluate(&batch.clone().into(), options()).unwrap();
+        for k in [-500, -100, 100, 500] {
+            let s = 2f64.powi(k);
+            let mut scaled = GeneralBatch::default();
+            for i in 0..batch.len() {
+                let c = batch.get(i);
+                let g: Vec<f64> = c.generators.iter().map(|v| v * s).collect();
+                let x: Vec<f64> = c.need.iter().map(|v| v * s).collect();
+                scaled.push(c.dim, &g, &x).unwrap();
+            }
+            let answers = engine.evaluate(&scaled.clone().into(), options()).unwrap();
+            for (i, (o, b)) in answers.general.iter().zip(&base.general).enumerate() {
+                let case = scaled.get(i);
+                let at = format!("{name} case {i} scaled by 2^{k}");
+                assert_eq!(o.verdict, b.verdict, "{at}");
+                let want = (b.margin * s).min(GENERAL_MARGIN_CAP);
+                if b.margin < GENERAL_MARGIN_CAP {
+                    assert!(
+                        (o.margin - want).abs() <= 1e-12 * want.abs().max(s),
+                        "{at}: margin {} against {want}",
+                        o.margin
+                    );
+                }
+                match &answers.proofs[i] {
+                    Some(p) => {
+                        check_answer(
+                            case.generators,
+                            case.dim,
+                            case.need,
+                            p,
+                            o.margin,
+                            o.margin_lower,
+                            o.margin_checked,
+                            // |need| of the unscaled case, scaled (its squares underflow
+                            // at 2^-500).
+                            1e-9 * nrm(batch.get(i).need) * s,
+                            GENERAL_MARGIN_CAP,
+                        )
+                        .unwrap_or_else(|e| panic!("{at}: {e}"));
+                    }
+                    None => assert!(
+                        base.proofs[i].is_none() || want >= GENERAL_MARGIN_CAP,
+                        "{at}: no proof"
+                    ),
+                }
+            }
+        }
+    }
+}
+
 /// A cone test's proof checks at every scale: each inner proof of the general public sets,
 /// against its case with generators and need scaled by 2^±500 (exactly), gives its bounds
 /// scaled by the same power. Before the checker brought each row near 1 by a power of two,
