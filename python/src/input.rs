@@ -815,16 +815,15 @@ pub(crate) fn scene_lines(scenes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
                 .and_then(|t| t.extract::<String>())
                 .map_err(|e| {
                     // json.dumps(allow_nan=False) refuses NaN and infinities with a message
-                    // that does not say which: say where (`contacts[1].points[0][2] = nan`).
-                    let e = if e.to_string().contains("Out of range float") {
-                        let mut path = String::new();
-                        let what = match non_finite(&scene, &mut path) {
-                            Some(x) => format!("{path} = {x}"),
-                            None => e.to_string(),
-                        };
-                        format!("{what} (a number is NaN or infinite; JSON numbers must be finite)")
-                    } else {
-                        e.to_string()
+                    // that does not say which (and a numpy one as a type it cannot write):
+                    // say where (`contacts[1].points[0][2] = nan`).
+                    let mut path = String::new();
+                    let e = match non_finite(&scene, &mut path) {
+                        Some(x) => format!(
+                            "{path} = {x} (a number is NaN or infinite; JSON numbers must be \
+                             finite)"
+                        ),
+                        None => e.to_string(),
                     };
                     bad_input(format!("scene {i}: not a JSON object: {e}"))
                 })?,
@@ -911,16 +910,43 @@ fn json_text(value: &Bound<'_, PyAny>, depth: usize, out: &mut String) -> bool {
             }
         }
         out.push(']');
+    } else if let Some(native) = numpy_native(value) {
+        // A numpy scalar or array (np.float32(0.05), a row of an array): its Python value.
+        return json_text(&native, depth + 1, out);
     } else {
         return false;
     }
     true
 }
 
+/// A numpy scalar's or array's Python value (`tolist()`: a float, int or bool, or nested
+/// lists of them), as a dict built from numpy arrays holds them; `None` for anything else.
+fn numpy_native<'py>(value: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    let numpy = value
+        .get_type()
+        .module()
+        .is_ok_and(|m| m.to_cow().is_ok_and(|m| m == "numpy"));
+    numpy
+        .then(|| value.call_method0("tolist").ok())
+        .flatten()
+        .filter(|native| !native.get_type().is(&value.get_type()))
+}
+
 /// The first NaN or infinity in `value` (dicts, lists and tuples of numbers, as
-/// `json.dumps` walks them), with its path from `value` appended to `path`
+/// `json.dumps` walks them, and numpy's), with its path from `value` appended to `path`
 /// (`contacts[1].points[0][2]`).
 fn non_finite(value: &Bound<'_, PyAny>, path: &mut String) -> Option<f64> {
+    non_finite_within(value, path, 0)
+}
+
+/// [`non_finite`] at nesting `depth`: none past [`JSON_DEPTH`] (a list holding itself).
+fn non_finite_within(value: &Bound<'_, PyAny>, path: &mut String, depth: usize) -> Option<f64> {
+    if depth > JSON_DEPTH {
+        return None;
+    }
+    if let Some(native) = numpy_native(value) {
+        return non_finite_within(&native, path, depth + 1);
+    }
     if let Ok(x) = value.cast::<PyFloat>() {
         let x = x.value();
         return (!x.is_finite()).then_some(x);
@@ -932,7 +958,7 @@ fn non_finite(value: &Bound<'_, PyAny>, path: &mut String) -> Option<f64> {
                 path.push('.');
             }
             path.push_str(&key.str().map(|k| k.to_string()).unwrap_or_default());
-            if let Some(x) = non_finite(&item, path) {
+            if let Some(x) = non_finite_within(&item, path, depth + 1) {
                 return Some(x);
             }
             path.truncate(at);
@@ -940,7 +966,7 @@ fn non_finite(value: &Bound<'_, PyAny>, path: &mut String) -> Option<f64> {
     } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
         for (k, item) in value.try_iter().ok()?.enumerate() {
             path.push_str(&format!("[{k}]"));
-            if let Some(x) = non_finite(&item.ok()?, path) {
+            if let Some(x) = non_finite_within(&item.ok()?, path, depth + 1) {
                 return Some(x);
             }
             path.truncate(at);

@@ -146,6 +146,37 @@ def test_a_dict_is_read_as_its_json_text(data):
         planar_hold.gate([d])
 
 
+def test_numpy_numbers_in_a_dict_are_read_as_their_values(data):
+    """A dict built from numpy arrays (a row for a point, np.float32 and np.int64 scalars) is
+    read as the same dict of Python numbers (numpy's `tolist()`): json.dumps refused them
+    ("Object of type float32 is not JSON serializable"). A numpy NaN is named by its path."""
+    import copy
+
+    import numpy as np
+
+    lines = read_jsonl(data / "grasp_public.jsonl")[:20]
+    lines += read_jsonl(data / "scenes3d_public.jsonl")[:20]
+    for line in lines:
+        line = copy.deepcopy(line)
+        d = copy.deepcopy(line)
+        d["half_size"] = np.float64(d["half_size"])
+        if "pyramid" in d:
+            d["pyramid"] = np.int64(d["pyramid"])
+        for c, plain in zip(d["contacts"], line["contacts"]):
+            c["points"] = np.array(c["points"], dtype=np.float64)
+            c["normal"] = np.array(c["normal"], dtype=np.float64)
+            if isinstance(c["mu"], list):
+                c["mu"] = np.array(c["mu"])
+            else:
+                # A float32 μ is its float32 value.
+                c["mu"] = np.float32(c["mu"])
+                plain["mu"] = float(c["mu"])
+        assert planar_hold.gate([d]) == planar_hold.gate([line]), line["id"]
+    d["contacts"][0]["normal"][1] = np.nan
+    with pytest.raises(ValueError, match=r"contacts\[0\]\.normal\[1\] = NaN"):
+        planar_hold.gate([d])
+
+
 @pytest.mark.parametrize("name", ["scenes_public", "scenes3d_public", "sliding_public"])
 def test_gate_columns_are_the_reports_and_their_cli_text(data, name):
     """``Engine.gate_columns`` (planar_hold.ray's scene rows): each column the report's
