@@ -929,7 +929,7 @@ fn numpy_native<'py>(value: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     numpy
         .then(|| value.call_method0("tolist").ok())
         .flatten()
-        .filter(|native| !native.get_type().is(&value.get_type()))
+        .filter(|native| !native.get_type().is(value.get_type()))
 }
 
 /// The first NaN or infinity in `value` (dicts, lists and tuples of numbers, as
