@@ -91,6 +91,46 @@ fn eval_lines(path: &Path) -> (std::process::Output, Vec<Value>) {
     (out, lines)
 }
 
+/// Writes cases (`{"id": string, "generators": [[…], …], "need": […]}`) as a Parquet file of
+/// the columns `eval` reads: `id`, `generators` (a list of lists of float64), `need`.
+fn write_parquet(path: &Path, cases: &[Value]) {
+    use arrow_array::builder::{Float64Builder, ListBuilder};
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let mut gens = ListBuilder::new(ListBuilder::new(Float64Builder::new()));
+    let mut need = ListBuilder::new(Float64Builder::new());
+    for l in cases {
+        for g in l["generators"].as_array().unwrap() {
+            for x in g.as_array().unwrap() {
+                gens.values().values().append_value(x.as_f64().unwrap());
+            }
+            gens.values().append(true);
+        }
+        gens.append(true);
+        for x in l["need"].as_array().unwrap() {
+            need.values().append_value(x.as_f64().unwrap());
+        }
+        need.append(true);
+    }
+    let ids =
+        StringArray::from_iter_values(cases.iter().map(|l| l["id"].as_str().unwrap().to_string()));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(ids),
+        Arc::new(gens.finish()),
+        Arc::new(need.finish()),
+    ];
+    let batch =
+        RecordBatch::try_from_iter(["id", "generators", "need"].into_iter().zip(columns)).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(path).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
 #[test]
 fn planar_and_general_lines_mix_in_one_file_and_bad_ones_are_named() {
     // A cube of half-size 0.5 on its four bottom corners, μ = 0.5, pyramids of 4 edges.
@@ -209,9 +249,6 @@ fn planar_and_general_lines_mix_in_one_file_and_bad_ones_are_named() {
 /// the same cases.
 #[test]
 fn parquet_input_takes_general_rows_as_json_lines_does() {
-    use arrow_array::builder::{Float64Builder, ListBuilder};
-    use arrow_array::{ArrayRef, RecordBatch, StringArray};
-    use std::sync::Arc;
     let cases = std::fs::read_to_string(crate::common::data("general_public.jsonl")).unwrap();
     let mut lines: Vec<Value> = cases
         .lines()
@@ -221,44 +258,13 @@ fn parquet_input_takes_general_rows_as_json_lines_does() {
     lines.push(serde_json::json!({"id": "mixed", "generators": [[1,0,1,0,0,0],[0,1,0]], "need": [0,0,1,0,0,0]}));
     lines.push(serde_json::json!({"id": "need", "generators": [[1,0,1,0,0,0]], "need": [0,1,0]}));
     lines.push(serde_json::json!({"id": "empty6", "generators": [], "need": [0,0,1,0,0,0]}));
-    let mut gens = ListBuilder::new(ListBuilder::new(Float64Builder::new()));
-    let mut need = ListBuilder::new(Float64Builder::new());
-    for l in &lines {
-        for g in l["generators"].as_array().unwrap() {
-            for x in g.as_array().unwrap() {
-                gens.values().values().append_value(x.as_f64().unwrap());
-            }
-            gens.values().append(true);
-        }
-        gens.append(true);
-        for x in l["need"].as_array().unwrap() {
-            need.values().append_value(x.as_f64().unwrap());
-        }
-        need.append(true);
-    }
-    let ids =
-        StringArray::from_iter_values(lines.iter().map(|l| l["id"].as_str().unwrap().to_string()));
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(ids),
-        Arc::new(gens.finish()),
-        Arc::new(need.finish()),
-    ];
-    let batch =
-        RecordBatch::try_from_iter(["id", "generators", "need"].into_iter().zip(columns)).unwrap();
     let dir = std::env::temp_dir().join(format!(
         "planar-hold-general-parquet-{}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let pq = dir.join("cases.parquet");
-    let mut w = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&pq).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_parquet(&pq, &lines);
     let jsonl = dir.join("cases.jsonl");
     std::fs::write(
         &jsonl,
@@ -475,9 +481,6 @@ fn parquet_output_holds_the_general_answers_facet_included() {
 /// refused 78 of the second).
 #[test]
 fn planar_lines_float32_cannot_hold_are_answered_in_float64() {
-    use arrow_array::builder::{Float64Builder, ListBuilder};
-    use arrow_array::{ArrayRef, RecordBatch, StringArray};
-    use std::sync::Arc;
     let cases = crate::common::read_data("public_sample.jsonl");
     let expected = crate::common::read_data("public_sample.expected.jsonl");
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
@@ -491,26 +494,18 @@ fn planar_lines_float32_cannot_hold_are_answered_in_float64() {
         std::env::temp_dir().join(format!("planar-hold-float32-range-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (scale, spread) in [(1e-30, 20.0), (1e30, 10.0)] {
-        let mut lines = Vec::new();
-        let mut gens = ListBuilder::new(ListBuilder::new(Float64Builder::new()));
-        let mut needs = ListBuilder::new(Float64Builder::new());
+        let mut scaled = Vec::new();
         for case in &cases {
-            let mut g = Vec::new();
-            for w in case["generators"].as_array().unwrap() {
-                let f = scale * 10f64.powf(spread * (2.0 * uniform() - 1.0));
-                let w: Vec<f64> = w
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|x| x.as_f64().unwrap() * f)
-                    .collect();
-                for &x in &w {
-                    gens.values().values().append_value(x);
-                }
-                gens.values().append(true);
-                g.push(w);
-            }
-            gens.append(true);
+            let g: Vec<Vec<f64>> = case["generators"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| {
+                    let f = scale * 10f64.powf(spread * (2.0 * uniform() - 1.0));
+                    let w = w.as_array().unwrap();
+                    w.iter().map(|x| x.as_f64().unwrap() * f).collect()
+                })
+                .collect();
             let need: Vec<f64> = match case.get("need") {
                 Some(n) => n
                     .as_array()
@@ -520,37 +515,13 @@ fn planar_lines_float32_cannot_hold_are_answered_in_float64() {
                     .collect(),
                 None => vec![0.0, scale, 0.0],
             };
-            for &x in &need {
-                needs.values().append_value(x);
-            }
-            needs.append(true);
-            lines.push(
-                serde_json::json!({"id": case["id"], "generators": g, "need": need}).to_string()
-                    + "\n",
-            );
+            scaled.push(serde_json::json!({"id": case["id"], "generators": g, "need": need}));
         }
         let jsonl = dir.join("cases.jsonl");
-        std::fs::write(&jsonl, lines.concat()).unwrap();
-        let ids = StringArray::from_iter_values(
-            cases.iter().map(|c| c["id"].as_str().unwrap().to_string()),
-        );
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(ids),
-            Arc::new(gens.finish()),
-            Arc::new(needs.finish()),
-        ];
-        let batch =
-            RecordBatch::try_from_iter(["id", "generators", "need"].into_iter().zip(columns))
-                .unwrap();
+        let text: String = scaled.iter().map(|l| l.to_string() + "\n").collect();
+        std::fs::write(&jsonl, text).unwrap();
         let pq = dir.join("cases.parquet");
-        let mut w = parquet::arrow::ArrowWriter::try_new(
-            std::fs::File::create(&pq).unwrap(),
-            batch.schema(),
-            None,
-        )
-        .unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
+        write_parquet(&pq, &scaled);
         let (out, from_json) = eval_lines(&jsonl);
         assert!(
             out.status.success(),

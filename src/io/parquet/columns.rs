@@ -277,9 +277,9 @@ fn row_kind(
     CaseKind::of_numbers(dim, b - a, generators.chain(need))
 }
 
-/// Row `i`, a general case by its shape (docs/contract-general.md: generators of 6 numbers,
-/// or more than 16), its generators at `(a, b)` in `inner`, into `out.batch.general`: its index
-/// there, or why it is refused. `numbers` is scratch.
+/// Row `i`, a general case ([`row_kind`]: generators of 6 numbers, more than 16, or a number
+/// float32 does not hold), its generators at `(a, b)` in `inner`, into `out.batch.general`:
+/// its index there, or why it is refused. `numbers` is scratch.
 #[allow(clippy::too_many_arguments)]
 fn general_row(
     (a, b): (usize, usize),
