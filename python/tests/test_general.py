@@ -208,16 +208,22 @@ def test_counts_active_float32_and_strides_give_the_rows_answers():
     np.testing.assert_array_equal(planar_hold.cone_test(view, need=need).margin, ref.margin)
 
 
-def test_engine_choice_by_shape_and_the_enumeration_agrees(data):
-    """(N, K <= 16, 3) stays planar; general=True sends it to the general engine, whose
-    verdicts agree with the enumeration beyond tolerance (either may say uncertain) and
-    whose margins agree within the enumeration's float32 tolerance."""
+def planar_sample(data):
+    """The public planar sample as (generators (N, 16, 3), counts, need (N, 3))."""
     lines = read_jsonl(data / "public_sample.jsonl")
     gens = np.zeros((len(lines), 16, 3))
     counts = np.array([len(line["generators"]) for line in lines])
     for i, line in enumerate(lines):
         gens[i, : counts[i]] = np.reshape(line["generators"], (-1, 3))
     need = np.array([line.get("need", [0, 1, 0]) for line in lines], float)
+    return gens, counts, need
+
+
+def test_engine_choice_by_shape_and_the_enumeration_agrees(data):
+    """(N, K <= 16, 3) stays planar; general=True sends it to the general engine, whose
+    verdicts agree with the enumeration beyond tolerance (either may say uncertain) and
+    whose margins agree within the enumeration's float32 tolerance."""
+    gens, counts, need = planar_sample(data)
     planar = planar_hold.cone_test(gens, need=need, counts=counts)
     general = planar_hold.cone_test(gens, need=need, counts=counts, general=True)
     assert isinstance(planar, planar_hold.Outcomes)
@@ -239,12 +245,7 @@ def test_numbers_float32_cannot_hold_go_to_the_general_engine(data):
     arrays holding such numbers go to the general engine, as `eval` sends such lines: the
     public sample scaled by 1e-30 (each generator by up to 1e±20 more) and by 1e30 (1e±10
     more) answers as the unscaled sample does, the margins in the new units."""
-    lines = read_jsonl(data / "public_sample.jsonl")
-    gens = np.zeros((len(lines), 16, 3))
-    counts = np.array([len(line["generators"]) for line in lines])
-    for i, line in enumerate(lines):
-        gens[i, : counts[i]] = np.reshape(line["generators"], (-1, 3))
-    need = np.array([line.get("need", [0, 1, 0]) for line in lines], float)
+    gens, counts, need = planar_sample(data)
     ref = planar_hold.cone_test(gens, need=need, counts=counts, general=True)
     rng = np.random.default_rng(7)
     for scale, spread in ((1e-30, 20.0), (1e30, 10.0)):
