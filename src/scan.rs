@@ -134,6 +134,26 @@ impl<'a> Scanner<'a> {
 
     /// `[a, b, …]`: finite numbers (at least one) appended to `out`; their count.
     pub(crate) fn numbers(&mut self, out: &mut Vec<f64>) -> Option<usize> {
+        self.list(|x| {
+            out.push(x);
+            true
+        })
+    }
+
+    /// `[a, b, …]`: finite numbers into `out`, at most its length (`None` past it); their
+    /// count.
+    pub(crate) fn numbers_into(&mut self, out: &mut [f64]) -> Option<usize> {
+        let mut n = 0;
+        self.list(|x| {
+            let slot = out.get_mut(n);
+            n += 1;
+            slot.map(|s| *s = x).is_some()
+        })
+    }
+
+    /// `[a, b, …]`: each finite number given to `take` (`false`: give up); their count.
+    #[inline(always)]
+    fn list(&mut self, mut take: impl FnMut(f64) -> bool) -> Option<usize> {
         self.expect(b'[')?;
         // One pass with the position in a local (an R⁶ line is some 1,500 numbers): what
         // [`Scanner::number`] and [`Scanner::more_elements`] do, in the same order.
@@ -148,10 +168,9 @@ impl<'a> Scanner<'a> {
             let rest = &text[at..];
             let (x, len) = fast_float2::parse_partial::<f64, _>(rest).ok()?;
             // Out of float64's range, or not JSON's grammar: serde's to refuse.
-            if !x.is_finite() || !strict_json_number(&rest[..len]) {
+            if !x.is_finite() || !strict_json_number(&rest[..len]) || !take(x) {
                 return None;
             }
-            out.push(x);
             n += 1;
             at += len;
             while text.get(at).is_some_and(blank) {

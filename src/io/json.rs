@@ -641,19 +641,11 @@ mod fast {
     /// `[x, y, z]`, finite in float32, each as float32 holds it ([`float32_holds`]: a
     /// line with another number goes to the general engine).
     fn triple(s: &mut Scanner<'_>) -> Option<[f32; 3]> {
-        s.expect(b'[')?;
-        let mut v = [0f32; 3];
-        for (k, slot) in v.iter_mut().enumerate() {
-            if k > 0 {
-                s.expect(b',')?;
-            }
-            let x = s.number()?;
-            if !float32_holds(x) {
-                return None;
-            }
-            *slot = x as f32;
+        let mut wide = [0f64; 3];
+        if s.numbers_into(&mut wide)? != 3 || !wide.into_iter().all(float32_holds) {
+            return None;
         }
-        s.expect(b']')?;
+        let v = wide.map(|x| x as f32);
         v.iter().all(|x| x.is_finite()).then_some(v)
     }
 
