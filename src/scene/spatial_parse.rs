@@ -150,17 +150,8 @@ mod plain {
 
     /// `[x, y, z]` of finite numbers.
     fn triple(s: &mut Scanner<'_>) -> Option<[f64; 3]> {
-        s.expect(b'[')?;
         let mut v = [0.0; 3];
-        for (k, slot) in v.iter_mut().enumerate() {
-            if k > 0 {
-                s.expect(b',')?;
-            }
-            s.skip_ws();
-            *slot = s.number().filter(|x| x.is_finite())?;
-        }
-        s.expect(b']')?;
-        Some(v)
+        (s.numbers_into(&mut v)? == 3).then_some(v)
     }
 
     /// `{"points": [...], "normal": [...], "mu": μ or [lo, hi]}`, each at most once.
