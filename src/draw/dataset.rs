@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use svg::node::element::{Group, Path, Rectangle};
 use svg::Document;
 
-use super::frame::{label, line, nice_step, number, r, short, ticks};
+use super::frame::{axes, label, line, r, short, Axis};
 use super::page::{page, Caption};
 use super::style;
 
@@ -108,58 +108,12 @@ impl Plot {
 
     /// Border, ticks and numbers on both axes, the axes' names.
     fn axes(&self, x_name: &str, y_name: &str) -> Group {
-        let [left, top, width, height] = self.px;
-        let mut g = Group::new().set("class", "axes").add(
-            Rectangle::new()
-                .set("x", r(left))
-                .set("y", r(top))
-                .set("width", r(width))
-                .set("height", r(height))
-                .set("fill", "none")
-                .set("stroke", style::AXIS)
-                .set("stroke-width", 1),
-        );
-        let step = nice_step(self.x[1] - self.x[0]);
-        for v in ticks(self.x[0], self.x[1], step) {
-            let x = self.at(v, self.y[0])[0];
-            g = g.add(line(
-                [x, top + height],
-                [x, top + height + 4.0],
-                style::AXIS,
-                1.0,
-            ));
-            g = g.add(label(
-                &number(v, step),
-                [x, top + height + 16.0],
-                "middle",
-                style::AXIS,
-            ));
-        }
-        let step = nice_step(self.y[1] - self.y[0]);
-        for v in ticks(self.y[0], self.y[1], step) {
-            let y = self.at(self.x[0], v)[1];
-            g = g.add(line([left - 4.0, y], [left, y], style::AXIS, 1.0));
-            g = g.add(label(
-                &number(v, step),
-                [left - 6.0, y + 4.0],
-                "end",
-                style::AXIS,
-            ));
-        }
-        g.add(label(
-            x_name,
-            [left + 0.5 * width, top + height + 32.0],
-            "middle",
-            style::TEXT,
-        ))
-        .add(label(y_name, [0.0, 0.0], "middle", style::TEXT).set(
-            "transform",
-            format!(
-                "translate({} {}) rotate(-90)",
-                r(left - 48.0),
-                r(top + 0.5 * height)
-            ),
-        ))
+        axes(
+            self.px,
+            Axis::new(self.x, |v| self.at(v, self.y[0])[0], x_name),
+            Axis::new(self.y, |v| self.at(self.x[0], v)[1], y_name),
+            48.0,
+        )
     }
 }
 

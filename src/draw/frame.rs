@@ -59,54 +59,13 @@ impl Frame {
 
     /// The panel's border, ticks and numbers along the bottom and left edges, axis names.
     pub(super) fn axes(&self, x_name: &str, y_name: &str) -> Group {
-        let [left, top, width, height] = self.px;
-        let mut g = Group::new().set("class", "axes").add(
-            Rectangle::new()
-                .set("x", r(left))
-                .set("y", r(top))
-                .set("width", r(width))
-                .set("height", r(height))
-                .set("fill", "none")
-                .set("stroke", style::AXIS)
-                .set("stroke-width", 1),
-        );
-        let tick = |g: Group, a: [f64; 2], b: [f64; 2]| g.add(line(a, b, style::AXIS, 1.0));
-        let step = nice_step(self.world[1] - self.world[0]);
-        for v in ticks(self.world[0], self.world[1], step) {
-            let x = self.at([v, 0.0])[0];
-            g = tick(g, [x, top + height], [x, top + height + 4.0]);
-            g = g.add(label(
-                &number(v, step),
-                [x, top + height + 16.0],
-                "middle",
-                style::AXIS,
-            ));
-        }
-        let step = nice_step(self.world[3] - self.world[2]);
-        for v in ticks(self.world[2], self.world[3], step) {
-            let y = self.at([0.0, v])[1];
-            g = tick(g, [left - 4.0, y], [left, y]);
-            g = g.add(label(
-                &number(v, step),
-                [left - 6.0, y + 4.0],
-                "end",
-                style::AXIS,
-            ));
-        }
-        g.add(label(
-            x_name,
-            [left + 0.5 * width, top + height + 32.0],
-            "middle",
-            style::TEXT,
-        ))
-        .add(label(y_name, [0.0, 0.0], "middle", style::TEXT).set(
-            "transform",
-            format!(
-                "translate({} {}) rotate(-90)",
-                r(left - 40.0),
-                r(top + 0.5 * height)
-            ),
-        ))
+        let [x0, x1, y0, y1] = self.world;
+        axes(
+            self.px,
+            Axis::new([x0, x1], |v| self.at([v, 0.0])[0], x_name),
+            Axis::new([y0, y1], |v| self.at([0.0, v])[1], y_name),
+            40.0,
+        )
     }
 
     /// Whether a world point lies inside the shown rectangle.
@@ -116,6 +75,77 @@ impl Frame {
             && p[1] >= self.world[2]
             && p[1] <= self.world[3]
     }
+}
+
+/// One axis of a panel: the values shown, the pixel of each, its name.
+pub(super) struct Axis<'a, F: Fn(f64) -> f64> {
+    range: [f64; 2],
+    pixel: F,
+    name: &'a str,
+}
+
+impl<'a, F: Fn(f64) -> f64> Axis<'a, F> {
+    pub(super) fn new(range: [f64; 2], pixel: F, name: &'a str) -> Self {
+        Axis { range, pixel, name }
+    }
+}
+
+/// A panel's border (`px`: left, top, width, height), ticks and numbers along its bottom
+/// (`x`) and left (`y`) edges, and the axes' names, the y name turned up `name_gap` px left
+/// of the panel.
+pub(super) fn axes<X, Y>(px: [f64; 4], x: Axis<'_, X>, y: Axis<'_, Y>, name_gap: f64) -> Group
+where
+    X: Fn(f64) -> f64,
+    Y: Fn(f64) -> f64,
+{
+    let [left, top, width, height] = px;
+    let mut g = Group::new().set("class", "axes").add(
+        Rectangle::new()
+            .set("x", r(left))
+            .set("y", r(top))
+            .set("width", r(width))
+            .set("height", r(height))
+            .set("fill", "none")
+            .set("stroke", style::AXIS)
+            .set("stroke-width", 1),
+    );
+    let tick = |g: Group, a: [f64; 2], b: [f64; 2]| g.add(line(a, b, style::AXIS, 1.0));
+    let step = nice_step(x.range[1] - x.range[0]);
+    for v in ticks(x.range[0], x.range[1], step) {
+        let at = (x.pixel)(v);
+        g = tick(g, [at, top + height], [at, top + height + 4.0]);
+        g = g.add(label(
+            &number(v, step),
+            [at, top + height + 16.0],
+            "middle",
+            style::AXIS,
+        ));
+    }
+    let step = nice_step(y.range[1] - y.range[0]);
+    for v in ticks(y.range[0], y.range[1], step) {
+        let at = (y.pixel)(v);
+        g = tick(g, [left - 4.0, at], [left, at]);
+        g = g.add(label(
+            &number(v, step),
+            [left - 6.0, at + 4.0],
+            "end",
+            style::AXIS,
+        ));
+    }
+    g.add(label(
+        x.name,
+        [left + 0.5 * width, top + height + 32.0],
+        "middle",
+        style::TEXT,
+    ))
+    .add(label(y.name, [0.0, 0.0], "middle", style::TEXT).set(
+        "transform",
+        format!(
+            "translate({} {}) rotate(-90)",
+            r(left - name_gap),
+            r(top + 0.5 * height)
+        ),
+    ))
 }
 
 /// Rounds a pixel coordinate to 0.01 px: short files, exact enough to read back.
