@@ -399,22 +399,7 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
             raw.dim
         )));
     }
-    let id = match raw.id {
-        Some(v @ (Value::String(_) | Value::Number(_))) => v,
-        Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),
-        None => return Err(input("missing field `id`")),
-    };
-    let half_size = match raw.half_size {
-        None => return Err(input("missing field `half_size`")),
-        Some(v) => v
-            .as_f64()
-            .ok_or_else(|| input(format!("half_size must be a number, got {v}")))?,
-    };
-    if !half_size.is_finite() || half_size <= 0.0 {
-        return Err(input(format!(
-            "half_size must be positive and finite, got {half_size}"
-        )));
-    }
+    let (id, half_size) = super::parse::id_and_half_size(raw.id, raw.half_size)?;
     let pyramid = match raw.pyramid {
         None => DEFAULT_PYRAMID,
         Some(v) => match v.as_u64() {
