@@ -30,6 +30,11 @@ use super::MAX_DIM;
 /// A face's points at most: d − 1 for d ≤ 7.
 pub(crate) const FACE: usize = MAX_DIM - 1;
 
+/// The slots a face keeps for its points and its neighbours: [`FACE`] rounded up to 8, so
+/// that [`slot_of`] compares a whole row at once (one vector compare and a mask, where six
+/// lanes took shuffles); the slots past d − 1 are never read.
+pub(crate) const SLOTS: usize = 8;
+
 /// A face beyond which a point lies by less than this (unit vectors) is not seen by it: a
 /// point almost on a face's plane does not replace it (the hull then stays a cycle, only
 /// a hair from convex there).
@@ -97,9 +102,9 @@ pub(crate) enum Stuck {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Face {
     /// Its points, as indices into [`Hull::points`]; the first d − 1 count.
-    pub points: [u16; FACE],
+    pub points: [u16; SLOTS],
     /// `nbr[j]`: the face across the ridge without `points[j]`.
-    nbr: [u32; FACE],
+    nbr: [u32; SLOTS],
     /// Unit normal, `x` on its positive side.
     pub normal: Vector,
     /// `normal·x`: the distance from `x` to the face's plane.
@@ -235,8 +240,8 @@ impl Hull {
                 return Err(Stuck::Degenerate);
             }
             let mut normal = normal.map(|v| v / nn);
-            let mut points = [0u16; FACE];
-            let mut nbr = [0u32; FACE];
+            let mut points = [0u16; SLOTS];
+            let mut nbr = [0u32; SLOTS];
             let mut s = 0;
             for t in 0..d {
                 if t != j {
@@ -717,7 +722,7 @@ impl Hull {
             if value.is_nan() || value < -1e-12 {
                 return Err(Stuck::Degenerate);
             }
-            let mut nbr = [u32::MAX; FACE];
+            let mut nbr = [u32::MAX; SLOTS];
             nbr[j] = h;
             let f = self.push_face(Face {
                 points,
@@ -879,7 +884,7 @@ impl Hull {
 
     /// `normal` made unit, or derived again from the face's points when they lie off it
     /// beyond [`RESIDUAL`] (oriented as `normal`).
-    fn checked_normal(&self, points: &[u16; FACE], normal: Vector) -> Result<Vector, Stuck> {
+    fn checked_normal(&self, points: &[u16; SLOTS], normal: Vector) -> Result<Vector, Stuck> {
         let d = self.d;
         let nn = dot(&normal[..d], &normal[..d]).sqrt();
         if nn.is_finite() && nn > 0.0 {
@@ -898,7 +903,7 @@ impl Hull {
     /// The unit normal of the face of `points`, from their generalised cross product in
     /// double-double on the points as the caller has them (as the proof's checker computes it), turned as `towards` (or towards
     /// x when that is 0).
-    fn exact_normal(&self, points: &[u16; FACE], towards: &Vector) -> Result<Vector, Stuck> {
+    fn exact_normal(&self, points: &[u16; SLOTS], towards: &Vector) -> Result<Vector, Stuck> {
         let d = self.d;
         let mut rows: [&[f64]; FACE] = [&[]; FACE];
         for (row, &v) in rows.iter_mut().zip(&points[..d - 1]) {
@@ -963,11 +968,65 @@ fn scatter(v: u16) -> u64 {
 }
 
 /// The first of a face's `d − 1` slots that holds `v`, found without a branch a slot (the
-/// walks of [`Hull::add`] ask this of every face they cross; which slot is a coin toss).
+/// walks of [`Hull::add`] ask this of every face they cross; which slot is a coin toss): a
+/// row of eight compared at once, the hits a bit mask.
+trait Slots: Copy + PartialEq {
+    fn hits(slots: &[Self; SLOTS], v: Self) -> u32;
+}
+
+impl Slots for u16 {
+    #[inline]
+    #[cfg(target_arch = "x86_64")]
+    fn hits(slots: &[u16; SLOTS], v: u16) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is in every x86-64; the load reads the 16 bytes of `slots`.
+        unsafe {
+            let row = _mm_loadu_si128(slots.as_ptr().cast());
+            let eq = _mm_cmpeq_epi16(row, _mm_set1_epi16(v as i16));
+            _mm_movemask_epi8(_mm_packs_epi16(eq, _mm_setzero_si128())) as u32
+        }
+    }
+
+    #[inline]
+    #[cfg(not(target_arch = "x86_64"))]
+    fn hits(slots: &[u16; SLOTS], v: u16) -> u32 {
+        each_hit(slots, v)
+    }
+}
+
+impl Slots for u32 {
+    #[inline]
+    #[cfg(target_arch = "x86_64")]
+    fn hits(slots: &[u32; SLOTS], v: u32) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is in every x86-64; the loads read the 32 bytes of `slots`.
+        unsafe {
+            let key = _mm_set1_epi32(v as i32);
+            let lo = _mm_cmpeq_epi32(_mm_loadu_si128(slots.as_ptr().cast()), key);
+            let hi = _mm_cmpeq_epi32(_mm_loadu_si128(slots.as_ptr().add(4).cast()), key);
+            let eq = _mm_packs_epi16(_mm_packs_epi32(lo, hi), _mm_setzero_si128());
+            _mm_movemask_epi8(eq) as u32
+        }
+    }
+
+    #[inline]
+    #[cfg(not(target_arch = "x86_64"))]
+    fn hits(slots: &[u32; SLOTS], v: u32) -> u32 {
+        each_hit(slots, v)
+    }
+}
+
+/// The hits of `v` among `slots`, slot by slot (what the vector compares find, and all that
+/// other targets have).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
-fn slot_of<T: Copy + PartialEq>(slots: &[T; FACE], v: T, d: usize) -> Option<usize> {
-    let hits = (0..FACE).fold(0u32, |m, i| m | u32::from(slots[i] == v) << i);
-    let hits = hits & ((1 << (d - 1)) - 1);
+fn each_hit<T: Copy + PartialEq>(slots: &[T; SLOTS], v: T) -> u32 {
+    (0..SLOTS).fold(0u32, |m, i| m | u32::from(slots[i] == v) << i)
+}
+
+#[inline]
+fn slot_of<T: Slots>(slots: &[T; SLOTS], v: T, d: usize) -> Option<usize> {
+    let hits = T::hits(slots, v) & ((1 << (d - 1)) - 1);
     (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
@@ -1171,6 +1230,33 @@ mod tests {
     /// The nearest face, found by a pass over the open faces and, past [`OPEN_MAX`] of them,
     /// by a heap: always the least value among the live faces not popped (the least index
     /// among ties), as a search over every face finds it, in a hull grown far past the switch.
+    /// A face's slots compared at once find what a compare slot by slot finds: every slot,
+    /// ties, values past 2^15 and 2^31 (signed lanes in the vector compare), and the slots
+    /// past d − 1 never reported.
+    #[test]
+    fn slots_compared_at_once_are_each_slot_compared() {
+        let mut rng = Rng::new(11);
+        for _ in 0..20_000 {
+            // A few values, so that ties and misses both come up; some past the sign bit.
+            let pick = |rng: &mut Rng, top: u64| [0, 1, 2, top - 1, top / 2 + 3][rng.below(5)];
+            let short: [u16; SLOTS] =
+                std::array::from_fn(|_| pick(&mut rng, u16::MAX as u64 + 1) as u16);
+            let long: [u32; SLOTS] =
+                std::array::from_fn(|_| pick(&mut rng, u32::MAX as u64 + 1) as u32);
+            let (a, b) = (short[rng.below(SLOTS)], long[rng.below(SLOTS)]);
+            assert_eq!(u16::hits(&short, a), each_hit(&short, a));
+            assert_eq!(u16::hits(&short, a ^ 0x4000), each_hit(&short, a ^ 0x4000));
+            assert_eq!(u32::hits(&long, b), each_hit(&long, b));
+            assert_eq!(u32::hits(&long, b ^ 1 << 20), each_hit(&long, b ^ 1 << 20));
+            for d in 2..=MAX_DIM {
+                let first = (0..d - 1).find(|&i| short[i] == a);
+                assert_eq!(slot_of(&short, a, d), first);
+                let first = (0..d - 1).find(|&i| long[i] == b);
+                assert_eq!(slot_of(&long, b, d), first);
+            }
+        }
+    }
+
     #[test]
     fn the_nearest_face_is_the_least_live_one_not_popped() {
         let mut rng = Rng::new(7);
