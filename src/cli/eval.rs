@@ -9,7 +9,7 @@ use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGr
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::Answers;
 
-use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS};
+use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_BYTES, CHUNK_ROWS};
 use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
@@ -96,8 +96,14 @@ pub(super) fn run(args: Args) -> Result<(), Failure> {
             // that run side by side: row groups, or a huge one's pages, in parallel.
             let workers = pipeline::workers();
             let ids_as_json = out_format == Format::Json;
-            let cases = ParquetCases::open_for(path.as_ref(), CHUNK_ROWS, ids_as_json, workers)
-                .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?;
+            let cases = ParquetCases::open_for(
+                path.as_ref(),
+                CHUNK_ROWS,
+                CHUNK_BYTES as u64,
+                ids_as_json,
+                workers,
+            )
+            .map_err(|e| Failure::new(format!("cannot read {path}: {e}"), exit::IO))?;
             let source = Source::Parquet(0..cases.chunks());
             parquet = Some(cases);
             source
@@ -133,7 +139,9 @@ pub(super) fn run(args: Args) -> Result<(), Failure> {
         };
         progress.set(match &source {
             Source::Json(lines) => lines.consumed(),
-            Source::Parquet(chunks) => (chunks.start * CHUNK_ROWS) as u64,
+            Source::Parquet(chunks) => {
+                (chunks.start * parquet.map_or(CHUNK_ROWS, ParquetCases::chunk_rows)) as u64
+            }
         });
         Some(chunk)
     };

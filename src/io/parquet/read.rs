@@ -13,11 +13,15 @@ use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy,
 };
 use parquet::arrow::ProjectionMask;
-use parquet::file::metadata::PageIndexPolicy;
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
 use parquet::file::reader::ChunkReader;
 
 use super::columns::{cases_of, id_json_supported};
 use crate::io::CaseBatch;
+
+/// The fewest rows [`ParquetCases::open_for`] makes a chunk of to spread a file over its
+/// workers: a chunk's hand-offs and its decoder's start cost tens of microseconds.
+const MIN_SHARE_ROWS: u64 = 64;
 
 /// A Parquet file of cases, read a chunk of rows at a time: row `k·chunk_rows + 1` onwards
 /// is chunk `k`. Chunks can be decoded on several threads at once ([`ParquetCases::decode`])
@@ -71,7 +75,7 @@ impl ParquetCases {
             taken.ok_or_else(|| "internal error: one reader for one lane".to_string())
         };
         let first = open()?;
-        Self::with_opener(first, open, batch_rows, ids_as_json, 1)
+        Self::with_opener(first, open, &|_| batch_rows, ids_as_json, 1)
     }
 
     /// Opens the file at `path` as [`ParquetCases::new`] does, with `lanes` decoders (each
@@ -83,10 +87,19 @@ impl ParquetCases {
         ids_as_json: bool,
         lanes: usize,
     ) -> Result<Self, String> {
+        Self::open_sized(path, &|_| batch_rows, ids_as_json, lanes)
+    }
+
+    fn open_sized(
+        path: &Path,
+        chunk_rows: &dyn Fn(&ParquetMetaData) -> usize,
+        ids_as_json: bool,
+        lanes: usize,
+    ) -> Result<Self, String> {
         let path = path.to_path_buf();
         let open = move || File::open(&path).map_err(|e| e.to_string());
         let first = open()?;
-        Self::with_opener(first, open, batch_rows, ids_as_json, lanes)
+        Self::with_opener(first, open, chunk_rows, ids_as_json, lanes)
     }
 
     /// Opens the file at `path` with as many lanes as pay for `workers` threads that also
@@ -96,13 +109,30 @@ impl ParquetCases {
     /// (a nested column's page does not say how many rows it holds): skipping costs about
     /// 45 % of decoding, and decoding about a third of a worker's time per row, so a third of
     /// the workers keep up with the rest.
+    ///
+    /// A chunk holds at most `batch_rows` rows, at most `batch_bytes` of the file's data
+    /// (uncompressed, as its row groups count it), and at most an eighth of a worker's share of
+    /// the rows (but [`MIN_SHARE_ROWS`]), as a chunk of JSON Lines does: a file of 2,000 cones
+    /// of 128 generators was one chunk of 16,384 rows, which one worker answered alone.
     pub fn open_for(
         path: &Path,
         batch_rows: usize,
+        batch_bytes: u64,
         ids_as_json: bool,
         workers: usize,
     ) -> Result<Self, String> {
-        let mut cases = Self::open(path, batch_rows, ids_as_json, 1)?;
+        let rows = |metadata: &ParquetMetaData| {
+            let groups = metadata.row_groups();
+            let total: u64 = groups.iter().map(|g| g.num_rows().max(0) as u64).sum();
+            let bytes: u64 = groups
+                .iter()
+                .map(|g| g.total_byte_size().max(0) as u64)
+                .sum();
+            let by_bytes = (batch_bytes * total / bytes.max(1)).max(1);
+            let share = (total / (8 * workers.max(1) as u64)).max(MIN_SHARE_ROWS);
+            (batch_rows as u64).min(by_bytes).min(share) as usize
+        };
+        let mut cases = Self::open_sized(path, &rows, ids_as_json, 1)?;
         let lanes = if cases.skips_are_cheap {
             workers
         } else {
@@ -133,7 +163,7 @@ impl ParquetCases {
     fn with_opener<T: ChunkReader + 'static>(
         first: T,
         open: impl Fn() -> Result<T, String> + Send + Sync + 'static,
-        batch_rows: usize,
+        chunk_rows: &dyn Fn(&ParquetMetaData) -> usize,
         ids_as_json: bool,
         lanes: usize,
     ) -> Result<Self, String> {
@@ -167,7 +197,7 @@ impl ParquetCases {
         for group in metadata.metadata().row_groups() {
             starts.push(starts[starts.len() - 1] + group.num_rows().max(0) as u64);
         }
-        let chunk_rows = batch_rows.max(1);
+        let chunk_rows = chunk_rows(metadata.metadata()).max(1);
         let groups = metadata.metadata().row_groups();
         let indexed = metadata.metadata().offset_index().is_some_and(|index| {
             index.len() == groups.len() && index.iter().all(|g| !g.is_empty())
@@ -217,6 +247,11 @@ impl ParquetCases {
     /// Rows in the file.
     pub fn total_rows(&self) -> u64 {
         self.starts[self.starts.len() - 1]
+    }
+
+    /// Rows in each chunk (the last may hold fewer).
+    pub fn chunk_rows(&self) -> usize {
+        self.chunk_rows
     }
 
     /// Chunks in the file: [`ParquetCases::decode`] takes `0..chunks()`.
