@@ -232,6 +232,25 @@ def time_eval(cli, gens, need, folder):
     return dt / len(gens), [json.loads(l) for l in out.read_text().splitlines() if l.strip()]
 
 
+def time_eval_parquet(cli, gens, need, folder):
+    """`planar-hold eval` end to end on both cores from Parquet to Parquet (the numbers read as
+    they are stored, no text to parse), per case; and its (verdict, margin) rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = Path(folder) / "cases.parquet"
+    k, d = gens.shape[1], gens.shape[2]
+    rows = pa.array(gens.reshape(-1, d).ravel(), pa.float64())
+    generators = pa.ListArray.from_arrays(np.arange(0, len(gens) * k + 1, k, dtype=np.int32),
+                                          pa.FixedSizeListArray.from_arrays(rows, d))
+    table = pa.table({"id": np.arange(len(gens)), "generators": generators,
+                      "need": pa.FixedSizeListArray.from_arrays(pa.array(need.ravel(), pa.float64()), d)})
+    pq.write_table(table, path)
+    out = Path(folder) / "out.parquet"
+    dt, _ = peerlib.run_cli(cli, ["eval", path, "--backend", "cpu", "-o", out])
+    answers = pq.read_table(out, columns=["verdict", "margin"]).to_pylist()
+    return dt / len(gens), answers
+
+
 # ----------------------------------------------------------------------------- refereeing
 
 
@@ -342,8 +361,11 @@ def main() -> int:
             api, ours = time_ours(engine, gens, need, min(0.5, seconds))
             bare, _ = time_ours(engine, gens, need, min(0.5, seconds), inside_margin=False)
             e2e, ev = time_eval(cli, gens, need, folder)
+            pq_e2e, pq_ev = time_eval_parquet(cli, gens, need, folder)
             cli_off = sum(1 for i, r in enumerate(ev) if r.get("verdict") != planar_hold.VERDICTS[int(ours.verdict[i])]
                           or not close(float(r["margin"]), float(ours.margin[i]), 1.0))
+            cli_off += sum(1 for r, e in zip(pq_ev, ev) if r != {"verdict": e.get("verdict"), "margin": e.get("margin")})
+            cli_off += abs(len(pq_ev) - len(ev))
             a, ans_a = time_peer(peer_a, gens, need, peer_s)
             b, ans_b = time_peer(lambda W, x: peer_b(W, x, hull_facets), gens, need, peer_s)
             c, ans_c = time_peer(lambda W, x: peer_b(W, x, cdd_facets), gens, need, peer_s)
@@ -358,7 +380,8 @@ def main() -> int:
                            and not close(r[1], float(ours.margin[i]), float(np.linalg.norm(need[i]))))
             rows.append(dict(
                 workload=name, cases=n, held=float(np.mean(ours.verdict == planar_hold.SUPPORTED)),
-                nnls_us=bare * 1e6, api_us=api * 1e6, eval_us=e2e * 1e6, cli_differs=cli_off,
+                nnls_us=bare * 1e6, api_us=api * 1e6, eval_us=e2e * 1e6, eval_pq_us=pq_e2e * 1e6,
+                cli_differs=cli_off,
                 lp_us=a * 1e6, hull_us=b * 1e6, cdd_us=c * 1e6,
                 ours=(len(ours_wrong), len(exact)), ours_wrong_cases=ours_wrong[:10],
                 lp=tally(ans_a, exact, need, with_margin=False), lp_dist_off=dist_off,
@@ -369,11 +392,12 @@ def main() -> int:
 
     print(f"\nµs per case. Ours: the Python API on one core, one batched call (a) without the "
           f"inside margin (the NNLS alone), (b) the whole test; `eval` end to end on all cores "
-          f"(file to file, process start included). Peers: one case at a time on one core, on "
-          f"the first cases that fit in {peer_s} s. ratio = peer ÷ ours (b: ÷ API | ÷ eval). "
+          f"(file to file, process start included; JSON Lines, and Parquet to Parquet). Peers: one "
+          f"case at a time on one core, on the first cases that fit in {peer_s} s. ratio = peer "
+          f"÷ ours (b: ÷ API | ÷ eval | ÷ eval from Parquet). "
           f"wrong = answers off the exact one / refereed (exact facets, {exact_s} s a workload, "
           f"disputed cases first); (a) verdicts only; r = raised.\n")
-    head = ("| workload | cases | held | (a) API | LP+NNLS | ratio (a) | (b) API | eval | "
+    head = ("| workload | cases | held | (a) API | LP+NNLS | ratio (a) | (b) API | eval | eval pq | "
             "+ConvexHull | ratio (b) | +pycddlib | ratio (b) | ours wrong | LP+NNLS wrong | "
             "ConvexHull wrong | pycddlib wrong |")
     print(head)
@@ -381,12 +405,13 @@ def main() -> int:
     f, rt = peerlib.fmt, peerlib.ratio
     for r in rows:
         def both(x):
-            return f"{rt(x / r['api_us'])} \\| {rt(x / r['eval_us'])}"
+            return (f"{rt(x / r['api_us'])} \\| {rt(x / r['eval_us'])} "
+                    f"\\| {rt(x / r['eval_pq_us'])}")
 
         def w(t):
             return f"{t[0]}/{t[1]}" + (f", {t[2]} r" if t[2] else "")
         print(f"| {r['workload']} | {r['cases']} | {r['held']:.0%} | {f(r['nnls_us'])} | {f(r['lp_us'])} | "
-              f"{rt(r['lp_us'] / r['nnls_us'])} | {f(r['api_us'])} | {f(r['eval_us'])} | "
+              f"{rt(r['lp_us'] / r['nnls_us'])} | {f(r['api_us'])} | {f(r['eval_us'])} | {f(r['eval_pq_us'])} | "
               f"{f(r['hull_us'])} | {both(r['hull_us'])} | {f(r['cdd_us'])} | {both(r['cdd_us'])} | "
               f"{r['ours'][0]}/{r['ours'][1]} | {w(r['lp'])} | {w(r['hull'])} | {w(r['cdd'])} |")
     notes = []
@@ -398,7 +423,7 @@ def main() -> int:
         if r["lp_dist_off"]:
             notes.append(f"{r['workload']}: nnls's outside distance off ours by > 1e-6 on {r['lp_dist_off']} cases")
         if r["cli_differs"]:
-            notes.append(f"{r['workload']}: eval and the API differ on {r['cli_differs']} cases")
+            notes.append(f"{r['workload']}: eval (JSON or Parquet) and the API differ on {r['cli_differs']} cases")
     print("\n" + ("\n".join(notes) if notes else "every outside distance of nnls agrees with ours; "
                   "eval agrees with the API on every case"))
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
