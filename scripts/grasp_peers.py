@@ -8,7 +8,7 @@ one core: the wrenches in numpy (every pyramid edge of every point, (r, p x r / 
 offset `-hull.equations[:, -1]` positive), q1 = the least offset; otherwise "no force
 closure". Ours: `planar_hold.grasp_quality` on ONE core (the best of 3 batches; fingertip grasps as numpy
 arrays, the public mix as grasp dicts) and `planar-hold gate` end to end on ALL cores (a JSON
-Lines file in, answers out, process start included).
+Lines file in, an answers file out with `-o`, process start included).
 
 Grasps: the public mix (tests/data/grasp_public.jsonl: fingertips, pinches, degenerate and
 large grasps, inner/outer/coulomb; a "coulomb" line's q1 is its inner pyramid's, which qhull
@@ -96,10 +96,14 @@ def time_api(grasps, arrays=None, rounds=3):
 
 
 def time_gate(cli, grasps):
+    """`gate` end to end on all cores, per grasp, a file in and a file out (`-o`, as the cone
+    tests' `eval` is timed: a pipe into this process timed Python's reading of it too, 3 × 4
+    grasps' 2.8 MB of answers about 1.3× slower); and its answers."""
     with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "grasps.jsonl"
+        path, answers = Path(d) / "grasps.jsonl", Path(d) / "answers.jsonl"
         path.write_text("".join(json.dumps(g) + "\n" for g in grasps))
-        dt, out = peerlib.run_cli(cli, ["gate", path, "--backend", "cpu"])
+        dt, _ = peerlib.run_cli(cli, ["gate", path, "--backend", "cpu", "-o", answers])
+        out = answers.read_text()
     return dt / len(grasps), [json.loads(x) for x in out.splitlines() if x.strip()]
 
 
@@ -241,7 +245,7 @@ def main() -> int:
         rows.append(run_set(f"{c} × {k}", grasps, arrays, None, cli, peer_s, False, exact_s, first))
         print(f"  {c} x {k}: {n} grasps ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
-    print(f"\nµs per grasp. Ours: grasp_quality on one core (the best of 3 batches); `gate` end to end on "
+    print(f"\nµs per grasp. Ours: grasp_quality on one core (the best of 3 batches); `gate` end to end (file to file) on "
           f"all cores. qhull: one grasp at a time on one core, on the first grasps that fit in "
           f"{peer_s} s{' (the whole public mix)' if not q else ''}. ratio = qhull ÷ ours. "
           f"wrong = answers off the exact one / refereed (u: uncertain where the exact answer "
