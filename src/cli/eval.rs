@@ -9,7 +9,7 @@ use planar_hold::io::parquet::{answers_file, ParquetAnswers, ParquetCases, RowGr
 use planar_hold::io::{format_json, parse_json_chunk_into, CaseBatch};
 use planar_hold::Answers;
 
-use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_BYTES, CHUNK_ROWS};
+use super::pipeline::{self, Engines, Format, Output, Progress, CHUNK_ROWS, PARQUET_CHUNK_BYTES};
 use super::{exit, BackendArg, Failure};
 
 #[derive(clap::Args)]
@@ -99,7 +99,7 @@ pub(super) fn run(args: Args) -> Result<(), Failure> {
             let cases = ParquetCases::open_for(
                 path.as_ref(),
                 CHUNK_ROWS,
-                CHUNK_BYTES as u64,
+                PARQUET_CHUNK_BYTES as u64,
                 ids_as_json,
                 workers,
             )
