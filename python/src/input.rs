@@ -978,7 +978,7 @@ fn non_finite_within(value: &Bound<'_, PyAny>, path: &mut String, depth: usize) 
 /// Ragged rows (`planar_hold.ray`'s Parquet rows): row `i` is `counts[i]` generators of
 /// `dims[i]` numbers (3 or 6), back to back in `values`, and its need (`dims[i]` numbers,
 /// back to back in `needs`; the nominal weight without). Each row goes where the routing rule
-/// ([`CaseKind::of`]) sends it, all into one [`CaseBatch`] in row order, as `eval` reads
+/// ([`CaseKind::of_numbers`]) sends it, all into one [`CaseBatch`] in row order, as `eval` reads
 /// its lines; a bad row is an error that names it ("case i: ...").
 pub(crate) struct Rows {
     values: Values,
@@ -1077,7 +1077,10 @@ impl Rows {
                 None => default_need(d),
             };
             need_at += d;
-            let id = match CaseKind::of(d, k) {
+            // A row of R³ with a number float32 does not hold goes to the general engine, as
+            // `eval`'s lines do ([`CaseKind::of_numbers`]).
+            let numbers = gens.iter().map(|&v| v.into()).chain(need.iter().copied());
+            let id = match CaseKind::of_numbers(d, k, numbers) {
                 CaseKind::Planar => {
                     let mut slots = [[0f32; 3]; MAX_GENERATORS];
                     for (j, slot) in slots.iter_mut().take(k).enumerate() {

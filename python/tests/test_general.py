@@ -289,6 +289,29 @@ def test_ragged_rows_are_answered_in_one_call_as_each_shape_alone():
         engine.answer_rows(values, [3, 3], [1])
 
 
+def test_ragged_rows_float32_cannot_hold_go_to_the_general_engine(data):
+    """Ray's ragged rows (`Engine.answer_rows`) route as `eval` and the arrays do: a row of
+    R³ with a number float32 does not hold goes to the general engine. The public planar
+    sample scaled by 1e-45 (float32 would read it as subnormals, the generators rounded off
+    their directions, or as 0) and by 1e39 (beyond float32) answers as the sample does, in
+    the new units; before, 1e39 was refused and 1e-45 answered another cone."""
+    gens, counts, need = planar_sample(data)
+    engine = planar_hold.Engine("cpu")
+    rows = [gens[i, : counts[i]] for i in range(len(counts))]
+    dims = np.full(len(rows), 3)
+    values = np.concatenate([r.ravel() for r in rows])
+    ref = engine.answer_rows(values, dims, counts, need.ravel())
+    for scale in (1e-45, 1e39):
+        got = engine.answer_rows(values * scale, dims, counts, need.ravel() * scale)
+        for i, (a, b) in enumerate(zip(ref, got)):
+            if "error" in a:
+                continue
+            assert b["verdict"] == a["verdict"] or "uncertain" in (a["verdict"], b["verdict"]), i
+            want = min(a["margin"] * scale, planar_hold.MARGIN_CAP)
+            if a["verdict"] == b["verdict"] and not a["capped"]:
+                assert b["margin"] == pytest.approx(want, rel=1e-5, abs=1e-6 * scale), i
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
