@@ -116,37 +116,12 @@ fn contact_list(list: &str, raw: Vec<RawContact>) -> Result<Vec<Contact>, Error>
     Ok(contacts)
 }
 
-/// A scene line's `id` (a string or a number) and `half_size` (positive, finite), checked:
-/// planar and spatial lines alike.
-pub(crate) fn id_and_half_size(
-    id: Option<Value>,
-    half_size: Option<Value>,
-) -> Result<(Value, f64), Error> {
-    let id = match id {
-        Some(v @ (Value::String(_) | Value::Number(_))) => v,
-        Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),
-        None => return Err(input("missing field `id`")),
-    };
-    let half_size = match half_size {
-        None => return Err(input("missing field `half_size`")),
-        Some(v) => v
-            .as_f64()
-            .ok_or_else(|| input(format!("half_size must be a number, got {v}")))?,
-    };
-    if !half_size.is_finite() || half_size <= 0.0 {
-        return Err(input(format!(
-            "half_size must be positive and finite, got {half_size}"
-        )));
-    }
-    Ok((id, half_size))
-}
-
 /// Parses and validates one planar JSON line: a scene (`contacts`) or an edit (`before`, `after`,
 /// resolved into the kept contacts of docs/contract-planar.md §9). The caller adds the line number to errors.
 pub fn parse_planar(text: &str) -> Result<Scene, Error> {
     let raw: RawLine =
         serde_json::from_str(text).map_err(|e| line_error("the JSON object", text, &e))?;
-    let (id, half_size) = id_and_half_size(raw.id, raw.half_size)?;
+    let (id, half_size) = super::spatial_parse::id_and_half_size(raw.id, raw.half_size)?;
     let (mass_nominal, mass_range) = match raw.mass {
         None => (1.0, [1.0, 1.0]),
         Some(m) => {

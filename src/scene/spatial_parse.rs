@@ -384,6 +384,31 @@ fn tolerance_refused(got: impl std::fmt::Display) -> Error {
     ))
 }
 
+/// A scene line's `id` (a string or a number) and `half_size` (positive, finite), checked:
+/// planar and spatial lines alike.
+pub(crate) fn id_and_half_size(
+    id: Option<Value>,
+    half_size: Option<Value>,
+) -> Result<(Value, f64), Error> {
+    let id = match id {
+        Some(v @ (Value::String(_) | Value::Number(_))) => v,
+        Some(v) => return Err(input(format!("id must be a string or a number, got {v}"))),
+        None => return Err(input("missing field `id`")),
+    };
+    let half_size = match half_size {
+        None => return Err(input("missing field `half_size`")),
+        Some(v) => v
+            .as_f64()
+            .ok_or_else(|| input(format!("half_size must be a number, got {v}")))?,
+    };
+    if !half_size.is_finite() || half_size <= 0.0 {
+        return Err(input(format!(
+            "half_size must be positive and finite, got {half_size}"
+        )));
+    }
+    Ok((id, half_size))
+}
+
 /// Parses and validates one spatial scene line. The caller adds the line number to errors.
 pub(crate) fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
     let raw: RawSpatial =
@@ -399,7 +424,7 @@ fn scene_of(raw: RawSpatial, grasp: bool) -> Result<SpatialScene, Error> {
             raw.dim
         )));
     }
-    let (id, half_size) = super::parse::id_and_half_size(raw.id, raw.half_size)?;
+    let (id, half_size) = id_and_half_size(raw.id, raw.half_size)?;
     let pyramid = match raw.pyramid {
         None => DEFAULT_PYRAMID,
         Some(v) => match v.as_u64() {
