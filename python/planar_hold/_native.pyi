@@ -240,8 +240,9 @@ class Engine:
         i is ``counts[i]`` generators of ``dims[i]`` numbers (3 or 6), back to back in the 1-d
         ``values`` (float32 or float64), its need the next ``dims[i]`` numbers of the 1-d
         ``needs`` (default: the nominal weight of its dimension). Each row goes to the engine
-        its shape picks: up to 16 generators of 3 numbers to the planar enumeration, the
-        others to the general engine; the answers as ``answers`` gives them. Raises
+        its shape picks: up to 16 generators of 3 numbers to the planar enumeration (unless
+        a number is one float32 does not hold: beyond its range, or nonzero below its normal
+        range), the others to the general engine; the answers as ``answers`` gives them. Raises
         ValueError naming the first bad row ("case i: ...")."""
     def gate(
         self, scenes: Iterable[Any], *, proof: bool = False, support_region: bool = True

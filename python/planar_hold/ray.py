@@ -164,7 +164,8 @@ def _renamed(e: ValueError) -> ValueError:
 
 def answer_rows(engine: Engine, batch: pa.Table) -> List[dict]:
     """Every row of a batch answered as ``eval`` answers its line, in order, in one engine
-    call: each row goes to the engine its shape picks (the core's routing rule)."""
+    call: each row goes to the engine its shape and its numbers pick (the core's routing
+    rule)."""
     need_column = _column(batch, "need") if "need" in batch.column_names else None
     g = Generators(_column(batch, "generators"), need_column)
     needs = None
