@@ -8,8 +8,9 @@ mod cli;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// `mi_option_purge_delay` of mimalloc 2's `mimalloc.h` (libmimalloc-sys names no constant
-/// for it): the milliseconds before freed memory goes back to the kernel.
+/// `mi_option_purge_delay` of the `mimalloc.h` libmimalloc-sys builds (mimalloc 3; the
+/// crate names no constant for it): the milliseconds before freed memory goes back to the
+/// kernel.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn main() -> std::process::ExitCode {

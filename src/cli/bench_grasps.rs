@@ -3,7 +3,7 @@
 //! first grasps: the ceiling the pipeline puts on `gate` once the engine is fast, and its
 //! share of a grasp's time today.
 //!
-//! The stages, as `gate` runs them: **read** (the reader thread: Parquet pages decoded into
+//! The stages, as `gate` runs them: **read** (one worker at a time: Parquet pages decoded into
 //! Arrow columns, or JSON text split into lines), **parse** (a worker: rows or lines into
 //! checked grasps), **engine** (the gate on one thread: the grasps' wrenches into the
 //! engine's batch, answered, judged into reports), **answers** (the reports as a Parquet row
@@ -265,8 +265,9 @@ fn print(
         Format::Parquet => s.answers_parquet,
         Format::Json => s.answers_json,
     };
-    // A worker's time a grasp around the engine, and the reader thread's.
-    let around = s.parse + answers;
+    // A worker's time a grasp around the engine (its reads included); the reads, one worker
+    // at a time, bound the rate on any number of cores.
+    let around = s.read + s.parse + answers;
     let ceiling = (cores as f64 * 1e6 / around).min(1e6 / s.read);
     let today = (cores as f64 * 1e6 / (around + s.engine)).min(1e6 / s.read);
     let format_name = match format {

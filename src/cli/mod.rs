@@ -7,6 +7,7 @@ mod bench_grasps;
 mod bench_input;
 mod bench_spatial;
 mod check_proof;
+mod cores;
 mod demo;
 mod draw;
 mod draw_answers;

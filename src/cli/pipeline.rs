@@ -1,16 +1,17 @@
-//! Streaming in one place for `eval` and `gate`: a reader thread reads chunks, a worker on
-//! every core parses, evaluates and formats one chunk at a time (a chunk stays in that core's
-//! caches from text to answers), and the calling thread writes them in input order. A fixed
-//! set of recycled buffers bounds the chunks in flight, so memory does not grow with the
-//! input and no chunk needs fresh memory. Also where answers go (`-o`, whole or not at all).
+//! Streaming in one place for `eval` and `gate`: a thread on every core (the calling one
+//! among them, each kept on its core: [`super::cores`]) reads a chunk, parses, evaluates and
+//! formats it (a chunk stays in that core's caches from text to answers), and writes
+//! whatever is next in input order. A fixed set of recycled buffers bounds the chunks in
+//! flight, so memory does not grow with the input and no chunk needs fresh memory. Also
+//! where answers go (`-o`, whole or not at all).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
+use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::mpsc::{channel, sync_channel};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
@@ -18,6 +19,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use planar_hold::io::lines::LineReader;
 use planar_hold::{Backend, Engine, Options, Threads};
 
+use super::cores::Spread;
 use super::{engine, exit, BackendArg, Failure};
 
 /// Lines (or Parquet rows) per chunk, and the bytes of JSON text that also end a chunk.
@@ -37,7 +39,8 @@ pub(super) const CHUNK_BYTES: usize = 4 << 20;
 /// generators, two cores, 2026-12-07: the decoder grows its values page by page, copying).
 pub(super) const PARQUET_CHUNK_BYTES: usize = 1 << 20;
 
-/// Chunks in flight beyond one per worker: the one being read and the one being written.
+/// Chunks in flight beyond one per worker: those done but waiting for an earlier one to be
+/// written.
 const SPARE_CHUNKS: usize = 2;
 
 /// A file format, from `--format`/`--output-format` or the file's extension.
@@ -122,8 +125,10 @@ pub(super) fn workers() -> usize {
 /// How many chunks a worker should get of a file at least: see [`chunk_bytes`].
 const CHUNKS_PER_WORKER: u64 = 8;
 
-/// The fewest bytes that end a chunk (about 30 scenes or grasps, 150 cone tests).
-const MIN_CHUNK_BYTES: usize = 16 << 10;
+/// The fewest bytes that end a chunk (about 4 spatial scenes or grasps, 20 cone tests): the
+/// 69 public spatial scenes on 2 cores 1.04× faster than with 16 KiB (whose last chunk
+/// of 30 scenes one worker answered alone), the public grasps 1.05× (2026-12-07).
+const MIN_CHUNK_BYTES: usize = 2 << 10;
 
 /// The engines a `--backend` asks for: the one whose answers are written, and for `both`
 /// the CPU that checks the GPU. The workers share them by reference, each calling with
@@ -242,100 +247,224 @@ impl Drop for Output {
     }
 }
 
-/// Runs the pipeline. `read`, on a reader thread, fills a spare (one of the buffers
-/// `spare` makes, recycled) with the next chunk, or returns `None` at the end; `work`, on
-/// one worker thread per core (as many as rayon's threads: `RAYON_NUM_THREADS`), turns a
-/// chunk and its index into its output; `write`, on the calling thread, takes the outputs in
-/// input order and hands back a spare. The spares bound the chunks in flight. The first
-/// failure, at its place in the order, ends the run: everything before it is written,
-/// nothing after.
+/// Runs the pipeline. `read` fills a spare (one of the buffers `spare` makes, recycled) with
+/// the next chunk, or returns `None` at the end; `work` turns a chunk and its index into its
+/// output; `write` takes the outputs in input order and hands back a spare. The spares bound
+/// the chunks in flight. The first failure, at its place in the order, ends the run:
+/// everything before it is written, nothing after.
+///
+/// Every thread does every job: the calling thread and one more a core beyond the first
+/// (as many as rayon's threads: `RAYON_NUM_THREADS`) each read a chunk, work on it (it is
+/// in that core's caches from text to answers) and write whatever is next in order, one
+/// thread at a time reading and one writing. No thread waits to be woken while there is
+/// work: on a 2-core VM a thread just started or woken could sit for milliseconds behind a
+/// busy one while the other core idled, and a dedicated reader, writer and workers handed
+/// every chunk on three times (the 69 public spatial scenes: see docs/performance.md).
 pub(super) fn stream<S: Send, C: Send, O: Send>(
     spare: impl Fn() -> S,
-    mut read: impl FnMut(S) -> Option<Result<C, Failure>> + Send,
+    read: impl FnMut(S) -> Option<Result<C, Failure>> + Send,
     work: impl Fn(C, usize) -> Result<O, Failure> + Sync,
-    mut write: impl FnMut(O) -> Result<S, Failure> + Send,
+    write: impl FnMut(O) -> Result<S, Failure> + Send,
 ) -> Result<(), Failure> {
     let workers = workers();
-    let spares = workers + SPARE_CHUNKS;
-    let (give_spare, take_spare) = sync_channel::<S>(spares);
-    for _ in 0..spares {
-        let _ = give_spare.send(spare());
-    }
-    let (to_workers, from_reader) = sync_channel::<(usize, Result<C, Failure>)>(spares);
-    let from_reader = Mutex::new(from_reader);
-    let (to_writer, from_workers) = channel::<(usize, Result<O, Failure>)>();
+    let flow = Flow {
+        state: Mutex::new(State {
+            spares: (0..workers + SPARE_CHUNKS).map(|_| spare()).collect(),
+            done: BTreeMap::new(),
+            read: 0,
+            written: 0,
+            reading: false,
+            writing: false,
+            input_over: false,
+            working: 0,
+            end: None,
+        }),
+        changed: Condvar::new(),
+        read: Mutex::new(read),
+        work,
+        write: Mutex::new(write),
+        _chunk: PhantomData,
+    };
+    let mut spread = Spread::new(workers);
     std::thread::scope(|s| {
-        let reader = spawn(s, "reader".into(), move || {
-            let mut sent = 0;
-            while let Ok(spare) = take_spare.recv() {
-                let Some(chunk) = read(spare) else { break };
-                let failed = chunk.is_err();
-                if to_workers.send((sent, chunk)).is_err() {
-                    break;
-                }
-                sent += 1;
-                if failed {
-                    break;
-                }
-            }
-            sent
-        });
-        // The workers are threads of their own, not rayon jobs: they block on channels,
-        // which a rayon thread must not do (a join waiting nearby could steal a whole
-        // worker's loop and never return).
-        for w in 0..workers {
-            let to_writer = to_writer.clone();
-            let (from_reader, work) = (&from_reader, &work);
-            spawn(s, format!("worker {w}"), move || loop {
-                let next = from_reader
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .recv();
-                let Ok((index, chunk)) = next else { break };
-                let output = catch_unwind(AssertUnwindSafe(|| chunk.and_then(|c| work(c, index))))
-                    .unwrap_or_else(|_| Err(internal("a worker panicked")));
-                let failed = output.is_err();
-                if to_writer.send((index, output)).is_err() || failed {
-                    break;
-                }
-            });
+        for w in 1..workers {
+            let flow = &flow;
+            let helper = std::thread::Builder::new().name(format!("worker {w}"));
+            let start = move || {
+                helper
+                    .spawn_scoped(s, move || flow.take_part())
+                    .expect("a pipeline thread could not start")
+            };
+            match &mut spread {
+                Some(spread) => spread.spawn(start),
+                None => start(),
+            };
         }
-        drop(to_writer);
-        // The writer is this thread, which would otherwise only wait (one thread fewer to
-        // start: a small file's run is a few milliseconds).
-        let writer = move || -> Result<usize, Failure> {
-            let (mut pending, mut written) = (BTreeMap::new(), 0);
-            for (index, output) in from_workers {
-                pending.insert(index, output);
-                while let Some(output) = pending.remove(&written) {
-                    let spare = write(output?)?;
-                    written += 1;
-                    let _ = give_spare.send(spare);
-                }
-            }
-            Ok(written)
-        };
-        let written = catch_unwind(AssertUnwindSafe(writer))
-            .unwrap_or_else(|_| Err(internal("the writer panicked")))?;
-        let sent = reader.join().map_err(|_| internal("the reader panicked"))?;
-        // Every chunk read was written, unless a failure (returned above) stopped the run.
-        if written != sent {
-            return Err(internal("a chunk was lost"));
+        if let Some(spread) = &spread {
+            spread.home();
         }
-        Ok(())
-    })
+        flow.take_part();
+    });
+    if let Some(spread) = &spread {
+        spread.release();
+    }
+    let end = flow
+        .state
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .end;
+    end.unwrap_or_else(|| Err(internal("the run ended unfinished")))
 }
 
-/// A pipeline thread, named (as `top -H`, `perf` and /proc/PID/task/*/comm show it).
-fn spawn<'s, T: Send + 's>(
-    s: &'s std::thread::Scope<'s, '_>,
-    name: String,
-    f: impl FnOnce() -> T + Send + 's,
-) -> std::thread::ScopedJoinHandle<'s, T> {
-    std::thread::Builder::new()
-        .name(name)
-        .spawn_scoped(s, f)
-        .expect("a pipeline thread could not start")
+/// The pipeline's jobs and what its threads share.
+struct Flow<S, C, O, R, W, Wr> {
+    state: Mutex<State<S, O>>,
+    /// Signalled when a thread may find something to do: a spare back, a read done, the end.
+    changed: Condvar,
+    read: Mutex<R>,
+    work: W,
+    write: Mutex<Wr>,
+    /// The chunks `read` makes and `work` takes.
+    _chunk: PhantomData<fn(C)>,
+}
+
+/// Where the run stands.
+struct State<S, O> {
+    /// Buffers free for the next chunk.
+    spares: Vec<S>,
+    /// Outputs (or failures) waiting for those before them, by chunk index.
+    done: BTreeMap<usize, Result<O, Failure>>,
+    /// Chunks read so far: the next one's index.
+    read: usize,
+    /// Chunks written so far: the index of the next to write.
+    written: usize,
+    /// A thread is reading, or writing (each is one thread's at a time).
+    reading: bool,
+    writing: bool,
+    /// `read` has said the input is over (or failed).
+    input_over: bool,
+    /// Chunks being worked on.
+    working: usize,
+    /// How the run ended, once it has: every chunk read written, or the first failure.
+    end: Option<Result<(), Failure>>,
+}
+
+type Guard<'a, S, O> = MutexGuard<'a, State<S, O>>;
+
+impl<S, C, O, R, W, Wr> Flow<S, C, O, R, W, Wr>
+where
+    R: FnMut(S) -> Option<Result<C, Failure>>,
+    W: Fn(C, usize) -> Result<O, Failure>,
+    Wr: FnMut(O) -> Result<S, Failure>,
+{
+    /// One thread's part until the run ends: write what is next in order, else read a chunk
+    /// and work on it, else wait for a change.
+    fn take_part(&self) {
+        let mut state = self.lock();
+        loop {
+            if state.end.is_some() {
+                return;
+            }
+            if !state.writing && state.done.contains_key(&state.written) {
+                state = self.write_next(state);
+                continue;
+            }
+            if !state.reading && !state.input_over {
+                if let Some(spare) = state.spares.pop() {
+                    state = self.read_and_work(state, spare);
+                    continue;
+                }
+            }
+            if state.input_over && !state.reading && !state.writing && state.working == 0 {
+                // Every chunk read was written, unless one was lost on the way.
+                let whole = state.done.is_empty() && state.written == state.read;
+                state.end = Some(
+                    whole
+                        .then_some(())
+                        .ok_or_else(|| internal("a chunk was lost")),
+                );
+                self.changed.notify_all();
+                return;
+            }
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Writes the outputs that are next in order, outside the lock; a failure (a chunk's,
+    /// or the writer's) ends the run there.
+    fn write_next<'a>(&'a self, mut state: Guard<'a, S, O>) -> Guard<'a, S, O> {
+        state.writing = true;
+        let first = state.written;
+        let mut outputs = Vec::new();
+        while let Some(output) = state.done.remove(&(first + outputs.len())) {
+            outputs.push(output);
+        }
+        drop(state);
+        let (mut freed, mut failure) = (Vec::new(), None);
+        let mut write = self.write.lock().unwrap_or_else(PoisonError::into_inner);
+        for output in outputs {
+            let written = output.and_then(|output| {
+                catch_unwind(AssertUnwindSafe(|| write(output)))
+                    .unwrap_or_else(|_| Err(internal("the writer panicked")))
+            });
+            match written {
+                Ok(spare) => freed.push(spare),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(write);
+        let mut state = self.lock();
+        state.writing = false;
+        state.written += freed.len();
+        state.spares.append(&mut freed);
+        if let Some(e) = failure {
+            state.end = Some(Err(e));
+        }
+        self.changed.notify_all();
+        state
+    }
+
+    /// Reads the next chunk into `spare` and works on it, each outside the lock.
+    fn read_and_work<'a>(&'a self, mut state: Guard<'a, S, O>, spare: S) -> Guard<'a, S, O> {
+        state.reading = true;
+        let index = state.read;
+        drop(state);
+        let chunk = {
+            let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+            catch_unwind(AssertUnwindSafe(|| read(spare)))
+                .unwrap_or_else(|_| Some(Err(internal("the reader panicked"))))
+        };
+        let mut state = self.lock();
+        state.reading = false;
+        // Another thread may read now.
+        self.changed.notify_all();
+        let Some(chunk) = chunk else {
+            state.input_over = true;
+            return state;
+        };
+        state.input_over |= chunk.is_err();
+        state.read += 1;
+        state.working += 1;
+        drop(state);
+        let output = catch_unwind(AssertUnwindSafe(|| {
+            chunk.and_then(|chunk| (self.work)(chunk, index))
+        }))
+        .unwrap_or_else(|_| Err(internal("a worker panicked")));
+        let mut state = self.lock();
+        state.working -= 1;
+        state.done.insert(index, output);
+        state
+    }
+
+    fn lock(&self) -> Guard<'_, S, O> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 fn internal(what: &str) -> Failure {
@@ -516,6 +645,58 @@ mod tests {
         let (written, result) = run(300, Some((30, true)));
         assert_eq!(result.err().map(|f| f.code), Some(exit::ENGINE));
         assert_eq!(written, (1..30).collect::<Vec<_>>());
+    }
+
+    /// Runs `stream` over chunks 1..=count where reading chunk `read_fails` and writing
+    /// chunk `write_fails` fail (a panic where the flag says so); returns what was written.
+    fn run_io(
+        count: usize,
+        read_fails: Option<(usize, bool)>,
+        write_fails: Option<(usize, bool)>,
+    ) -> (Vec<usize>, Result<(), Failure>) {
+        let (mut next, mut written) = (0, Vec::new());
+        let read = |()| {
+            next += 1;
+            match read_fails {
+                Some((at, true)) if at == next => panic!("reading {next}"),
+                Some((at, false)) if at == next => Some(Err(Failure::new("unreadable", 7))),
+                _ => (next <= count).then_some(Ok(next)),
+            }
+        };
+        let work = |n: usize, _| {
+            std::thread::sleep(Duration::from_micros(if n % 4 == 1 { 300 } else { 10 }));
+            Ok(n)
+        };
+        let write = |n: usize| {
+            match write_fails {
+                Some((at, true)) if at == n => panic!("writing {n}"),
+                Some((at, false)) if at == n => return Err(Failure::new("disk full", 8)),
+                _ => written.push(n),
+            }
+            Ok(())
+        };
+        let result = stream(|| (), read, work, write);
+        (written, result)
+    }
+
+    #[test]
+    fn a_read_or_write_failure_ends_the_run_at_its_place() {
+        let code = |r: Result<(), Failure>| r.err().map(|f| f.code);
+        let (written, result) = run_io(200, Some((77, false)), None);
+        assert_eq!((written, code(result)), ((1..77).collect(), Some(7)));
+        let (written, result) = run_io(200, Some((5, true)), None);
+        assert_eq!(
+            (written, code(result)),
+            ((1..5).collect(), Some(exit::ENGINE))
+        );
+        let (written, result) = run_io(200, None, Some((120, false)));
+        assert_eq!((written, code(result)), ((1..120).collect(), Some(8)));
+        let (written, result) = run_io(200, None, Some((1, true)));
+        assert_eq!((written, code(result)), (vec![], Some(exit::ENGINE)));
+        // No chunk at all, and one.
+        assert_eq!(run_io(0, None, None).0, Vec::<usize>::new());
+        assert!(run_io(0, None, None).1.is_ok());
+        assert_eq!(run_io(1, None, None).0, vec![1]);
     }
 
     #[test]
