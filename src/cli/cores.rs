@@ -4,15 +4,18 @@
 //! measured on it did not move it to the idle core for milliseconds: two threads each
 //! spinning 1.8 ms took 3.2–3.5 ms together, and a pipeline thread spawned at the start of a
 //! 6 ms run often joined in only at its end (2026-12-07, Linux 6.18, 2 vCPUs). A thread
-//! spawned while its parent runs on another core starts there (in 0.1 ms; the two spins
-//! then took 2.0 ms). So the parent steps onto each helper's core to spawn it, and back to
-//! its own; each stays on its core until the run ends (set free, the threads were again
-//! found sharing one core: the 69 public spatial scenes took 7.3 ms, not 6.2, the median
-//! of 200 runs). The pipeline shares its chunks out as each thread asks for one, so a
-//! thread whose core is busy with something else does less of the work, not hold it up.
+//! that moves itself to another core runs there at once. So the command's thread keeps to
+//! its own core, lets each helper it spawns run (it starts on the same core) and the helper
+//! moves itself to a core of its own first thing; each stays on its core until the run
+//! ends. Set free, the threads were again found sharing one core (the 69 public spatial
+//! scenes took 7.3 ms, not 6.2, the median of 200 runs); where the parent stepped onto each
+//! helper's core to spawn it there and back, the step back waited up to a millisecond
+//! behind the helper (6.8 ms, against 6.5 this way). The pipeline shares its chunks out as
+//! each thread asks for one, so a thread whose core is busy with something else does less
+//! of the work, not hold it up.
 
-/// At most this many workers are placed: each step is a migration (tens of microseconds),
-/// and many cores are left to the system.
+/// At most this many workers are placed (each a migration, tens of microseconds); many
+/// cores are left to the system.
 const MOST: usize = 16;
 
 /// The cores this thread may use, the one it runs on, and the others to spawn on.
@@ -53,15 +56,18 @@ impl Spread {
         })
     }
 
-    /// Calls `spawn` on the next core (cycling through the others): the thread it starts
-    /// is kept there.
-    pub(super) fn spawn<T>(&mut self, spawn: impl FnOnce() -> T) -> T {
-        pin(self.others[self.next % self.others.len()]);
+    /// Calls `spawn` with the next core (cycling through the others), for the thread it
+    /// starts to [`Core::take`] first thing, and lets that thread run: it starts on this
+    /// thread's core, which this one keeps (see [`Spread::home`]).
+    pub(super) fn spawn<T>(&mut self, spawn: impl FnOnce(Core) -> T) -> T {
+        let core = Core(self.others[self.next % self.others.len()]);
         self.next += 1;
-        spawn()
+        let spawned = spawn(core);
+        std::thread::yield_now();
+        spawned
     }
 
-    /// This thread back on its own core, kept there until [`Spread::release`].
+    /// This thread kept on its own core until [`Spread::release`].
     pub(super) fn home(&self) {
         pin(self.home);
     }
@@ -72,6 +78,18 @@ impl Spread {
         // SAFETY: sets this thread's affinity to a set this process read; a failure leaves
         // it as it was.
         unsafe { libc::sched_setaffinity(0, size, &self.allowed) };
+    }
+}
+
+/// A core a helper thread is to run on.
+#[derive(Clone, Copy)]
+pub(super) struct Core(#[cfg_attr(not(target_os = "linux"), allow(dead_code))] usize);
+
+impl Core {
+    /// The calling thread onto this core, kept there.
+    pub(super) fn take(self) {
+        #[cfg(target_os = "linux")]
+        pin(self.0);
     }
 }
 
@@ -97,8 +115,8 @@ impl Spread {
         let _ = MOST;
         None
     }
-    pub(super) fn spawn<T>(&mut self, spawn: impl FnOnce() -> T) -> T {
-        spawn()
+    pub(super) fn spawn<T>(&mut self, spawn: impl FnOnce(Core) -> T) -> T {
+        spawn(Core(0))
     }
     pub(super) fn home(&self) {}
     pub(super) fn release(&self) {}

@@ -19,7 +19,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use planar_hold::io::lines::LineReader;
 use planar_hold::{Backend, Engine, Options, Threads};
 
-use super::cores::Spread;
+use super::cores::{Core, Spread};
 use super::{engine, exit, BackendArg, Failure};
 
 /// Lines (or Parquet rows) per chunk, and the bytes of JSON text that also end a chunk.
@@ -286,22 +286,27 @@ pub(super) fn stream<S: Send, C: Send, O: Send>(
         _chunk: PhantomData,
     };
     let mut spread = Spread::new(workers);
+    if let Some(spread) = &spread {
+        spread.home();
+    }
     std::thread::scope(|s| {
         for w in 1..workers {
             let flow = &flow;
             let helper = std::thread::Builder::new().name(format!("worker {w}"));
-            let start = move || {
+            let start = move |core: Option<Core>| {
                 helper
-                    .spawn_scoped(s, move || flow.take_part())
+                    .spawn_scoped(s, move || {
+                        if let Some(core) = core {
+                            core.take();
+                        }
+                        flow.take_part()
+                    })
                     .expect("a pipeline thread could not start")
             };
             match &mut spread {
-                Some(spread) => spread.spawn(start),
-                None => start(),
+                Some(spread) => spread.spawn(|core| start(Some(core))),
+                None => start(None),
             };
-        }
-        if let Some(spread) = &spread {
-            spread.home();
         }
         flow.take_part();
     });
