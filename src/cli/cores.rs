@@ -18,19 +18,21 @@
 /// cores are left to the system.
 const MOST: usize = 16;
 
-/// The cores this thread may use, the one it runs on, and the others to spawn on.
+/// The cores this thread may use, the one it runs on, and the helpers' cores in turn: the
+/// others first, then this one (more workers than cores share them evenly).
 #[cfg(target_os = "linux")]
 pub(super) struct Spread {
     allowed: libc::cpu_set_t,
     home: usize,
-    others: Vec<usize>,
+    turns: Vec<usize>,
     next: usize,
 }
 
 #[cfg(target_os = "linux")]
 impl Spread {
     /// Placement for `workers` threads (this one among them), or `None` where there is
-    /// nothing to place: one worker, more than [`MOST`], one core, or cores not readable.
+    /// nothing to place: one worker, more than [`MOST`], one core, or cores not readable
+    /// (or this thread on none of them).
     pub(super) fn new(workers: usize) -> Option<Spread> {
         if !(2..=MOST).contains(&workers) {
             return None;
@@ -45,22 +47,24 @@ impl Spread {
         };
         let home = usize::try_from(home).ok()?;
         // SAFETY: CPU_ISSET reads a bit of the set below CPU_SETSIZE.
-        let others: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-            .filter(|&cpu| cpu != home && unsafe { libc::CPU_ISSET(cpu, &allowed) })
+        let mut turns: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &allowed) })
             .collect();
-        (!others.is_empty()).then_some(Spread {
+        let at = turns.iter().position(|&cpu| cpu == home)?;
+        turns.rotate_left(at + 1);
+        (turns.len() > 1).then_some(Spread {
             allowed,
             home,
-            others,
+            turns,
             next: 0,
         })
     }
 
-    /// Calls `spawn` with the next core (cycling through the others), for the thread it
-    /// starts to [`Core::take`] first thing, and lets that thread run: it starts on this
-    /// thread's core, which this one keeps (see [`Spread::home`]).
+    /// Calls `spawn` with the next core in turn, for the thread it starts to
+    /// [`Core::take`] first thing, and lets that thread run: it starts on this thread's
+    /// core, which this one keeps (see [`Spread::home`]).
     pub(super) fn spawn<T>(&mut self, spawn: impl FnOnce(Core) -> T) -> T {
-        let core = Core(self.others[self.next % self.others.len()]);
+        let core = Core(self.turns[self.next % self.turns.len()]);
         self.next += 1;
         let spawned = spawn(core);
         std::thread::yield_now();
@@ -120,4 +124,73 @@ impl Spread {
     }
     pub(super) fn home(&self) {}
     pub(super) fn release(&self) {}
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// This thread's cores as a list.
+    fn cores_of_this_thread() -> Vec<usize> {
+        // SAFETY: as in `Spread::new`.
+        let set = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+            set
+        };
+        // SAFETY: CPU_ISSET reads a bit of the set below CPU_SETSIZE.
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+            .collect()
+    }
+
+    #[test]
+    fn helpers_run_each_on_its_core_in_turn_and_every_thread_is_set_free_after() {
+        assert!(Spread::new(1).is_none(), "one worker: nothing to place");
+        assert!(Spread::new(MOST + 1).is_none(), "past the most placed");
+        std::thread::scope(|s| {
+            // On a thread of its own, so the test harness's thread keeps its cores.
+            s.spawn(|| {
+                let allowed = cores_of_this_thread();
+                let Some(mut spread) = Spread::new(3) else {
+                    assert!(
+                        allowed.len() < 2,
+                        "{allowed:?}: two cores or more, no placement"
+                    );
+                    return;
+                };
+                spread.home();
+                let home = cores_of_this_thread();
+                assert_eq!(home.len(), 1, "the caller kept on one core");
+                let mut placed = Vec::new();
+                std::thread::scope(|inner| {
+                    for _ in 0..3 {
+                        let handle = spread.spawn(|core| {
+                            inner.spawn(move || {
+                                core.take();
+                                // SAFETY: takes nothing.
+                                let running = unsafe { libc::sched_getcpu() } as usize;
+                                (cores_of_this_thread(), running)
+                            })
+                        });
+                        placed.push(handle.join().unwrap());
+                    }
+                });
+                // Each helper on one core, running there: those after the caller's first, then
+                // those before it, then the caller's own, in turn.
+                let at = allowed.iter().position(|c| *c == home[0]).unwrap();
+                let turns: Vec<usize> = allowed[at + 1..]
+                    .iter()
+                    .chain(&allowed[..=at])
+                    .copied()
+                    .collect();
+                let expected: Vec<(Vec<usize>, usize)> = (0..3)
+                    .map(|i| (vec![turns[i % turns.len()]], turns[i % turns.len()]))
+                    .collect();
+                assert_eq!(placed, expected);
+                spread.release();
+                assert_eq!(cores_of_this_thread(), allowed, "the caller set free again");
+            });
+        });
+    }
 }

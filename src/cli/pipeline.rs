@@ -253,10 +253,11 @@ impl Drop for Output {
 /// the chunks in flight. The first failure, at its place in the order, ends the run:
 /// everything before it is written, nothing after.
 ///
-/// Every thread does every job: the calling thread and one more a core beyond the first
-/// (as many as rayon's threads: `RAYON_NUM_THREADS`) each read a chunk, work on it (it is
-/// in that core's caches from text to answers) and write whatever is next in order, one
-/// thread at a time reading and one writing. No thread waits to be woken while there is
+/// Every thread does every job: the calling thread and a helper for each further worker
+/// (as many workers as rayon's threads: `RAYON_NUM_THREADS`) each read a chunk, work on it
+/// (it is in that core's caches from text to answers) and write whatever is next in order,
+/// one thread at a time reading and one writing. A helper that cannot start leaves its
+/// share to the others. No thread waits to be woken while there is
 /// work: on a 2-core VM a thread just started or woken could sit for milliseconds behind a
 /// busy one while the other core idled, and a dedicated reader, writer and workers handed
 /// every chunk on three times (the 69 public spatial scenes: see docs/performance.md).
@@ -294,16 +295,15 @@ pub(super) fn stream<S: Send, C: Send, O: Send>(
             let flow = &flow;
             let helper = std::thread::Builder::new().name(format!("worker {w}"));
             let start = move |core: Option<Core>| {
-                helper
-                    .spawn_scoped(s, move || {
-                        if let Some(core) = core {
-                            core.take();
-                        }
-                        flow.take_part()
-                    })
-                    .expect("a pipeline thread could not start")
+                helper.spawn_scoped(s, move || {
+                    if let Some(core) = core {
+                        core.take();
+                    }
+                    flow.take_part()
+                })
             };
-            match &mut spread {
+            // Where the system refuses a thread, the others answer its share.
+            let _ = match &mut spread {
                 Some(spread) => spread.spawn(|core| start(Some(core))),
                 None => start(None),
             };
