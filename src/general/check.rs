@@ -10,6 +10,17 @@ use super::GeneralCase;
 /// finite weights, each at least `−ε|need|/|wᵢ|`, and a residual within
 /// `ε·max(|need|, Σλ|w|)`. Need = 0: only the empty witness is asked for.
 pub fn witness(case: &GeneralCase<'_>, indices: &[u32], weights: &[f64]) -> bool {
+    witness_normed(case, |i| norm(case.generator(i)), indices, weights)
+}
+
+/// [`witness`] with `norm_of(i)` the length of generator `i` (`linalg::norm` of it, which a
+/// caller checking many witnesses of one case computes once).
+pub(crate) fn witness_normed(
+    case: &GeneralCase<'_>,
+    norm_of: impl Fn(usize) -> f64,
+    indices: &[u32],
+    weights: &[f64],
+) -> bool {
     let d = case.dim;
     let s = norm(case.need);
     if indices.len() != weights.len() || indices.len() > d {
@@ -29,7 +40,7 @@ pub fn witness(case: &GeneralCase<'_>, indices: &[u32], weights: &[f64]) -> bool
     let mut total = 0.0;
     for (&i, &l) in indices.iter().zip(weights) {
         let w = case.generator(i as usize);
-        let nw = norm(w);
+        let nw = norm_of(i as usize);
         if !l.is_finite() || l * nw < -EPS * s {
             return false;
         }

@@ -329,8 +329,14 @@ impl Solver {
             }
             out.witness_len = n as u8;
             let total: f64 = nn.weights[..nn.len].iter().sum();
+            let norms = &self.norms;
             if nn.dist <= EPS * total.max(1.0)
-                && check::witness(case, &out.witness_indices[..n], &out.witness_weights[..n])
+                && check::witness_normed(
+                    case,
+                    |i| norms[i],
+                    &out.witness_indices[..n],
+                    &out.witness_weights[..n],
+                )
             {
                 true
             } else {

@@ -142,7 +142,7 @@ impl Solver {
             ));
         }
         let lp = &mut self.simplex;
-        lp.load(&units, &map.axes, &map.origin, r);
+        lp.load(&units, &map.axes, &map.origin, r, self.simd);
         let search = Search {
             generators,
             map,
@@ -191,7 +191,8 @@ impl Search<'_> {
             solved: true,
             ..Answer::default()
         };
-        if check::witness(&self.case(&need), &generators, &weights) {
+        let norms = &self.norms;
+        if check::witness_normed(&self.case(&need), |i| norms[i], &generators, &weights) {
             let same = self
                 .points
                 .iter()
@@ -417,7 +418,8 @@ impl Search<'_> {
         if check_region(self.generators, map, &[], true, &proof).is_err() {
             return self.unknown();
         }
-        lp.load(units, &map.axes, &map.origin, 1e6 * map.half_width);
+        let simd = lp.simd();
+        lp.load(units, &map.axes, &map.origin, 1e6 * map.half_width, simd);
         Projection {
             outer: Vec::new(),
             inner: Vec::new(),

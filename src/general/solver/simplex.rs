@@ -160,15 +160,33 @@ pub(super) struct Simplex {
     k: usize,
     lu: Lu,
     y: Col,
+    /// The columns again, coordinate by coordinate (entry `r` of column `j` at
+    /// `rows[r][j]`), for the pricing's loop, which runs over columns four at a time.
+    rows: [Vec<f64>; ROWS],
+    /// Each column's pricing score (0 where it may not enter).
+    score: Vec<f64>,
+    /// Whether the CPU runs AVX2 (the pricing's four lanes).
+    simd: bool,
+    /// The basis `lu` holds the factors of.
+    factored: Option<[usize; ROWS]>,
 }
 
 impl Simplex {
     /// Loads the program: `units` the unit (or zero) generators, `axes` the map's two
     /// axes, `origin` its origin, `r` the box's half-width. The first phase's basis: the
     /// artificials, `u = 0`.
-    pub(super) fn load(&mut self, units: &[Col], axes: &[Col; 2], origin: &Col, r: f64) {
+    pub(super) fn load(
+        &mut self,
+        units: &[Col],
+        axes: &[Col; 2],
+        origin: &Col,
+        r: f64,
+        simd: bool,
+    ) {
         let k = units.len();
         self.k = k;
+        self.simd = simd;
+        self.factored = None;
         self.cols.clear();
         self.cols.extend_from_slice(units);
         self.cols.extend(axes.iter().map(|a| a.map(|v| -v)));
@@ -178,6 +196,12 @@ impl Simplex {
             self.cols.push(e);
         }
         let n = self.cols.len();
+        for (r, row) in self.rows.iter_mut().enumerate() {
+            row.clear();
+            row.extend(self.cols.iter().map(|c| c[r]));
+        }
+        self.score.clear();
+        self.score.resize(n, 0.0);
         self.lo.clear();
         self.hi.clear();
         self.lo.resize(n, 0.0);
@@ -197,6 +221,11 @@ impl Simplex {
         self.rhs = *origin;
         self.cost.clear();
         self.cost.resize(n, 0.0);
+    }
+
+    /// Whether [`Simplex::load`] was told the CPU runs AVX2.
+    pub(super) fn simd(&self) -> bool {
+        self.simd
     }
 
     /// The first phase: a feasible basis, or why there is none.
@@ -290,25 +319,9 @@ impl Simplex {
             // |dj| (Dantzig), or of lowest index (Bland). Each column's test is computed
             // whole, without branches, and only a new best branches: which columns are
             // eligible changes from step to step, and branching on it was mispredicted.
-            let y = self.y;
-            let columns = self
-                .cols
-                .iter()
-                .zip(&self.pos)
-                .zip(&self.cost)
-                .zip(&self.x)
-                .zip(self.lo.iter().zip(&self.hi));
+            self.price(tol);
             let (mut best, mut at) = (0.0f64, usize::MAX);
-            for (j, ((((c, &pos), &cost), &x), (&lo, &hi))) in columns.enumerate() {
-                let yc = y[0] * c[0]
-                    + y[1] * c[1]
-                    + y[2] * c[2]
-                    + y[3] * c[3]
-                    + y[4] * c[4]
-                    + y[5] * c[5];
-                let dj = cost - yc;
-                let eligible = (pos == NONE) & (((dj < -tol) & (x < hi)) | ((dj > tol) & (x > lo)));
-                let score = if eligible { dj.abs() } else { 0.0 };
+            for (j, &score) in self.score.iter().enumerate() {
                 if score > best {
                     (best, at) = (score, j);
                     if bland {
@@ -316,6 +329,7 @@ impl Simplex {
                     }
                 }
             }
+            let y = self.y;
             let enter = (at != usize::MAX).then(|| {
                 let c = &self.cols[at];
                 (
@@ -347,15 +361,68 @@ impl Simplex {
         Ended::Stuck
     }
 
+    /// Every column's pricing score: `|dj|` for the reduced cost `dj = cost − y·column`
+    /// where the column may enter (nonbasic, `dj` beyond `tol` with room to move that way),
+    /// else 0. Each column's test is computed whole, without branches (which columns are
+    /// eligible changes from step to step: a branch on it was mispredicted), and the same
+    /// operations in the same order with AVX2 or without (the same bits).
+    fn price(&mut self, tol: f64) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is set only where the CPU runs AVX2 (`Solver::new`).
+            unsafe { return self.price_avx2(tol) };
+        }
+        self.price_body(tol)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn price_avx2(&mut self, tol: f64) {
+        self.price_body(tol)
+    }
+
+    #[inline(always)]
+    fn price_body(&mut self, tol: f64) {
+        let y = self.y;
+        let n = self.score.len();
+        let [r0, r1, r2, r3, r4, r5] = &self.rows;
+        let (r0, r1, r2, r3, r4, r5) = (&r0[..n], &r1[..n], &r2[..n], &r3[..n], &r4[..n], &r5[..n]);
+        let (cost, x, lo, hi, pos) = (
+            &self.cost[..n],
+            &self.x[..n],
+            &self.lo[..n],
+            &self.hi[..n],
+            &self.pos[..n],
+        );
+        for (j, score) in self.score.iter_mut().enumerate() {
+            let yc = y[0] * r0[j]
+                + y[1] * r1[j]
+                + y[2] * r2[j]
+                + y[3] * r3[j]
+                + y[4] * r4[j]
+                + y[5] * r5[j];
+            let dj = cost[j] - yc;
+            let eligible =
+                (pos[j] == NONE) & (((dj < -tol) & (x[j] < hi[j])) | ((dj > tol) & (x[j] > lo[j])));
+            *score = if eligible { dj.abs() } else { 0.0 };
+        }
+    }
+
     /// Factors the basis and computes the basic values from the nonbasic ones (only `u`
     /// and artificials may be off 0); false where the basis is singular.
     fn refresh(&mut self) -> bool {
-        let mut basis_cols = [[0.0; ROWS]; ROWS];
-        for (p, &j) in self.basis.iter().enumerate() {
-            basis_cols[p] = self.cols[j];
-        }
-        if !self.lu.factor(&basis_cols) {
-            return false;
+        // A basis factored already (a bound flipped, or the next solve started where the last
+        // one ended) keeps its factors.
+        if self.factored != Some(self.basis) {
+            let mut basis_cols = [[0.0; ROWS]; ROWS];
+            for (p, &j) in self.basis.iter().enumerate() {
+                basis_cols[p] = self.cols[j];
+            }
+            if !self.lu.factor(&basis_cols) {
+                self.factored = None;
+                return false;
+            }
+            self.factored = Some(self.basis);
         }
         let mut b = self.rhs;
         for j in self.k..self.cols.len() {
