@@ -112,6 +112,8 @@ pub(crate) struct Face {
     /// Not replaced.
     pub alive: bool,
     seen: u32,
+    /// `normal·p` for the point being added, where this face sees it (set as it is found).
+    beyond: f64,
 }
 
 /// The hull and its scratch, reused from case to case.
@@ -147,7 +149,9 @@ pub(crate) struct Hull {
     stamp: u32,
     stack: Vec<u32>,
     visible: Vec<u32>,
-    horizon: Vec<(u32, u8, u32)>,
+    /// The horizon ridges of the point being added: the seen face, the slot of its point off
+    /// the ridge, the face beyond the ridge, and that face's `normal·p`.
+    horizon: Vec<(u32, u8, u32, f64)>,
     /// The fingerprints of the ridges paired in [`Hull::add`] (with the call's stamp).
     ridges: Vec<(u64, u32)>,
     /// `scatter(i)` for every point index i so far (a function of the index alone).
@@ -262,6 +266,7 @@ impl Hull {
                 value: dot(&normal[..d], &x[..d]).max(0.0),
                 alive: true,
                 seen: 0,
+                beyond: 0.0,
             });
         }
         Ok(())
@@ -583,7 +588,7 @@ impl Hull {
     fn undo(&mut self, faces: usize, points: usize) {
         let d = self.d;
         for f in faces..self.faces.len() {
-            if let Some(&(g, j, h)) = self.horizon.get(f - faces) {
+            if let Some(&(g, j, h, _)) = self.horizon.get(f - faces) {
                 let nbr = &mut self.faces[h as usize].nbr[..d - 1];
                 if let Some(slot) = nbr.iter().position(|&n| n == f as u32) {
                     nbr[slot] = g;
@@ -648,6 +653,7 @@ impl Hull {
         self.stack.clear();
         self.stack.push(from);
         self.faces[from as usize].seen = stamp;
+        self.faces[from as usize].beyond = dot(&self.faces[from as usize].normal[..d], &p[..d]);
         let seen = -self.seen();
         let (faces, stack, visible, horizon) = (
             &mut self.faces[..],
@@ -663,13 +669,13 @@ impl Hull {
                 if fh.seen == stamp {
                     continue;
                 }
-                if (dot(&fh.normal[..d], &p[..d]) < seen || self.forced.contains(&h))
-                    && !self.spared.contains(&h)
-                {
+                let beyond = dot(&fh.normal[..d], &p[..d]);
+                if (beyond < seen || self.forced.contains(&h)) && !self.spared.contains(&h) {
                     faces[h as usize].seen = stamp;
+                    faces[h as usize].beyond = beyond;
                     stack.push(h);
                 } else {
-                    horizon.push((g, j as u8, h));
+                    horizon.push((g, j as u8, h, beyond));
                 }
             }
         }
@@ -682,7 +688,7 @@ impl Hull {
         // find new faces through these links; [`Hull::undo`] puts them back).
         let first = self.faces.len() as u32;
         for t in 0..self.horizon.len() {
-            let (g, j, h) = self.horizon[t];
+            let (g, j, h, a) = self.horizon[t];
             let j = j as usize;
             let mut points = self.faces[g as usize].points;
             points[j] = q;
@@ -690,8 +696,8 @@ impl Hull {
                 &self.faces[g as usize].normal,
                 &self.faces[h as usize].normal,
             );
-            let a = dot(&nh[..d], &p[..d]);
-            let b = -dot(&ng[..d], &p[..d]);
+            // Both dot products were taken as the seen faces were found: `nh·p` and `ng·p`.
+            let b = -self.faces[g as usize].beyond;
             let mut normal = [0.0; MAX_DIM];
             for ((n, &x), &y) in normal[..d].iter_mut().zip(&ng[..d]).zip(&nh[..d]) {
                 *n = a * x + b * y;
@@ -731,6 +737,7 @@ impl Hull {
                 value: value.max(0.0),
                 alive: true,
                 seen: 0,
+                beyond: 0.0,
             });
             // h now meets f where it met g; g points to f across the ridge.
             let slot = slot_of(&self.faces[h as usize].nbr, g, d).ok_or(Stuck::Horizon)?;
@@ -763,7 +770,7 @@ impl Hull {
         );
         let visible = self.visible.len();
         for f in first..faces.len() as u32 {
-            let (g, j, _) = horizon[(f - first) as usize];
+            let (g, j, _, _) = horizon[(f - first) as usize];
             let j = j as usize;
             // The fingerprint of f's points but p; a ridge's is that less its point k.
             let points = &faces[f as usize].points[..d - 1];
