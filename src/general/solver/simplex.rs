@@ -42,7 +42,7 @@ const STEPS: usize = 2000;
 const NONE: u32 = u32::MAX;
 
 /// LU factors of a 6 × 6 matrix with row pivoting: `P B = L U`.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Lu {
     a: [[f64; ROWS]; ROWS],
     perm: [usize; ROWS],
@@ -139,6 +139,9 @@ pub(super) enum Ended {
 pub(super) struct Warm {
     basis: [usize; ROWS],
     u: [f64; 2],
+    /// The basis's factors, where they were at hand (a solve that starts from it again
+    /// does not factor it again).
+    lu: Option<Lu>,
 }
 
 /// The linear program's columns, bounds and basis, kept between solves (and between
@@ -267,6 +270,7 @@ impl Simplex {
         Warm {
             basis: self.basis,
             u: [self.x[self.k], self.x[self.k + 1]],
+            lu: (self.factored == Some(self.basis)).then_some(self.lu),
         }
     }
 
@@ -282,6 +286,10 @@ impl Simplex {
         self.basis = warm.basis;
         for (p, &j) in self.basis.iter().enumerate() {
             self.pos[j] = p as u32;
+        }
+        if let Some(lu) = warm.lu {
+            self.lu = lu;
+            self.factored = Some(warm.basis);
         }
     }
 
