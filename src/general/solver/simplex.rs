@@ -505,3 +505,118 @@ impl Simplex {
         Some(t)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// A program like a region's: `k` unit generators around the up axis, the origin inside
+    /// their cone, two small axes.
+    fn program(rng: &mut Rng, k: usize) -> (Vec<Col>, [Col; 2], Col) {
+        let mut signed = || 2.0 * rng.unit() as f64 - 1.0;
+        let units: Vec<Col> = (0..k)
+            .map(|_| {
+                let v: Col = std::array::from_fn(|a| if a == 2 { 0.3 } else { 0.0 });
+                let v = v.map(|x| x + signed());
+                let n = norm(&v);
+                v.map(|x| x / n)
+            })
+            .collect();
+        let mut origin = [0.0; ROWS];
+        for u in units.iter().take(ROWS) {
+            for (o, x) in origin.iter_mut().zip(u) {
+                *o += 0.3 * x;
+            }
+        }
+        let axes = [
+            std::array::from_fn(|_| 0.2 * signed()),
+            std::array::from_fn(|_| 0.2 * signed()),
+        ];
+        (units, axes, origin)
+    }
+
+    /// What a solve ended in, its point and its duals, as bits.
+    type Solved = (Ended, [u64; 2], [u64; ROWS]);
+
+    fn solved(lp: &Simplex, ended: Ended) -> Solved {
+        let u = lp.point(&mut Vec::new());
+        (ended, u.map(f64::to_bits), lp.duals().map(f64::to_bits))
+    }
+
+    fn direction(t: usize) -> [f64; 2] {
+        let a = 0.7 * t as f64;
+        [a.cos(), a.sin()]
+    }
+
+    /// Pricing four columns at once (AVX2) enters the same columns as one at a time: every
+    /// optimum and dual the same to the bit.
+    #[test]
+    fn pricing_with_avx2_and_without_gives_the_same_bits() {
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return; // nothing to compare the scalar pricing with here
+        }
+        let mut rng = Rng::new(7);
+        for case in 0..200 {
+            let (units, axes, origin) = program(&mut rng, 4 + case % 60);
+            let runs: Vec<Vec<Solved>> = [false, true]
+                .iter()
+                .map(|&simd| {
+                    let mut lp = Simplex::default();
+                    lp.load(&units, &axes, &origin, 1.0, simd);
+                    let first = lp.feasible();
+                    let mut out = vec![solved(&lp, first)];
+                    if first == Ended::Optimal {
+                        out.extend((0..12).map(|t| {
+                            let ended = lp.maximize(direction(t));
+                            solved(&lp, ended)
+                        }));
+                    }
+                    out
+                })
+                .collect();
+            assert_eq!(runs[0], runs[1], "case {case}");
+        }
+    }
+
+    /// A basis started from again with the factors it kept, or with the basis unchanged since
+    /// its last factoring, solves as it does when factored afresh: the same bits.
+    #[test]
+    fn kept_factors_solve_as_factors_made_again() {
+        let mut rng = Rng::new(11);
+        let mut kept = 0;
+        for case in 0..200 {
+            let (units, axes, origin) = program(&mut rng, 6 + case % 40);
+            let mut lp = Simplex::default();
+            lp.load(&units, &axes, &origin, 1.0, false);
+            if lp.feasible() != Ended::Optimal || lp.maximize(direction(0)) != Ended::Optimal {
+                continue;
+            }
+            let warm = lp.warm();
+            kept += usize::from(warm.lu.is_some());
+            let ended = lp.maximize(direction(3));
+            let after = solved(&lp, ended);
+            // From the warm basis, with its factors and without.
+            let mut again = |lu: Option<Lu>| {
+                let mut from = warm;
+                from.lu = lu;
+                lp.restart(&from);
+                let ended = lp.maximize(direction(5));
+                let out = solved(&lp, ended);
+                // The next direction, from the factors of the last basis or from none.
+                let forget = lu.is_none();
+                if forget {
+                    lp.factored = None;
+                }
+                let ended = lp.maximize(direction(6));
+                (out, solved(&lp, ended))
+            };
+            let with = again(warm.lu);
+            let without = again(None);
+            assert_eq!(with, without, "case {case}");
+            assert_eq!(after.0, Ended::Optimal, "case {case}");
+        }
+        assert!(kept > 100, "only {kept} warm bases kept their factors");
+    }
+}
