@@ -646,6 +646,13 @@ impl Hull {
         if self.points.len() >= u16::MAX as usize {
             return Err(Stuck::Degenerate);
         }
+        if self.stamp == u32::MAX {
+            // The marks' count ran out (some 4·10⁹ adds by one solver, a long-lived worker's):
+            // every mark wiped, so that no old one reads as this add's.
+            self.faces.iter_mut().for_each(|f| f.seen = 0);
+            self.ridges.iter_mut().for_each(|r| r.1 = 0);
+            self.stamp = 0;
+        }
         self.stamp += 1;
         let stamp = self.stamp;
         self.visible.clear();
@@ -1232,6 +1239,39 @@ mod tests {
             added > 1000 && refused * 50 < added,
             "{refused} of {added} adds refused"
         );
+    }
+
+    /// An add made as the count of marks runs out and starts again makes the faces it makes
+    /// with the count far from its end: the same points, links and normals, bit for bit.
+    #[test]
+    fn the_marks_running_out_change_no_add() {
+        let grow = |first_stamp: u32| {
+            let mut rng = Rng::new(5);
+            let mut hull = Hull::default();
+            let mut made = Vec::new();
+            for d in [3, 6, MAX_DIM] {
+                let (x, start) = around_e0(d);
+                let ids: Vec<u32> = (0..d as u32).collect();
+                hull.start(d, &x, &start, &start, &ids).unwrap();
+                hull.stamp = first_stamp;
+                for id in d as u32..d as u32 + 12 {
+                    let p = random_point(&mut rng, d);
+                    let (from, beyond) = farthest_beyond(&hull, &p);
+                    if beyond < -SEEN {
+                        made.push(u64::from(hull.add(&p, &p, id, from).is_ok()));
+                    }
+                }
+                check(&hull);
+                for f in &hull.faces {
+                    made.extend(f.points.map(u64::from));
+                    made.extend(f.nbr.map(u64::from));
+                    made.extend(f.normal.map(f64::to_bits));
+                    made.push(u64::from(f.alive));
+                }
+            }
+            made
+        };
+        assert_eq!(grow(0), grow(u32::MAX - 3));
     }
 
     /// The nearest face, found by a pass over the open faces and, past [`OPEN_MAX`] of them,
