@@ -554,15 +554,17 @@ impl Solver {
                 .unwrap_or(c);
             let pivot = a[p][c];
             // A zero (or NaN) pivot: the vectors do not span R^d.
-            if !(pivot.abs() > 0.0) {
+            if pivot == 0.0 || pivot.is_nan() {
                 return false;
             }
             a.swap(p, c);
             volume *= pivot.abs();
-            for r in c + 1..d {
-                let f = a[r][c] / pivot;
-                for k in c + 1..d {
-                    a[r][k] -= f * a[c][k];
+            let (done, rest) = a.split_at_mut(c + 1);
+            let top = &done[c];
+            for row in &mut rest[..d - c - 1] {
+                let f = row[c] / pivot;
+                for (x, &y) in row[c + 1..d].iter_mut().zip(&top[c + 1..d]) {
+                    *x -= f * y;
                 }
             }
         }
