@@ -557,6 +557,36 @@ impl Engine {
         }
     }
 
+    /// [`Engine::each_with_solver`] over runs of slots: `out` cut where a run starts
+    /// (`starts`, ascending, the first 0), each run by one solver in order, `f(solver, i,
+    /// &mut out[i], after)` with `after` true past a run's first slot. A scene's needs, one
+    /// run, share their cone: each need's inside margin may go on from the last one's
+    /// search, and does whatever thread takes the run, so the answers do not depend on how
+    /// the batch was shared out. `grain` counts slots.
+    fn each_run_with_solver<T: Send>(
+        &self,
+        out: &mut [T],
+        starts: &[usize],
+        options: Options,
+        grain: usize,
+        f: impl Fn(&mut Solver, usize, &mut T, bool) -> usize + Sync + Send,
+    ) -> usize {
+        let mut runs: Vec<(usize, &mut [T])> = Vec::with_capacity(starts.len());
+        let mut rest = out;
+        for (t, &first) in starts.iter().enumerate() {
+            let end = starts.get(t + 1).copied().unwrap_or(first + rest.len());
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(end - first);
+            runs.push((first, run));
+            rest = tail;
+        }
+        let slots = runs.iter().map(|(_, run)| run.len()).sum::<usize>().max(1);
+        let grain = (grain * runs.len()).div_ceil(slots);
+        self.each_with_solver(&mut runs, options, grain, |solver, _, (first, run)| {
+            let each = run.iter_mut().enumerate();
+            each.map(|(j, o)| f(solver, *first + j, o, j > 0)).sum()
+        })
+    }
+
     /// The general engine's float64 part: every case of `batch` solved into `out`, or with
     /// `hints` (the GPU's float32 search) finished from each hint's passive set; with
     /// [`Options::proof`] each case's proof into `proofs` (else it is emptied). Returns how
@@ -569,32 +599,32 @@ impl Engine {
         proofs: &mut Vec<Option<Proof>>,
         options: Options,
     ) -> usize {
-        let solve = |solver: &mut Solver, i: usize| -> (GeneralOutcome, usize) {
+        // `after`: case i follows, on the same solver, case i − 1 of its cone (a scene's needs).
+        let solve = |solver: &mut Solver, i: usize, after: bool| -> (GeneralOutcome, usize) {
             let case = batch.get(i);
-            match hints {
-                None => (solver.solve(&case), 0),
-                Some(hints) => {
-                    let h = &hints[i];
-                    let passive = &h.index[..(h.len as usize).min(h.index.len())];
-                    let (outcome, confirmed) = solver.solve_hinted(&case, passive);
-                    (outcome, usize::from(!confirmed))
-                }
-            }
+            let hint = hints.map_or(&[][..], |hints| {
+                let h = &hints[i];
+                &h.index[..(h.len as usize).min(h.index.len())]
+            });
+            let (outcome, confirmed) = solver.solve_hinted(&case, hint, after);
+            (outcome, usize::from(!confirmed))
         };
+        let runs = batch.runs();
         proofs.clear();
         if !options.proof {
-            return self.each_with_solver(out, options, 16, |solver, i, o| {
-                let (outcome, unconfirmed) = solve(solver, i);
+            return self.each_run_with_solver(out, &runs, options, 16, |solver, i, o, after| {
+                let (outcome, unconfirmed) = solve(solver, i, after);
                 *o = outcome;
                 unconfirmed
             });
         }
         let mut both: Vec<(GeneralOutcome, Option<Proof>)> = vec![Default::default(); out.len()];
-        let unconfirmed = self.each_with_solver(&mut both, options, 16, |solver, i, slot| {
-            let (outcome, unconfirmed) = solve(solver, i);
-            *slot = (outcome, solver.proof(&batch.get(i), &outcome));
-            unconfirmed
-        });
+        let unconfirmed =
+            self.each_run_with_solver(&mut both, &runs, options, 16, |solver, i, slot, after| {
+                let (outcome, unconfirmed) = solve(solver, i, after);
+                *slot = (outcome, solver.proof(&batch.get(i), &outcome));
+                unconfirmed
+            });
         for (o, (outcome, proof)) in out.iter_mut().zip(both) {
             *o = outcome;
             proofs.push(proof);

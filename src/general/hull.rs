@@ -66,6 +66,11 @@ pub(crate) const COARSER: f64 = 1e-8;
 /// in a heap.
 const OPEN_MAX: usize = 2048;
 
+/// A hull that has made more faces than this (replaced ones included) is not taken on to
+/// another point ([`Hull::retarget`]): a long run of needs on one cone starts afresh now and
+/// then, so that its faces do not grow without end.
+const RETARGET_FACES: usize = 1 << 14;
+
 /// The key of a place among the faces not yet popped whose face was popped or replaced
 /// (no face's: a value is never NaN).
 const GONE: u64 = u64::MAX;
@@ -272,16 +277,64 @@ impl Hull {
         Ok(())
     }
 
+    /// The hull as it stands, around another unit point `x`: every live face's value taken
+    /// for `x`, and every live face not yet popped. A scene's needs share their cone, and a
+    /// hull of its generators is an inner hull around any point inside it: the next need's
+    /// search goes on from the last one's closed hull instead of making its faces again.
+    /// `false`, the hull unchanged, where `x` lies within `floor` of a face's plane or beyond
+    /// it, or the hull is one whose bound the checker had to pass (folded, coarse), or has
+    /// made more than [`RETARGET_FACES`] faces (the caller then starts afresh).
+    pub(crate) fn retarget(&mut self, x: &Vector, floor: f64) -> bool {
+        let d = self.d;
+        let inside = self.live().all(|f| dot(&f.normal[..d], &x[..d]) >= floor);
+        if !inside
+            || self.irregular != 0
+            || !self.unfolded.is_empty()
+            || self.coarse != 0.0
+            || self.faces.len() > RETARGET_FACES
+        {
+            return false;
+        }
+        self.x = *x;
+        self.open_keys.clear();
+        self.open_faces.clear();
+        self.open_gone = 0;
+        self.heap.clear();
+        self.heaped = false;
+        self.open_at.clear();
+        self.open_at.resize(self.faces.len(), u32::MAX);
+        for f in 0..self.faces.len() {
+            let face = &mut self.faces[f];
+            if face.alive {
+                face.value = dot(&face.normal[..d], &x[..d]);
+                self.open(f as u32);
+            }
+        }
+        true
+    }
+
+    /// The hull's dimension (0 before [`Hull::start`]).
+    pub(crate) fn dim(&self) -> usize {
+        self.d
+    }
+
     #[inline(always)]
     fn push_face(&mut self, f: Face) -> u32 {
         let i = self.faces.len() as u32;
-        let key = ordered(f.value);
         self.faces.push(f);
+        self.open_at.push(u32::MAX);
+        self.open(i);
+        i
+    }
+
+    /// Puts face `i` among the faces not yet popped, last.
+    #[inline(always)]
+    fn open(&mut self, i: u32) {
+        let key = ordered(self.faces[i as usize].value);
         if self.heaped {
             self.heap.push(Reverse((key, i)));
-            self.open_at.push(u32::MAX);
         } else {
-            self.open_at.push(self.open_keys.len() as u32);
+            self.open_at[i as usize] = self.open_keys.len() as u32;
             self.open_keys.push(key);
             self.open_faces.push(i);
             if self.open_keys.len() - self.open_gone > OPEN_MAX {
@@ -295,7 +348,6 @@ impl Hull {
                 self.heaped = true;
             }
         }
-        i
     }
 
     /// Takes face `f` off the faces not yet popped (popped or replaced), if it is there.
@@ -1238,6 +1290,103 @@ mod tests {
         assert!(
             added > 1000 && refused * 50 < added,
             "{refused} of {added} adds refused"
+        );
+    }
+
+    /// A grown hull taken to another point inside it ([`Hull::retarget`]) is that point's
+    /// hull: its invariants hold around the new point, every live face's value is the new
+    /// point's distance to its plane, the faces not yet popped are every live face (popped
+    /// in order of value), and adds go on from it. A point outside, or within the floor of a
+    /// face, is refused, the hull left as it was.
+    #[test]
+    fn a_hull_taken_to_another_point_inside_is_that_points_hull() {
+        let mut rng = Rng::new(17);
+        let mut hull = Hull::default();
+        let (mut taken, mut refused) = (0, 0);
+        for d in 3..=MAX_DIM {
+            for _ in 0..8 {
+                let (x, start) = around_e0(d);
+                let ids: Vec<u32> = (0..d as u32).collect();
+                hull.start(d, &x, &start, &start, &ids).unwrap();
+                let mut id = d as u32;
+                for round in 0..4 {
+                    for _ in 0..25 {
+                        let p = random_point(&mut rng, d);
+                        let (from, beyond) = farthest_beyond(&hull, &p);
+                        if beyond < -SEEN && hull.add(&p, &p, id, from).is_ok() {
+                            id += 1;
+                        }
+                    }
+                    // Pop a few, as a search does, before moving on.
+                    for _ in 0..rng.below(4) {
+                        hull.pop_nearest();
+                    }
+                    if hull.irregular != 0 {
+                        break;
+                    }
+                    // The next point: a positive combination of the hull's points (inside
+                    // it), or its opposite (outside), or a point on a face's plane.
+                    let weights: Vec<f64> = hull.points.iter().map(|_| rng.unit() as f64).collect();
+                    let mut y = [0.0; MAX_DIM];
+                    for (w, q) in weights.iter().zip(&hull.points) {
+                        for a in 0..d {
+                            y[a] += w * q[a];
+                        }
+                    }
+                    let y = unit(d, y);
+                    let before: Vec<(u64, bool)> = hull
+                        .faces
+                        .iter()
+                        .map(|f| (f.value.to_bits(), f.alive))
+                        .collect();
+                    let on_face = hull.live().next().expect("a live face").points[0];
+                    let (outside, on) = (y.map(|v| -v), hull.points[on_face as usize]);
+                    for bad in [outside, on] {
+                        assert!(
+                            !hull.retarget(&bad, 1e-10),
+                            "d = {d}: took a point not inside"
+                        );
+                        let after: Vec<(u64, bool)> = hull
+                            .faces
+                            .iter()
+                            .map(|f| (f.value.to_bits(), f.alive))
+                            .collect();
+                        assert_eq!(before, after, "d = {d}: a refused point changed the hull");
+                        refused += 1;
+                    }
+                    let least = hull
+                        .live()
+                        .map(|f| dot(&f.normal[..d], &y[..d]))
+                        .fold(1.0, f64::min);
+                    if !(least >= 1e-10) {
+                        continue;
+                    }
+                    assert!(hull.retarget(&y, 1e-10), "d = {d}, round {round}");
+                    taken += 1;
+                    check(&hull);
+                    assert_eq!(hull.x, y);
+                    for f in hull.live() {
+                        assert_eq!(f.value.to_bits(), dot(&f.normal[..d], &y[..d]).to_bits());
+                    }
+                    let mut live: Vec<(u64, u32)> = (0..hull.faces.len() as u32)
+                        .filter(|&f| hull.faces[f as usize].alive)
+                        .map(|f| (ordered(hull.faces[f as usize].value), f))
+                        .collect();
+                    live.sort_unstable();
+                    let mut popped = Vec::new();
+                    while let Some(f) = hull.pop_nearest() {
+                        popped.push((ordered(hull.faces[f as usize].value), f));
+                    }
+                    assert_eq!(popped, live, "d = {d}: the faces not yet popped");
+                    // Taken again (every face open once more), it grows on.
+                    assert!(hull.retarget(&y, 1e-10));
+                }
+                check(&hull);
+            }
+        }
+        assert!(
+            taken > 60 && refused > 100,
+            "{taken} taken, {refused} refused"
         );
     }
 

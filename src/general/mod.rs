@@ -445,6 +445,15 @@ impl GeneralBatch {
         }))
     }
 
+    /// Where each run of cases that share one cone ([`GeneralBatch::push_need`]) starts:
+    /// ascending, the first 0 (none for an empty batch).
+    pub(crate) fn runs(&self) -> Vec<usize> {
+        let shares = |a: &Span, b: &Span| (a.generators, a.end) == (b.generators, b.end);
+        (0..self.len())
+            .filter(|&i| i == 0 || !shares(&self.spans[i - 1], &self.spans[i]))
+            .collect()
+    }
+
     /// Case `i`.
     pub fn get(&self, i: usize) -> GeneralCase<'_> {
         let Span {

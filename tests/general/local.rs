@@ -270,3 +270,109 @@ fn lifted_grasp_cones_bound_the_exact_q1_from_both_sides() {
     let t = run(&[batch], false);
     verdict(&t, "grasps", 0.99);
 }
+
+/// Runs of needs on one cone (a scene's centre-of-mass positions): each cone of random and
+/// contact samples (some made degenerate) with seven needs near its own, pushed as one run
+/// ([`GeneralBatch::push_need`]). A solver taking them one after another with
+/// [`Solver::solve_next`] goes on from the last need's inner hull: its bounds still hold the
+/// exact margin between them, and agree where it says `margin_checked`. The engine answers
+/// every run so, on one solver in order: the same bits on all cores as on one, and as the
+/// solver taking them one after another (an odd run, so that the halves the threads take cut
+/// through runs), each answer with a proof that passes.
+#[test]
+fn needs_on_one_cone_go_on_from_the_last_hull_within_the_exact_margin() {
+    use planar_hold::details::proof::check_answer;
+    use planar_hold::{Backend, Engine, Options, Threads, GENERAL_MARGIN_CAP};
+    let mut rng = Rng::new(91);
+    let mut runs = GeneralBatch::default();
+    for (d, k, n) in [
+        (3, 8, 60),
+        (3, 40, 40),
+        (6, 8, 60),
+        (6, 16, 60),
+        (6, 40, 40),
+        (6, 96, 12),
+        (6, 200, 4),
+    ] {
+        for batch in [
+            sample::random_cases(21 + k as u64, n, d, k),
+            sample::contact_cases(23 + k as u64, n, d, k),
+        ] {
+            for (c, case) in batch.iter().enumerate() {
+                let g = if c % 4 == 3 {
+                    degenerate(&mut rng, &case)
+                } else {
+                    case.generators.to_vec()
+                };
+                runs.push(d, &g, case.need).unwrap();
+                let s = nrm(case.need);
+                for _ in 0..6 {
+                    let need: Vec<f64> = case
+                        .need
+                        .iter()
+                        .map(|v| v + 0.2 * s * f(&mut rng, -1.0, 1.0))
+                        .collect();
+                    runs.push_need(&need).unwrap();
+                }
+            }
+        }
+    }
+    let mut next = Solver::with_route(Route::Local);
+    let mut whole = Solver::with_route(Route::Whole);
+    let mut t = Tally::default();
+    let mut went_on: Vec<GeneralOutcome> = Vec::new();
+    let mut differ = 0;
+    for case in runs.iter() {
+        let o = next.solve_next(&case);
+        compare(&case, &o, &whole.solve(&case), 1e-7, &mut t);
+        differ += usize::from(o != Solver::new().solve(&case));
+        went_on.push(o);
+    }
+    t.fallbacks = next.fallbacks();
+    verdict(&t, "runs of needs", 0.99);
+    let reused = next.hulls_reused();
+    assert!(
+        reused * 2 > t.inside,
+        "{reused} of {} inside margins went on from the last hull",
+        t.inside
+    );
+    // Going on from another hull finds other faces: some answers differ in their last bits.
+    assert!(differ > 0, "no answer differs from a fresh solver's");
+
+    let engine = Engine::new(Backend::Cpu).unwrap();
+    let batch = runs.clone().into();
+    let answers = |threads| {
+        let options = Options {
+            proof: true,
+            threads,
+            ..Options::default()
+        };
+        engine.evaluate(&batch, options).unwrap()
+    };
+    let (all, one) = (answers(Threads::All), answers(Threads::Current));
+    assert!(
+        all.general == one.general,
+        "the answers depend on the threads"
+    );
+    assert!(
+        all.general == went_on,
+        "the engine's answers are not the solver's in order"
+    );
+    for (i, (o, p)) in all.general.iter().zip(&all.proofs).enumerate() {
+        let case = runs.get(i);
+        if let Some(p) = p {
+            check_answer(
+                case.generators,
+                case.dim,
+                case.need,
+                p,
+                o.margin,
+                o.margin_lower,
+                o.margin_checked,
+                1e-9 * nrm(case.need),
+                GENERAL_MARGIN_CAP,
+            )
+            .unwrap_or_else(|e| panic!("case {i}: {e}"));
+        }
+    }
+}

@@ -6,6 +6,10 @@
 //! the facets near the need only: a handful of support queries (K dot products each) where
 //! the whole facet set of a cone of 64 generators in R⁶ runs to thousands.
 //!
+//! The needs of a run on one cone ([`Solver::solve_next`]) go on from the last one's closed
+//! hull, where the new need lies inside it ([`Hull::retarget`]): a scene's needs are near
+//! each other, and the faces the last one made are most of those this one needs.
+//!
 //! A cone holding a line (its lineality space L, spanned by the generators whose opposites
 //! it holds) is searched again in L's complement: there it is pointed, its facets are C's
 //! (each holds L), and the proof carries the lines and the witnesses of their opposites.
@@ -14,7 +18,9 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::columns::most_against;
-use super::{lex_less, FoundFacet, Solver, EPS, LOWER_FLOOR, MAX_DIM, RANK_TOL};
+use super::{
+    is_cone, lex_less, write_cone, FoundFacet, Solver, EPS, LOWER_FLOOR, MAX_DIM, RANK_TOL,
+};
 use crate::general::hull::{Face, Hull, COARSE, COARSER};
 use crate::general::linalg::{dot, norm, Basis, Vector};
 use crate::general::proof::{
@@ -113,14 +119,28 @@ impl Solver {
         witness: &[u32],
     ) -> Option<Local> {
         let mut hull = std::mem::take(&mut self.hull);
-        let found = self.framed_search(&mut hull, case, x, witness);
+        // The last need's closed hull, where this need has its cone (a scene's needs): the
+        // search goes on from it ([`Hull::retarget`]), else, or where it gets stuck there,
+        // starts afresh from the witness.
+        let reuse = is_cone(&self.hull_cone, case);
+        self.hull_cone.clear();
+        let mut found = self.framed_search(&mut hull, case, x, witness, reuse);
+        if reuse && matches!(found, Err(Ended::Stuck)) {
+            found = self.framed_search(&mut hull, case, x, witness, false);
+        }
         self.hull = hull;
         match found {
-            // A hull of regular adds only is convex by construction; one that folded or
-            // spared a face within rounding has its bound checked as the coarser ones do.
-            Ok(local) if self.hull.irregular == 0 || self.checks(case, x, &local, false) => {
+            // A hull of regular adds only is convex by construction: the next need on this
+            // cone may go on from it.
+            Ok(local) if self.hull.irregular == 0 => {
+                if self.frame.basis.is_empty() {
+                    write_cone(&mut self.hull_cone, case);
+                }
                 Some(local)
             }
+            // One that folded or spared a face within rounding has its bound checked as the
+            // coarser ones do.
+            Ok(local) if self.checks(case, x, &local, false) => Some(local),
             // Stuck where generators are coplanar or duplicated but for a hair (a face
             // contact's vertices 1e-10 off their plane, a vertex given twice with a digit
             // changed): a face the hull would make has no plane; or folded where the checker
@@ -130,7 +150,7 @@ impl Solver {
             _ => [COARSE, COARSER].into_iter().find_map(|coarse| {
                 let mut hull = std::mem::take(&mut self.hull);
                 hull.coarse = coarse;
-                let found = self.framed_search(&mut hull, case, x, witness);
+                let found = self.framed_search(&mut hull, case, x, witness, false);
                 hull.coarse = 0.0;
                 self.hull = hull;
                 found.ok().filter(|local| self.checks(case, x, local, true))
@@ -139,21 +159,23 @@ impl Solver {
     }
 
     /// [`Solver::search`] in R^d, then, where the hull's points hold a line, in the
-    /// complement of C's lineality space (the frame kept for the proof).
+    /// complement of C's lineality space (the frame kept for the proof). `reuse`: the
+    /// search in R^d goes on from the hull as it stands, where `x` lies inside it.
     fn framed_search(
         &mut self,
         hull: &mut Hull,
         case: &GeneralCase<'_>,
         x: &Vector,
         witness: &[u32],
+        reuse: bool,
     ) -> Result<Local, Ended> {
         let d = case.dim;
         let mut frame = Frame::of(d);
-        let mut found = self.search(hull, case, x, witness, &frame);
+        let mut found = self.search(hull, case, x, witness, &frame, reuse);
         if let Err(Ended::NotPointed) = found {
             if let Some(f) = self.lineality_frame(d) {
                 frame = f;
-                found = self.search(hull, case, x, witness, &frame);
+                found = self.search(hull, case, x, witness, &frame, false);
             }
         }
         self.frame = frame;
@@ -187,6 +209,7 @@ impl Solver {
         x: &Vector,
         witness: &[u32],
         frame: &Frame,
+        reuse: bool,
     ) -> Result<Local, Ended> {
         let d = case.dim;
         let dd = frame.dim;
@@ -204,10 +227,15 @@ impl Solver {
         if dd == 1 {
             return self.half_space(case, x, frame);
         }
-        let (start, ids) = self.start(d, witness, frame).ok_or(Ended::Stuck)?;
-        let raws: Vec<Vector> = (0..dd).map(|j| raw(ids[j] as usize, &start[j])).collect();
-        hull.start(dd, &xf, &start[..dd], &raws, &ids[..dd])
-            .map_err(|_| Ended::Stuck)?;
+        let reused =
+            reuse && frame.basis.is_empty() && hull.dim() == dd && hull.retarget(&xf, LOWER_FLOOR);
+        self.hulls_reused += usize::from(reused);
+        if !reused {
+            let (start, ids) = self.start(d, witness, frame).ok_or(Ended::Stuck)?;
+            let raws: Vec<Vector> = (0..dd).map(|j| raw(ids[j] as usize, &start[j])).collect();
+            hull.start(dd, &xf, &start[..dd], &raws, &ids[..dd])
+                .map_err(|_| Ended::Stuck)?;
+        }
         // Every generator, twins included: the plane from above must support each within
         // docs/contract-general.md's ε, as anyone checking it will ask.
         let k = self.norms.len();

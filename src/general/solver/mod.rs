@@ -182,6 +182,12 @@ pub struct Solver {
     /// The local search's inner hull ([`local`]), kept for its buffers and for the proof
     /// of the last margin it found.
     hull: crate::general::hull::Hull,
+    /// The dimension and generators (their bits) of the cone whose closed inner hull `hull`
+    /// is, where the next need on that cone may go on from it ([`Hull::retarget`]); empty
+    /// when none.
+    ///
+    /// [`Hull::retarget`]: crate::general::hull::Hull::retarget
+    hull_cone: Vec<u64>,
     /// Whether the last inside margin came from the local search (its proof is `hull`'s).
     local_proof: bool,
     /// This need's witness was found independent ([`Solver::witness_spans`]): the local
@@ -189,6 +195,8 @@ pub struct Solver {
     witness_spans: bool,
     /// Inside margins the local search could not close, found from the whole facet set.
     fallbacks: usize,
+    /// Inside margins whose search went on from the last one's hull.
+    hulls_reused: usize,
     /// The last local search's interior vector, the hull face its facet came from, and
     /// the frame it ran in (C's lines projected out).
     interior: Vector,
@@ -198,6 +206,24 @@ pub struct Solver {
     closing: u32,
     /// The support region's linear program ([`project`]), kept for its buffers.
     simplex: simplex::Simplex,
+}
+
+/// Whether `bits` ([`write_cone`]'s) are `case`'s dimension and generators, bit for bit.
+fn is_cone(bits: &[u64], case: &GeneralCase<'_>) -> bool {
+    bits.len() == case.generators.len() + 1
+        && bits[0] == case.dim as u64
+        && bits[1..]
+            .iter()
+            .zip(case.generators)
+            .all(|(&a, b)| a == b.to_bits())
+}
+
+/// `case`'s dimension and generators' bits into `bits`: what a solver keeps to know the
+/// next case's cone for the last one's.
+fn write_cone(bits: &mut Vec<u64>, case: &GeneralCase<'_>) {
+    bits.clear();
+    bits.push(case.dim as u64);
+    bits.extend(case.generators.iter().map(|v| v.to_bits()));
 }
 
 /// How the inside margin is found (docs/contract-general.md §9).
@@ -260,18 +286,44 @@ impl Solver {
 
     /// The general test of one case.
     pub fn solve(&mut self, case: &GeneralCase<'_>) -> GeneralOutcome {
-        self.solve_hinted(case, &[]).0
+        self.solve_hinted(case, &[], false).0
+    }
+
+    /// [`Solver::solve`] for the next of several needs on one cone (a stance's centre-of-mass
+    /// positions, one after another): where this solver's last inside margin was of this
+    /// cone, bit for bit, and came from a closed inner hull, the search goes on from that
+    /// hull instead of starting afresh (docs/contract-general.md §9). The answer is proven as
+    /// any other; its last bits may depend on the cases before it. The engine asks it of a
+    /// batch's runs of [`GeneralBatch::push_need`] only, each run on one solver, whatever the
+    /// threads.
+    ///
+    /// [`GeneralBatch::push_need`]: crate::GeneralBatch::push_need
+    pub fn solve_next(&mut self, case: &GeneralCase<'_>) -> GeneralOutcome {
+        self.solve_hinted(case, &[], true).0
+    }
+
+    /// How many inside margins went on from the last one's inner hull
+    /// ([`Solver::solve_next`]): a measure, for tests and benches.
+    pub fn hulls_reused(&self) -> usize {
+        self.hulls_reused
     }
 
     /// The general test of one case, the NNLS started from the passive set `hint` (a float32
     /// search's answer, such as the GPU's): when the hint is right, the float64 solve only
     /// confirms it. Also says whether the final passive set is the hint's (false: the host
-    /// had to search on from it).
+    /// had to search on from it). `after`: this solver's last case had this cone (a scene's
+    /// next need), and the inside margin's search may go on from that case's inner hull; the
+    /// answer then depends on that case too, so a caller asks it only where the order is
+    /// the input's (never how the work was shared out).
     pub(crate) fn solve_hinted(
         &mut self,
         case: &GeneralCase<'_>,
         hint: &[u32],
+        after: bool,
     ) -> (GeneralOutcome, bool) {
+        if !after {
+            self.hull_cone.clear();
+        }
         let mut confirmed = true;
         let mut out = self.solve_inner(case, hint, &mut confirmed);
         if out.margin_lower.is_nan() {
@@ -509,20 +561,11 @@ impl Solver {
     /// else found now.
     fn shape(&mut self, case: &GeneralCase<'_>) -> Shape {
         let d = case.dim;
-        let same = self.shape_of.len() == case.generators.len() + 1
-            && self.shape_of[0] == d as u64
-            && self.shape_of[1..]
-                .iter()
-                .zip(case.generators)
-                .all(|(&a, b)| a == b.to_bits());
-        if !same {
+        if !is_cone(&self.shape_of, case) {
             let (rank, basis) = self.pivoted_basis(d);
             let fills = rank == d && !self.pointed(d) && self.fills_space(d, &basis[..d]);
             self.shape = Shape { rank, basis, fills };
-            self.shape_of.clear();
-            self.shape_of.push(d as u64);
-            self.shape_of
-                .extend(case.generators.iter().map(|v| v.to_bits()));
+            write_cone(&mut self.shape_of, case);
         }
         self.shape
     }
