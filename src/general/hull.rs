@@ -541,6 +541,15 @@ impl Hull {
     /// pointed for the bound from below (docs/proof.md).
     pub(crate) fn interior(&self) -> Option<Vector> {
         let d = self.d;
+        // x itself where it is positive on every point taken (a lifted grasp's e₀ always is):
+        // then no sums are needed.
+        if self
+            .points
+            .iter()
+            .all(|p| dot(&p[..d], &self.x[..d]) > 1e-10)
+        {
+            return Some(self.x);
+        }
         // Candidates: the faces' normals summed, the points used summed (each as often as
         // faces use it), x; then each nudged towards x.
         let mut normals = [0.0; MAX_DIM];
