@@ -607,7 +607,7 @@ impl Engine {
                 &h.index[..(h.len as usize).min(h.index.len())]
             });
             let (outcome, confirmed) = solver.solve_hinted(&case, hint, after);
-            (outcome, usize::from(!confirmed))
+            (outcome, usize::from(hints.is_some() && !confirmed))
         };
         let runs = batch.runs();
         proofs.clear();

@@ -197,6 +197,11 @@ pub struct Solver {
     fallbacks: usize,
     /// Inside margins whose search went on from the last one's hull.
     hulls_reused: usize,
+    /// The last NNLS's passive set, where the next case of its run may start from it.
+    last_passive: ([u32; MAX_DIM], usize),
+    /// The cone (as [`write_cone`] writes it) of the run [`Solver::solve_next`] is in; empty
+    /// after any other solve.
+    next_cone: Vec<u64>,
     /// The last local search's interior vector, the hull face its facet came from, and
     /// the frame it ran in (C's lines projected out).
     interior: Vector,
@@ -292,14 +297,21 @@ impl Solver {
     /// [`Solver::solve`] for the next of several needs on one cone (a stance's centre-of-mass
     /// positions, one after another): where this solver's last inside margin was of this
     /// cone, bit for bit, and came from a closed inner hull, the search goes on from that
-    /// hull instead of starting afresh (docs/contract-general.md §9). The answer is proven as
-    /// any other; its last bits may depend on the cases before it. The engine asks it of a
+    /// hull instead of starting afresh, and the NNLS starts from the last need's passive set
+    /// (docs/contract-general.md §9). The answer is proven as any other; its last bits may
+    /// depend on the needs before it since the cone last changed (or since a
+    /// [`Solver::solve`]). The engine asks it of a
     /// batch's runs of [`GeneralBatch::push_need`] only, each run on one solver, whatever the
     /// threads.
     ///
     /// [`GeneralBatch::push_need`]: crate::GeneralBatch::push_need
     pub fn solve_next(&mut self, case: &GeneralCase<'_>) -> GeneralOutcome {
-        self.solve_hinted(case, &[], true).0
+        let after = is_cone(&self.next_cone, case);
+        let out = self.solve_hinted(case, &[], after).0;
+        if !after {
+            write_cone(&mut self.next_cone, case);
+        }
+        out
     }
 
     /// How many inside margins went on from the last one's inner hull
@@ -312,8 +324,9 @@ impl Solver {
     /// search's answer, such as the GPU's): when the hint is right, the float64 solve only
     /// confirms it. Also says whether the final passive set is the hint's (false: the host
     /// had to search on from it). `after`: this solver's last case had this cone (a scene's
-    /// next need), and the inside margin's search may go on from that case's inner hull; the
-    /// answer then depends on that case too, so a caller asks it only where the order is
+    /// next need): the NNLS starts from that case's passive set where no hint is given, and
+    /// the inside margin's search may go on from its inner hull; the answer then depends on
+    /// that case too, so a caller asks it only where the order is
     /// the input's (never how the work was shared out).
     pub(crate) fn solve_hinted(
         &mut self,
@@ -323,7 +336,13 @@ impl Solver {
     ) -> (GeneralOutcome, bool) {
         if !after {
             self.hull_cone.clear();
+            self.next_cone.clear();
+            self.last_passive.1 = 0;
         }
+        // A run's next need starts its NNLS from the last need's passive set (most often
+        // its own: a scene's needs are near each other).
+        let (last, len) = self.last_passive;
+        let hint = if hint.is_empty() { &last[..len] } else { hint };
         let mut confirmed = true;
         let mut out = self.solve_inner(case, hint, &mut confirmed);
         if out.margin_lower.is_nan() {
@@ -360,6 +379,7 @@ impl Solver {
             true
         } else {
             let nn = self.nnls(d, &xs, hint);
+            self.last_passive = (nn.passive, nn.len);
             let mut same = nn.len == hint.len();
             for &h in hint {
                 same &= nn.passive[..nn.len].contains(&h);
