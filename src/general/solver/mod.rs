@@ -197,6 +197,11 @@ pub struct Solver {
     fallbacks: usize,
     /// Inside margins whose search went on from the last one's hull.
     hulls_reused: usize,
+    /// Whether what [`Solver::prepare`] made (unit columns, lengths) is the last solved
+    /// case's, so that the next need of its run keeps it; and, where found since, whether
+    /// that cone is pointed.
+    kept: bool,
+    kept_pointed: Option<bool>,
     /// The last NNLS's passive set, where the next case of its run may start from it.
     last_passive: ([u32; MAX_DIM], usize),
     /// The cone (as [`write_cone`] writes it) of the run [`Solver::solve_next`] is in; empty
@@ -344,7 +349,7 @@ impl Solver {
         let (last, len) = self.last_passive;
         let hint = if hint.is_empty() { &last[..len] } else { hint };
         let mut confirmed = true;
-        let mut out = self.solve_inner(case, hint, &mut confirmed);
+        let mut out = self.solve_inner(case, hint, &mut confirmed, after);
         if out.margin_lower.is_nan() {
             out.margin_lower = out.margin; // no inside search: the margin is exact
         }
@@ -356,6 +361,7 @@ impl Solver {
         case: &GeneralCase<'_>,
         hint: &[u32],
         confirmed: &mut bool,
+        after: bool,
     ) -> GeneralOutcome {
         let d = case.dim;
         let k = case.len();
@@ -367,7 +373,14 @@ impl Solver {
             ..GeneralOutcome::default()
         };
 
-        self.prepare(case);
+        // A run's next need has its cone's unit columns and pointedness from the need
+        // before it (each generator its own position again, as `prepare` leaves them).
+        if after && self.kept {
+            self.own_positions(case.len());
+        } else {
+            self.prepare(case);
+            self.kept = true;
+        }
         let mut xs = [0.0; MAX_DIM];
         if s > 0.0 {
             for (x, v) in xs[..d].iter_mut().zip(case.need) {
@@ -471,7 +484,15 @@ impl Solver {
         // A pointed cone whose witness spans R^d is full-dimensional and not all of R^d: the
         // local search needs no pivoted basis (K·d² work, a sixth of a held case at K = 256),
         // only the fallback below does.
-        self.witness_spans = local && self.pointed(d) && self.witness_spans(d, &witness[..n]);
+        let pointed = match self.kept_pointed {
+            Some(pointed) => pointed,
+            None => {
+                let pointed = self.pointed(d);
+                self.kept_pointed = Some(pointed);
+                pointed
+            }
+        };
+        self.witness_spans = local && pointed && self.witness_spans(d, &witness[..n]);
         if !self.witness_spans {
             let Shape { rank, fills, .. } = self.shape(case);
             if rank < d {
@@ -637,6 +658,8 @@ impl Solver {
     fn prepare(&mut self, case: &GeneralCase<'_>) {
         let d = case.dim;
         let k = case.len();
+        self.kept = false;
+        self.kept_pointed = None;
         // Lengths and unit generators, column by column ([`unit_columns`]: `linalg::norm`'s
         // operations lane by lane, so the same bits).
         let kp = k.div_ceil(4) * 4;
@@ -652,6 +675,12 @@ impl Solver {
             &mut self.norms,
         );
         self.norms.truncate(k);
+        self.own_positions(k);
+    }
+
+    /// Every one of the `k` generators its own position (`distinct` = all, `pos_of` =
+    /// identity), as the NNLS takes them until [`Solver::dedup`].
+    fn own_positions(&mut self, k: usize) {
         self.distinct.clear();
         self.distinct.extend(0..k as u32);
         self.pos_of.clear();
