@@ -484,15 +484,17 @@ impl Solver {
         // A pointed cone whose witness spans R^d is full-dimensional and not all of R^d: the
         // local search needs no pivoted basis (K·d² work, a sixth of a held case at K = 256),
         // only the fallback below does.
-        let pointed = match self.kept_pointed {
-            Some(pointed) => pointed,
-            None => {
-                let pointed = self.pointed(d);
-                self.kept_pointed = Some(pointed);
-                pointed
-            }
-        };
-        self.witness_spans = local && pointed && self.witness_spans(d, &witness[..n]);
+        // (Whether the cone is pointed, kept for a run's next need.)
+        let pointed = local
+            && match self.kept_pointed {
+                Some(pointed) => pointed,
+                None => {
+                    let pointed = self.pointed(d);
+                    self.kept_pointed = Some(pointed);
+                    pointed
+                }
+            };
+        self.witness_spans = pointed && self.witness_spans(d, &witness[..n]);
         if !self.witness_spans {
             let Shape { rank, fills, .. } = self.shape(case);
             if rank < d {
