@@ -282,8 +282,8 @@ fn lifted_grasp_cones_bound_the_exact_q1_from_both_sides() {
 /// through runs), each answer with a proof that passes.
 #[test]
 fn needs_on_one_cone_go_on_from_the_last_hull_within_the_exact_margin() {
-    use planar_hold::details::proof::check_answer;
-    use planar_hold::{Backend, Engine, Options, Threads, GENERAL_MARGIN_CAP};
+    use crate::proof::check_cone_answer;
+    use planar_hold::{Backend, Engine, Options, Threads};
     let mut rng = Rng::new(91);
     let mut runs = GeneralBatch::default();
     for (d, k, n) in [
@@ -368,18 +368,8 @@ fn needs_on_one_cone_go_on_from_the_last_hull_within_the_exact_margin() {
     for (i, (o, p)) in all.general.iter().zip(&all.proofs).enumerate() {
         let case = runs.get(i);
         if let Some(p) = p {
-            check_answer(
-                case.generators,
-                case.dim,
-                case.need,
-                p,
-                o.margin,
-                o.margin_lower,
-                o.margin_checked,
-                1e-9 * nrm(case.need),
-                GENERAL_MARGIN_CAP,
-            )
-            .unwrap_or_else(|e| panic!("case {i}: {e}"));
+            check_cone_answer(&case, o, p, 1e-9 * nrm(case.need))
+                .unwrap_or_else(|e| panic!("case {i}: {e}"));
         }
     }
 }

@@ -44,6 +44,27 @@ fn general_batch(name: &str) -> GeneralBatch {
     batch
 }
 
+/// `check_answer` of the answer `o` to the cone test `case` with its proof `p`, within `tol`.
+pub(crate) fn check_cone_answer(
+    case: &GeneralCase<'_>,
+    o: &planar_hold::GeneralOutcome,
+    p: &Proof,
+    tol: f64,
+) -> Result<(), String> {
+    check_answer(
+        case.generators,
+        case.dim,
+        case.need,
+        p,
+        o.margin,
+        o.margin_lower,
+        o.margin_checked,
+        tol,
+        GENERAL_MARGIN_CAP,
+    )
+    .map(|_| ())
+}
+
 fn options() -> Options {
     Options {
         proof: true,
@@ -64,21 +85,10 @@ fn every_public_cone_test_proof_passes() {
         let (mut checked, mut missing) = (0, 0);
         for (i, o) in answers.general.iter().enumerate() {
             let case = batch.get(i);
-            let tol = 1e-9 * nrm(case.need);
             match &answers.proofs[i] {
                 Some(p) => {
-                    check_answer(
-                        case.generators,
-                        case.dim,
-                        case.need,
-                        p,
-                        o.margin,
-                        o.margin_lower,
-                        o.margin_checked,
-                        tol,
-                        GENERAL_MARGIN_CAP,
-                    )
-                    .unwrap_or_else(|e| panic!("{name} case {i}: {e}"));
+                    check_cone_answer(&case, o, p, 1e-9 * nrm(case.need))
+                        .unwrap_or_else(|e| panic!("{name} case {i}: {e}"));
                     checked += 1;
                 }
                 None => {
@@ -135,20 +145,10 @@ fn every_public_cone_test_has_its_proof_at_every_scale() {
                 }
                 match &answers.proofs[i] {
                     Some(p) => {
-                        check_answer(
-                            case.generators,
-                            case.dim,
-                            case.need,
-                            p,
-                            o.margin,
-                            o.margin_lower,
-                            o.margin_checked,
-                            // |need| of the unscaled case, scaled (its squares underflow
-                            // at 2^-500).
-                            1e-9 * nrm(batch.get(i).need) * s,
-                            GENERAL_MARGIN_CAP,
-                        )
-                        .unwrap_or_else(|e| panic!("{at}: {e}"));
+                        // |need| of the unscaled case, scaled (its squares underflow at
+                        // 2^-500).
+                        let tol = 1e-9 * nrm(batch.get(i).need) * s;
+                        check_cone_answer(&case, o, p, tol).unwrap_or_else(|e| panic!("{at}: {e}"));
                     }
                     None => assert!(
                         base.proofs[i].is_none() || want >= GENERAL_MARGIN_CAP,
