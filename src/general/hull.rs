@@ -321,16 +321,22 @@ impl Hull {
     #[inline(always)]
     fn push_face(&mut self, f: Face) -> u32 {
         let i = self.faces.len() as u32;
+        let key = ordered(f.value);
         self.faces.push(f);
         self.open_at.push(u32::MAX);
-        self.open(i);
+        self.open_key(i, key);
         i
     }
 
     /// Puts face `i` among the faces not yet popped, last.
     #[inline(always)]
     fn open(&mut self, i: u32) {
-        let key = ordered(self.faces[i as usize].value);
+        self.open_key(i, ordered(self.faces[i as usize].value));
+    }
+
+    /// [`Hull::open`] with the face's key, `ordered(value)`, at hand.
+    #[inline(always)]
+    fn open_key(&mut self, i: u32, key: u64) {
         if self.heaped {
             self.heap.push(Reverse((key, i)));
         } else {
@@ -729,16 +735,23 @@ impl Hull {
             &mut self.visible,
             &mut self.horizon,
         );
+        // No face forced or spared (all but a retried add): the sign alone decides.
+        let plain = self.forced.is_empty() && self.spared.is_empty();
         while let Some(g) = stack.pop() {
             visible.push(g);
-            for j in 0..d - 1 {
-                let h = faces[g as usize].nbr[j];
+            let nbr = faces[g as usize].nbr;
+            for (j, &h) in nbr[..d - 1].iter().enumerate() {
                 let fh = &faces[h as usize];
                 if fh.seen == stamp {
                     continue;
                 }
                 let beyond = dot(&fh.normal[..d], &p[..d]);
-                if (beyond < seen || self.forced.contains(&h)) && !self.spared.contains(&h) {
+                let sees = if plain {
+                    beyond < seen
+                } else {
+                    (beyond < seen || self.forced.contains(&h)) && !self.spared.contains(&h)
+                };
+                if sees {
                     faces[h as usize].seen = stamp;
                     faces[h as usize].beyond = beyond;
                     stack.push(h);
@@ -755,6 +768,8 @@ impl Hull {
         // the seen face on the ridge's near side points to it instead (the walks below
         // find new faces through these links; [`Hull::undo`] puts them back).
         let first = self.faces.len() as u32;
+        // Read once (the pushes below borrow all of `self`).
+        let (x, reflex) = (self.x, self.reflex());
         for t in 0..self.horizon.len() {
             let (g, j, h, a) = self.horizon[t];
             let j = j as usize;
@@ -792,7 +807,7 @@ impl Hull {
                     self.checked_normal(&points, normal)?
                 }
             };
-            let value = dot(&normal[..d], &self.x[..d]);
+            let value = dot(&normal[..d], &x[..d]);
             if value.is_nan() || value < -1e-12 {
                 return Err(Stuck::Degenerate);
             }
@@ -812,7 +827,7 @@ impl Hull {
             self.faces[h as usize].nbr[slot] = f;
             self.faces[g as usize].nbr[j] = f;
             let apex = self.faces[h as usize].points[slot];
-            if folds && dot(&normal[..d], &self.points[apex as usize][..d]) < -self.reflex() {
+            if folds && dot(&normal[..d], &self.points[apex as usize][..d]) < -reflex {
                 return Err(Stuck::Reflex(h));
             }
         }
@@ -841,22 +856,24 @@ impl Hull {
             let (g, j, _, _) = horizon[(f - first) as usize];
             let j = j as usize;
             // The fingerprint of f's points but p; a ridge's is that less its point k.
-            let points = &faces[f as usize].points[..d - 1];
-            let others = points.iter().enumerate().fold(0u64, |s, (m, &v)| {
-                if m == j {
-                    s
-                } else {
-                    s.wrapping_add(scatters[v as usize])
-                }
-            });
-            for k in 0..d - 1 {
-                if k == j || faces[f as usize].nbr[k] != u32::MAX {
-                    continue;
-                }
+            let points = faces[f as usize].points;
+            let others = points[..d - 1]
+                .iter()
+                .fold(0u64, |s, &v| s.wrapping_add(scatters[v as usize]))
+                .wrapping_sub(scatters[q as usize]);
+            // g's point off the ridge f was made on (p's slot in f).
+            let off = faces[g as usize].points[j];
+            // The ridges through p not yet linked: f's turn links only its own slot k (no
+            // walk of it ends at f itself), and the faces before it linked theirs already.
+            let all = (1 << (d - 1)) - 1;
+            let mut unlinked = u32::hits(&faces[f as usize].nbr, u32::MAX) & !(1 << j) & all;
+            while unlinked != 0 {
+                let k = unlinked.trailing_zeros() as usize;
+                unlinked &= unlinked - 1;
                 // In `cur`, the ridge crossed next is without `cur.points[out]`; `c` is the
                 // point of cur on that ridge but not in S.
                 let (mut cur, mut out) = (g, k);
-                let mut c = faces[g as usize].points[j];
+                let mut c = off;
                 let mut steps = 0;
                 let (other, back) = loop {
                     let t = faces[cur as usize].nbr[out];
@@ -886,7 +903,7 @@ impl Hull {
                 // Each ridge through p must be met by two new faces, not four: where the
                 // seen faces about S fall in two runs, both walks succeed. S's fingerprint
                 // (a sum of its points' hashes) marks it once a pair.
-                let print = others.wrapping_sub(scatters[faces[f as usize].points[k] as usize]);
+                let print = others.wrapping_sub(scatters[points[k] as usize]);
                 let mut at = (print >> 40) as usize & mask;
                 loop {
                     let r = &mut ridges[at];
