@@ -173,6 +173,9 @@ pub(crate) struct Hull {
     /// own bound is trusted keeps double-double (float64 normals folded a near-duplicate
     /// cone's hull).
     pub float_normals: bool,
+    /// Whether the CPU runs AVX2 and it is not turned off ([`crate::simd::Simd::chosen`]),
+    /// for [`Hull::least_open`]'s pass.
+    avx2: bool,
     /// Points within this (unit vectors; 0 for [`SEEN`] and [`REFLEX`], else [`COARSE`] or
     /// [`COARSER`]) of a face's plane neither see it nor fold it: a hull whose
     /// faces the proof checker checks, searched again where the finer one left its bracket
@@ -190,6 +193,31 @@ pub(crate) struct Hull {
     /// its bound has the checker look (an add that went through with neighbours taken as
     /// seen is as common as a contact's coplanar wrenches, and rarely leaves a fold).
     pub irregular: usize,
+}
+
+/// Keys a block of [`Hull::least_open`]'s pass.
+const BLOCK: usize = 16;
+
+/// The least of `keys` and the first block of [`BLOCK`] that holds it (`GONE` and 0 for
+/// none): one pass, the compiler's vector minimum a block.
+#[inline(always)]
+fn least_block(keys: &[u64]) -> (u64, usize) {
+    let (mut least, mut block) = (GONE, 0);
+    for (b, chunk) in keys.chunks(BLOCK).enumerate() {
+        let m = chunk.iter().fold(GONE, |m, &k| m.min(k));
+        if m < least {
+            (least, block) = (m, b);
+        }
+    }
+    (least, block)
+}
+
+/// [`least_block`] with AVX2's 64-bit compares (four keys a step; the baseline's SSE2 has
+/// none, and takes the keys one by one).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn least_block_avx2(keys: &[u64]) -> (u64, usize) {
+    least_block(keys)
 }
 
 /// `v`'s bits in the order of the numbers (for the heap).
@@ -221,6 +249,10 @@ impl Hull {
         }
         self.d = d;
         self.x = *x;
+        self.avx2 = matches!(
+            crate::simd::Simd::chosen(),
+            crate::simd::Simd::Avx2 | crate::simd::Simd::Avx512
+        );
         self.points.clear();
         self.points.extend_from_slice(start);
         self.raw.clear();
@@ -402,15 +434,16 @@ impl Hull {
         }
         // The open faces are in the order made: the first least key is the least index among
         // ties. The least key by blocks (vectorised), then its first place in its block.
-        const BLOCK: usize = 16;
         let keys = &self.open_keys;
-        let (mut least, mut block) = (GONE, 0);
-        for (b, chunk) in keys.chunks(BLOCK).enumerate() {
-            let m = chunk.iter().fold(GONE, |m, &k| m.min(k));
-            if m < least {
-                (least, block) = (m, b);
-            }
-        }
+        #[cfg(target_arch = "x86_64")]
+        let (least, block) = if self.avx2 {
+            // SAFETY: `avx2` is set only where the CPU runs AVX2 ([`Hull::start`]).
+            unsafe { least_block_avx2(keys) }
+        } else {
+            least_block(keys)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let (least, block) = least_block(keys);
         if least == GONE {
             return None;
         }
