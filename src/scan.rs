@@ -100,11 +100,26 @@ impl<'a> Scanner<'a> {
         self.at == self.text.len()
     }
 
-    /// A key without escapes, its quotes consumed; `None` for any other.
+    /// A key without escapes or control characters, its quotes consumed: its bytes, which
+    /// the readers compare with their own ASCII keys (so no UTF-8 check: a key that is not
+    /// UTF-8 matches none, and serde refuses its line); `None` for any other. Keys are short:
+    /// a plain loop, not [`Scanner::plain_string`]'s search and check (a grasp line has two
+    /// dozen of them).
     pub(crate) fn plain_key(&mut self) -> Option<&'a [u8]> {
         self.skip_ws();
-        let raw = self.plain_string()?;
-        Some(&raw.as_bytes()[1..raw.len() - 1])
+        let text = self.text;
+        if text.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let start = self.at + 1;
+        let len = text[start..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if text[start + len] != b'"' {
+            return None;
+        }
+        self.at = start + len + 1;
+        Some(&text[start..start + len])
     }
 
     /// A JSON number: its text and its value as float64 (see [`Scanner::number`]).

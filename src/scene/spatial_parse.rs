@@ -135,7 +135,10 @@ mod plain {
             Some(d) => (true, d),
             None => (false, token),
         };
-        let m: u64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+        // JSON's digits (checked by `number_text`), past u64 left to serde.
+        let m = digits.iter().try_fold(0u64, |m, &b| {
+            m.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+        })?;
         match (negative, m) {
             (false, m) => Some(Value::from(m)),
             (true, 0) => Some(Value::from(-0.0)),
