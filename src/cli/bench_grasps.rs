@@ -16,7 +16,6 @@
 use std::time::{Duration, Instant};
 
 use planar_hold::details::Simd;
-use planar_hold::io::json::write_line;
 use planar_hold::io::lines::LineChunk;
 use planar_hold::io::parquet::{grasp_answers_file, GraspRow, GraspRows, ParquetGrasps};
 use planar_hold::{hold_reports, parse_line, Report, SceneLine};
@@ -224,7 +223,7 @@ pub(super) fn run(
             for part in answered.chunks(GATE_CHUNK_ROWS) {
                 text.clear();
                 for r in part {
-                    write_line(&mut text, *r);
+                    r.write_json_line(&mut text);
                 }
                 std::hint::black_box(&text);
             }

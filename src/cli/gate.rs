@@ -392,7 +392,7 @@ pub(super) fn stream(
 fn format(batch: &Scenes, reports: &[Report], text: &mut Vec<u8>) {
     for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
         match row {
-            Ok(i) => write_line(text, &reports[*i as usize]),
+            Ok(i) => reports[*i as usize].write_json_line(text),
             Err((id, error)) => {
                 let id = id.clone();
                 write_line(text, &ErrorLine { id, line, error });

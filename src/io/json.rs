@@ -282,13 +282,12 @@ pub struct ErrorLine<'a> {
 
 /// Appends `value` and a newline to `out`.
 pub fn write_line<T: Serialize>(out: &mut Vec<u8>, value: &T) {
-    // Writing into a Vec fails only for a non-string map key, which these types never have.
-    serde_json::to_writer(&mut *out, value).expect("answers serialize to JSON");
+    write_serde(out, value);
     out.push(b'\n');
 }
 
 /// Appends `[a,b,...]`, each item written by `item`.
-fn write_array<T: Copy>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u8>, T)) {
+pub(crate) fn write_array<T: Copy>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u8>, T)) {
     out.push(b'[');
     for (k, &x) in items.iter().enumerate() {
         if k > 0 {
@@ -360,12 +359,53 @@ fn write_f32(out: &mut Vec<u8>, x: f32) {
     }
 }
 
-fn write_f64(out: &mut Vec<u8>, x: f64) {
+/// Appends `x` as serde_json writes a float64: its shortest decimal by zmij, `null` where
+/// it is not finite.
+pub(crate) fn write_f64(out: &mut Vec<u8>, x: f64) {
     if x.is_finite() {
         out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
     } else {
         out.extend_from_slice(b"null");
     }
+}
+
+/// Appends an unsigned integer as serde_json writes it.
+pub(crate) fn write_usize(out: &mut Vec<u8>, x: usize) {
+    out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
+}
+
+/// Appends `s` as a JSON string as serde_json writes it: as it is between quotes where it
+/// has nothing to escape (a quote, a backslash, a control character), else by serde_json.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        write_serde(out, s);
+    }
+}
+
+/// Appends a JSON value (an echoed id, a verdict word) as serde_json writes it: the
+/// usual forms directly, any other by serde_json.
+pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::String(s) => write_str(out, s),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes()),
+            (None, Some(i)) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+            _ => write_serde(out, n),
+        },
+        _ => write_serde(out, v),
+    }
+}
+
+/// Appends `value` as serde_json writes it (no newline).
+pub(crate) fn write_serde<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing into a Vec fails only for a non-string map key, which these types never have.
+    serde_json::to_writer(&mut *out, value).expect("answers serialize to JSON");
 }
 
 /// The float64 that a JSON reader gets back from the shortest decimal of `x`, as

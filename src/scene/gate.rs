@@ -59,6 +59,15 @@ pub enum Report {
 }
 
 impl Report {
+    /// Appends the report's JSON line, as `io::json::write_line` writes it (a grasp's
+    /// without serde's machinery: [`GraspReport::write_json_line`]).
+    pub fn write_json_line(&self, out: &mut Vec<u8>) {
+        match self {
+            Report::Grasp(g) => g.write_json_line(out),
+            report => crate::io::json::write_line(out, report),
+        }
+    }
+
     /// The line's `id`.
     pub fn id(&self) -> &Value {
         match self {
