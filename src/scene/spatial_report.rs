@@ -13,6 +13,7 @@ use super::report::{sliding_words, SlidingReport, WitnessReport};
 use super::spatial::{pyramids, FrictionModel, SpatialScene, Twist, MAX_PYRAMID};
 use crate::general::proof::RegionProof;
 use crate::general::{GeneralBatch, GeneralOutcome, GENERAL_MARGIN_CAP};
+use crate::io::json::{write_array, write_f64, write_serde, write_str, write_usize, write_value};
 use crate::{Error, Verdict};
 
 /// What binds a need: a plane of R⁶ through the origin with every generator on its side
@@ -152,6 +153,169 @@ pub struct SpatialReport {
     pub support_region_proof: Option<RegionProof>,
     /// One report per need, in need order (`SpatialScene::need_points`).
     pub needs: Vec<SpatialNeedReport>,
+}
+
+impl SpatialReport {
+    /// Appends the line `io::json::write_line(out, self)` appends, byte for byte, without
+    /// serde's machinery (a twelfth of a small scene's time through `gate`): the same keys
+    /// in the same order, written as they are, floats and integers as serde_json writes
+    /// them; the rare parts (sliding contacts, proofs) by serde_json.
+    pub(crate) fn write_json_line(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"id\":");
+        write_value(out, &self.id);
+        out.extend_from_slice(b",\"dim\":");
+        write_usize(out, self.dim.into());
+        write_bool(out, b",\"held\":", self.held);
+        out.extend_from_slice(b",\"robust_margin\":");
+        write_f64(out, self.robust_margin);
+        out.extend_from_slice(b",\"robust_margin_lower\":");
+        write_f64(out, self.robust_margin_lower);
+        write_bool(out, b",\"margin_checked\":", self.margin_checked);
+        write_bool(out, b",\"uncertain\":", self.uncertain);
+        write_bool(out, b",\"capped\":", self.capped);
+        out.extend_from_slice(b",\"friction\":");
+        write_str(out, self.friction);
+        out.extend_from_slice(b",\"pyramid\":");
+        write_usize(out, self.pyramid);
+        out.extend_from_slice(b",\"margin_min\":");
+        write_f64(out, self.margin_min);
+        out.extend_from_slice(b",\"n_generators\":");
+        write_usize(out, self.n_generators);
+        if !self.sliding.is_empty() {
+            out.extend_from_slice(b",\"sliding\":");
+            write_serde(out, &self.sliding);
+        }
+        if let Some(upper) = self.margin_upper {
+            out.extend_from_slice(b",\"margin_upper\":");
+            write_f64(out, upper);
+        }
+        if let Some(undecided) = self.coulomb_uncertain {
+            write_bool(out, b",\"coulomb_uncertain\":", undecided);
+        }
+        let need = &self.binding_need;
+        out.extend_from_slice(b",\"binding_need\":{\"index\":");
+        write_usize(out, need.index);
+        out.extend_from_slice(b",\"mass\":");
+        write_f64(out, need.mass);
+        out.extend_from_slice(b",\"com_offset\":");
+        write_array(out, &need.com_offset, write_f64);
+        out.extend_from_slice(b"},\"binding\":");
+        write_binding(out, self.binding.as_ref());
+        if let Some(reason) = &self.reason {
+            out.extend_from_slice(b",\"reason\":");
+            write_str(out, reason);
+        }
+        if let Some(vertices) = &self.support_region {
+            out.extend_from_slice(b",\"support_region\":");
+            write_points(out, vertices);
+        }
+        if let Some(shape) = self.support_region_shape {
+            out.extend_from_slice(b",\"support_region_shape\":");
+            write_str(out, shape);
+        }
+        if let Some(clipped) = self.support_region_clipped {
+            write_bool(out, b",\"support_region_clipped\":", clipped);
+        }
+        if let Some(checked) = self.support_region_checked {
+            write_bool(out, b",\"support_region_checked\":", checked);
+        }
+        if let Some(inner) = &self.support_region_inner {
+            out.extend_from_slice(b",\"support_region_inner\":");
+            write_points(out, inner);
+        }
+        if let Some(proof) = &self.support_region_proof {
+            out.extend_from_slice(b",\"support_region_proof\":");
+            write_serde(out, proof);
+        }
+        out.extend_from_slice(b",\"needs\":[");
+        for (i, n) in self.needs.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_need(out, n);
+        }
+        out.extend_from_slice(b"]}\n");
+    }
+}
+
+/// `key` (with its comma and colon) and `true` or `false`.
+fn write_bool(out: &mut Vec<u8>, key: &[u8], v: bool) {
+    out.extend_from_slice(key);
+    out.extend_from_slice(if v { b"true" } else { b"false" });
+}
+
+/// `[[x, y], ...]`.
+fn write_points(out: &mut Vec<u8>, points: &[[f64; 2]]) {
+    write_array(out, points, |out, p| write_array(out, &p, write_f64));
+}
+
+/// A [`SpatialBinding`] as serde_json writes it, or `null`.
+fn write_binding(out: &mut Vec<u8>, binding: Option<&SpatialBinding>) {
+    let Some(b) = binding else {
+        out.extend_from_slice(b"null");
+        return;
+    };
+    out.extend_from_slice(b"{\"normal\":");
+    write_array(out, &b.normal, write_f64);
+    out.extend_from_slice(b",\"generators\":");
+    write_array(out, &b.generators, |out, g| write_usize(out, g as usize));
+    out.extend_from_slice(b",\"contacts\":");
+    write_array(out, &b.contacts, write_usize);
+    out.extend_from_slice(b",\"points\":");
+    write_array(out, &b.points, |out, p| write_array(out, &p, write_usize));
+    out.push(b'}');
+}
+
+/// A [`SpatialNeedReport`] as serde_json writes it.
+fn write_need(out: &mut Vec<u8>, n: &SpatialNeedReport) {
+    out.extend_from_slice(b"{\"mass\":");
+    write_f64(out, n.mass);
+    out.extend_from_slice(b",\"com_offset\":");
+    write_array(out, &n.com_offset, write_f64);
+    out.extend_from_slice(b",\"need\":");
+    write_array(out, &n.need, write_f64);
+    out.extend_from_slice(b",\"verdict\":");
+    write_str(out, n.verdict);
+    out.extend_from_slice(b",\"margin\":");
+    write_f64(out, n.margin);
+    out.extend_from_slice(b",\"margin_lower\":");
+    write_f64(out, n.margin_lower);
+    write_bool(out, b",\"capped\":", n.capped);
+    if let Some(upper) = n.margin_upper {
+        out.extend_from_slice(b",\"margin_upper\":");
+        write_f64(out, upper);
+    }
+    out.extend_from_slice(b",\"witness\":");
+    match &n.witness {
+        Some(w) => {
+            out.extend_from_slice(b"{\"generators\":");
+            write_array(out, &w.generators, |out, g| write_usize(out, g as usize));
+            out.extend_from_slice(b",\"weights\":");
+            write_array(out, &w.weights, write_f64);
+            out.extend_from_slice(b",\"sources\":[");
+            for (i, source) in w.sources.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, source);
+            }
+            out.extend_from_slice(b"]}");
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"certificate\":");
+    match &n.certificate {
+        Some(y) => write_array(out, y, write_f64),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"binding\":");
+    write_binding(out, n.binding.as_ref());
+    write_bool(out, b",\"margin_checked\":", n.margin_checked);
+    if let Some(proof) = &n.proof {
+        out.extend_from_slice(b",\"proof\":");
+        write_serde(out, proof);
+    }
+    out.push(b'}');
 }
 
 /// Pushes the scene's cases at `k` edges a point: for each of its pyramids, every need it
