@@ -22,7 +22,7 @@ use super::region::{support_region, SupportRegion};
 use super::report::{judge as judge_planar, judge_general, HoldReport};
 use super::spatial::main_pyramid;
 use super::spatial::{pyramids, FrictionModel, SpatialScene};
-use super::spatial_parse::{parse_grasp, parse_plain_grasp, parse_spatial};
+use super::spatial_parse::{parse_grasp, parse_plain_grasp, parse_plain_spatial, parse_spatial};
 use super::spatial_report::{every_need, judge_spatial, push_cases, refine, SpatialReport};
 use super::types::Scene;
 use crate::device::block_on;
@@ -130,11 +130,16 @@ impl Report {
 /// A line that names `dim` (and `grasp`) before anything breaks is read by the spatial (or
 /// grasp) reader, which says what is wrong with it; the planar reader takes the rest.
 pub fn parse_line(text: &str) -> Result<SceneLine, Error> {
-    // Planar lines, the most, never name "dim": they skip the probe; a grasp line in the
-    // plain form is read in one pass without it.
+    // Planar lines, the most, never name "dim": they skip the probe; a grasp line or a
+    // spatial scene's in the plain form is read in one pass without it (the plain spatial
+    // reader refuses a line that names "grasp", which the probe then sends to the grasp
+    // reader, as it would have).
     let probe = if text.contains("\"dim\"") {
         if let Some(grasp) = parse_plain_grasp(text) {
             return grasp.map(SceneLine::Grasp);
+        }
+        if let Some(spatial) = parse_plain_spatial(text) {
+            return spatial.map(SceneLine::Spatial);
         }
         probe(text.as_bytes())
     } else {

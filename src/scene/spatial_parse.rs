@@ -95,14 +95,21 @@ pub(crate) fn parse_plain_grasp(text: &str) -> Option<Result<SpatialScene, Error
     plain::grasp(text.as_bytes()).map(grasp_of)
 }
 
-/// The plain form of a grasp line read in one pass (the hot path of grasp files: serde's
-/// reading was a fifth of `gate`'s time on small grasps). It gives up (`None`) on anything
+/// [`parse_spatial`] of a spatial scene's line in the plain form ([`plain`]), read in one
+/// pass; `None` for any other line (a spatial scene's or not).
+pub(crate) fn parse_plain_spatial(text: &str) -> Option<Result<SpatialScene, Error>> {
+    plain::spatial(text.as_bytes()).map(|raw| scene_of(raw, false))
+}
+
+/// The plain form of a grasp line, or of a spatial scene's, read in one pass (the hot path
+/// of grasp files: serde's reading was a fifth of `gate`'s time on small grasps, and a
+/// twenty-fifth of a spatial scene's). It gives up (`None`) on anything
 /// else, valid or not, and serde then reads the line, with its error messages; where it
 /// reads a line, it reads the fields serde would (a test compares the two).
 mod plain {
     use serde_json::Value;
 
-    use super::{RawContact, RawGrasp};
+    use super::{RawContact, RawGrasp, RawMass, RawSpatial};
     use crate::scan::Scanner;
 
     /// A value of the forms the plain lines use: a number (as serde types it), a string
@@ -157,8 +164,35 @@ mod plain {
         (s.numbers_into(&mut v)? == 3).then_some(v)
     }
 
-    /// `{"points": [...], "normal": [...], "mu": μ or [lo, hi]}`, each at most once.
-    fn contact(s: &mut Scanner<'_>) -> Option<RawContact> {
+    /// `[a, b, …]` of numbers, as serde's `Value` holds it; `None` for anything else.
+    fn number_list(s: &mut Scanner<'_>) -> Option<Value> {
+        s.expect(b'[')?;
+        let mut items = Vec::new();
+        if s.peek()? == b']' {
+            s.at += 1;
+        } else {
+            loop {
+                items.push(number(s)?);
+                if !s.more_elements()? {
+                    break;
+                }
+            }
+        }
+        Some(Value::Array(items))
+    }
+
+    /// A value of [`value`]'s forms or a list of numbers ([`number_list`]).
+    fn flat_value(s: &mut Scanner<'_>) -> Option<Value> {
+        if s.peek()? == b'[' {
+            number_list(s)
+        } else {
+            value(s)
+        }
+    }
+
+    /// `{"points": [...], "normal": [...], "mu": μ or [lo, hi]}`, each at most once; with
+    /// `spatial`, a spatial scene's contact: `"pair"` and `"slip"` too.
+    fn contact(s: &mut Scanner<'_>, spatial: bool) -> Option<RawContact> {
         let mut c = RawContact::default();
         s.expect(b'{')?;
         if s.peek()? == b'}' {
@@ -196,6 +230,14 @@ mod plain {
                         optional(s)?
                     };
                     c.mu.as_ref()?; // `null`: left to serde
+                }
+                b"pair" if spatial && c.pair.is_none() => {
+                    c.pair = optional(s)?;
+                    c.pair.as_ref()?; // `null`: left to serde
+                }
+                b"slip" if spatial && c.slip.is_none() => {
+                    c.slip = Some(flat_value(s)?).filter(|v| !v.is_null());
+                    c.slip.as_ref()?;
                 }
                 _ => return None,
             }
@@ -235,7 +277,7 @@ mod plain {
                         s.at += 1;
                     } else {
                         loop {
-                            contacts.push(contact(&mut s)?);
+                            contacts.push(contact(&mut s, false)?);
                             if !s.more_elements()? {
                                 break;
                             }
@@ -255,6 +297,134 @@ mod plain {
         // Required by serde (a missing one is its error to word).
         g.dim = dim?;
         g.grasp = grasp?;
+        Some(g)
+    }
+
+    /// `{"nominal": m, "range": [lo, hi]}`, each at most once, either `null`.
+    fn mass(s: &mut Scanner<'_>) -> Option<RawMass> {
+        let mut m = RawMass {
+            nominal: None,
+            range: None,
+        };
+        let (mut nominal, mut range) = (false, false);
+        s.expect(b'{')?;
+        if s.peek()? == b'}' {
+            s.at += 1;
+            return Some(m);
+        }
+        loop {
+            let key = s.plain_key()?;
+            s.expect(b':')?;
+            s.skip_ws();
+            let null = s.eat(b"null");
+            match key {
+                b"nominal" if !std::mem::replace(&mut nominal, true) => {
+                    if !null {
+                        m.nominal = Some(s.number_text()?.1).filter(|x| x.is_finite());
+                        m.nominal?;
+                    }
+                }
+                b"range" if !std::mem::replace(&mut range, true) => {
+                    if !null {
+                        let mut r = [0.0; 2];
+                        (s.numbers_into(&mut r)? == 2).then_some(())?;
+                        m.range = Some(r);
+                    }
+                }
+                _ => return None,
+            }
+            if !s.more_members()? {
+                return Some(m);
+            }
+        }
+    }
+
+    /// A spatial scene's line in the plain form (the fields [`RawSpatial`] reads, each at
+    /// most once; `com_offset` of numbers or lists of numbers), read in one pass as
+    /// [`grasp`] reads a grasp's: `None` for anything else, which serde reads.
+    pub(super) fn spatial(text: &[u8]) -> Option<RawSpatial> {
+        let mut s = Scanner { text, at: 0 };
+        let mut g = RawSpatial {
+            id: None,
+            dim: Value::Null,
+            half_size: None,
+            pyramid: None,
+            friction: None,
+            mass: None,
+            com_offset: None,
+            contacts: None,
+            margin_min: None,
+        };
+        let mut dim = None;
+        let mut seen = [false; 9];
+        let mut once = |k: usize| !std::mem::replace(&mut seen[k], true);
+        s.expect(b'{')?;
+        loop {
+            let key = s.plain_key()?;
+            s.expect(b':')?;
+            s.skip_ws();
+            match key {
+                b"id" if once(0) => g.id = optional(&mut s)?,
+                b"dim" if once(1) => dim = Some(value(&mut s)?),
+                b"half_size" if once(2) => g.half_size = optional(&mut s)?,
+                b"pyramid" if once(3) => g.pyramid = optional(&mut s)?,
+                b"friction" if once(4) => g.friction = optional(&mut s)?,
+                b"mass" if once(5) => {
+                    g.mass = if s.eat(b"null") {
+                        None
+                    } else {
+                        Some(mass(&mut s)?)
+                    }
+                }
+                b"com_offset" if once(6) => {
+                    if !s.eat(b"null") {
+                        s.expect(b'[')?;
+                        let mut items = Vec::with_capacity(2);
+                        if s.peek()? == b']' {
+                            s.at += 1;
+                        } else {
+                            loop {
+                                items.push(flat_value(&mut s)?);
+                                if !s.more_elements()? {
+                                    break;
+                                }
+                            }
+                        }
+                        g.com_offset = Some(items);
+                    }
+                }
+                b"margin_min" if once(7) => {
+                    if !s.eat(b"null") {
+                        g.margin_min = Some(s.number_text()?.1).filter(|x| x.is_finite());
+                        g.margin_min?;
+                    }
+                }
+                b"contacts" if once(8) => {
+                    s.expect(b'[')?; // `null`: left to serde
+                    let mut contacts = Vec::with_capacity(4);
+                    if s.peek()? == b']' {
+                        s.at += 1;
+                    } else {
+                        loop {
+                            contacts.push(contact(&mut s, true)?);
+                            if !s.more_elements()? {
+                                break;
+                            }
+                        }
+                    }
+                    g.contacts = Some(contacts);
+                }
+                _ => return None,
+            }
+            if !s.more_members()? {
+                break;
+            }
+        }
+        if !s.at_end() {
+            return None;
+        }
+        // Required by serde (a missing one is its error to word).
+        g.dim = dim?;
         Some(g)
     }
 }
@@ -412,8 +582,12 @@ pub(crate) fn id_and_half_size(
     Ok((id, half_size))
 }
 
-/// Parses and validates one spatial scene line. The caller adds the line number to errors.
+/// Parses and validates one spatial scene line (in the plain form by [`plain::spatial`],
+/// else by serde). The caller adds the line number to errors.
 pub(crate) fn parse_spatial(text: &str) -> Result<SpatialScene, Error> {
+    if let Some(scene) = parse_plain_spatial(text) {
+        return scene;
+    }
     let raw: RawSpatial =
         serde_json::from_str(text).map_err(|e| line_error("the spatial scene", text, &e))?;
     scene_of(raw, false)
@@ -908,6 +1082,94 @@ mod tests {
             );
         }
         assert_eq!(unit3([0.0; 3]).0, 0.0);
+    }
+
+    /// The plain reader reads the plain spatial scene lines (every public one, valid or not,
+    /// and each rewritten: spaces, integers, intervals, ids of every kind, nulls, a sliding
+    /// contact) into the scene serde's reading gives, or the same refusal; and leaves the
+    /// rest to serde.
+    #[test]
+    fn the_plain_spatial_reader_agrees_with_serde() {
+        use serde_json::json;
+        let by_serde = |line: &str| {
+            serde_json::from_str::<RawSpatial>(line)
+                .map_err(|e| e.to_string())
+                .and_then(|g| scene_of(g, false).map_err(|e| e.to_string()))
+        };
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+        let mut lines: Vec<String> = Vec::new();
+        for name in ["scenes3d_public.jsonl", "scenes3d_public_invalid.jsonl"] {
+            let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();
+            lines.extend(text.lines().map(String::from));
+        }
+        let public = lines.len();
+        let mut rng = crate::rng::Rng::new(11);
+        for i in 0..public {
+            let Ok(mut v) = serde_json::from_str::<Value>(&lines[i]) else {
+                continue;
+            };
+            let Some(o) = v.as_object_mut() else {
+                continue;
+            };
+            match rng.below(10) {
+                0 => drop(o.insert("id".into(), Value::from(-(i as i64)))),
+                1 => drop(o.insert("id".into(), json!(-0.0))),
+                2 => drop(o.insert("margin_min".into(), json!(0))),
+                3 => drop(o.insert("mass".into(), json!({"range": [1, 2], "nominal": 1.5}))),
+                4 => drop(o.insert("mass".into(), Value::Null)),
+                5 => drop(o.insert("com_offset".into(), json!([0.1, [-0.2, 0]]))),
+                6 => drop(o.insert("half_size".into(), json!(1))),
+                7 => drop(o.insert("pyramid".into(), json!(5.0))),
+                8 => drop(o.insert("margin_min".into(), Value::Null)),
+                _ => drop(o.insert("friction".into(), json!("coulomb"))),
+            }
+            if let Some(c) = o.get_mut("contacts").and_then(|c| c.get_mut(0)) {
+                match rng.below(3) {
+                    0 => c["mu"] = json!([0.25, 1]),
+                    1 => c["slip"] = json!([1, 0, 0]),
+                    _ => {}
+                }
+            }
+            let mut text = v.to_string();
+            if i % 3 == 0 {
+                text = text.replace(':', " : ").replace(',', " ,\t");
+            }
+            lines.push(text);
+        }
+        let mut read = 0;
+        for line in &lines {
+            let Some(plain) = plain::spatial(line.as_bytes()) else {
+                continue;
+            };
+            read += 1;
+            let plain = scene_of(plain, false).map_err(|e| e.to_string());
+            assert_eq!(plain, by_serde(line), "{line}");
+        }
+        // Every valid public scene and its rewriting is read by the plain reader.
+        assert!(read >= 2 * 69, "{read} of {} lines", lines.len());
+        // Left to serde: escapes, repeats, unknown keys, nulls where serde words its own
+        // error, numbers beyond float64 or u64, nested lists, trailing bytes.
+        let c = r#"{"pair": 0, "points": [[0, 0, -1]], "normal": [0, 0, 1], "mu": 0.5}"#;
+        for line in [
+            format!(r#"{{"dim": 3, "contacts": [{c}], "i\u0064": 1}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "dim": 3}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "grasp": true}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "extra": 1}}"#),
+            format!(r#"{{"contacts": [{c}]}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "id": 1e400}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "margin_min": 1e400}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "mass": {{"nominal": 1, "extra": 2}}}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "mass": {{"range": [1, 2, 3]}}}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "com_offset": [[[0]]]}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}], "id": 18446744073709551616}}"#),
+            format!(r#"{{"dim": 3, "contacts": [{c}]}} x"#),
+            r#"{"dim": 3, "contacts": null}"#.into(),
+            r#"{"dim": 3, "contacts": [{"pair": null, "points": [[0, 0, 1]], "normal": [0, 0, 1], "mu": 1}]}"#.into(),
+            r#"{"dim": 3, "contacts": [{"pair": 0, "points": [[0, 0, 1]], "normal": [0, 0, 1], "mu": 1, "slip": null}]}"#.into(),
+            r#"{"dim": 3, "contacts": [{"pair": 0, "points": [[0, 0, 1]], "normal": [0, 0, 1], "mu": 1, "slip": [[1]]}]}"#.into(),
+        ] {
+            assert!(plain::spatial(line.as_bytes()).is_none(), "the plain reader took {line}");
+        }
     }
 
     /// The plain reader reads the plain grasp lines (every public one, and each rewritten:
