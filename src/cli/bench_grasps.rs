@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use planar_hold::details::Simd;
 use planar_hold::io::lines::LineChunk;
 use planar_hold::io::parquet::{grasp_answers_file, GraspRow, GraspRows, ParquetGrasps};
+use planar_hold::io::write_report;
 use planar_hold::{hold_reports, parse_line, Report, SceneLine};
 use planar_hold::{Engine, Options, Threads};
 use serde::Serialize;
@@ -223,7 +224,7 @@ pub(super) fn run(
             for part in answered.chunks(GATE_CHUNK_ROWS) {
                 text.clear();
                 for r in part {
-                    r.write_json_line(&mut text);
+                    write_report(&mut text, r);
                 }
                 std::hint::black_box(&text);
             }

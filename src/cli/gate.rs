@@ -10,6 +10,7 @@ use planar_hold::io::parquet::{
     grasp_answers_file, GraspRow, GraspRows, ParquetAnswers, ParquetEncoder, ParquetGrasps,
     RowGroup,
 };
+use planar_hold::io::write_report;
 use planar_hold::{hold_reports, parse_line, Options, Report, SceneLine, Threads};
 use serde_json::Value;
 
@@ -392,7 +393,7 @@ pub(super) fn stream(
 fn format(batch: &Scenes, reports: &[Report], text: &mut Vec<u8>) {
     for (row, &line) in batch.rows.iter().zip(&batch.numbers) {
         match row {
-            Ok(i) => reports[*i as usize].write_json_line(text),
+            Ok(i) => write_report(text, &reports[*i as usize]),
             Err((id, error)) => {
                 let id = id.clone();
                 write_line(text, &ErrorLine { id, line, error });

@@ -11,6 +11,9 @@ pub mod json;
 pub mod lines;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+mod report_line;
+
+pub use report_line::write_report;
 
 #[cfg(feature = "parquet")]
 use arrow_array::ArrayRef;

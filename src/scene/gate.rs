@@ -59,17 +59,6 @@ pub enum Report {
 }
 
 impl Report {
-    /// Appends the report's JSON line, as `io::json::write_line` writes it (a spatial
-    /// scene's and a grasp's without serde's machinery: [`SpatialReport::write_json_line`],
-    /// [`GraspReport::write_json_line`]).
-    pub fn write_json_line(&self, out: &mut Vec<u8>) {
-        match self {
-            Report::Spatial(s) => s.write_json_line(out),
-            Report::Grasp(g) => g.write_json_line(out),
-            report => crate::io::json::write_line(out, report),
-        }
-    }
-
     /// The line's `id`.
     pub fn id(&self) -> &Value {
         match self {
@@ -557,97 +546,6 @@ fn judge<'a>(
 mod tests {
     use super::undecided;
     use crate::general::circular::{CircularOutcome, Decided};
-
-    /// Every answer line is written as serde_json writes it, byte for byte
-    /// ([`super::Report::write_json_line`]): every public scene (planar, spatial, sliding)
-    /// and grasp (pyramids, circular cones), some spatial scenes and grasps as `"coulomb"`
-    /// (refined ones among them) or `"outer"`, some grasps with a threshold, a spatial scene
-    /// with a sliding contact, ids of every form a line may give (escapes, negative, float,
-    /// past i64, beyond ASCII), with and without proofs and support regions.
-    #[test]
-    fn every_answer_line_is_serdes_line() {
-        use serde_json::{json, Value};
-
-        use super::{hold_reports, parse_line, Report};
-        use crate::io::json::write_line;
-        use crate::{Engine, Options};
-
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
-        let sliding = r#"{"id": "s", "dim": 3, "half_size": 0.5, "pyramid": 4, "contacts": [
-            {"pair": 3, "points": [[-0.5, -0.5, -0.5], [0.5, -0.5, -0.5], [0.5, 0.5, -0.5],
-             [-0.5, 0.5, -0.5]], "normal": [0, 0, 1], "mu": 0.5, "slip": [1, 0, 0]},
-            {"pair": 7, "points": [[-0.5, 0, 0]], "normal": [1, 0, 0], "mu": 0.3}]}"#;
-        let mut lines = vec![sliding.to_string()];
-        for file in [
-            "scenes_public.jsonl",
-            "scenes3d_public.jsonl",
-            "sliding_public.jsonl",
-            "grasp_public.jsonl",
-            "grasp_circular_public.jsonl",
-        ] {
-            let text = std::fs::read_to_string(format!("{dir}{file}")).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                let mut v: Value = serde_json::from_str(line).unwrap();
-                if v["dim"] == json!(3) {
-                    match n % 5 {
-                        1 => v["friction"] = json!("coulomb"),
-                        2 if v["friction"] != json!("circular") => v["friction"] = json!("outer"),
-                        _ => {}
-                    }
-                }
-                if v["grasp"] == json!(true) && n % 3 == 0 {
-                    v["q1_at_least"] = json!(0.01);
-                }
-                v["id"] = match n % 8 {
-                    0 => json!("a \"quoted\" \\ id\u{1}\u{7f} é"),
-                    1 => json!(-3),
-                    2 => json!(1.5e300),
-                    3 => json!(i64::MIN),
-                    4 => json!("line ✓ \\ 4"),
-                    5 => json!(u64::MAX),
-                    6 => json!(-0.0),
-                    _ => v["id"].clone(),
-                };
-                lines.push(v.to_string());
-            }
-        }
-        let scenes: Vec<_> = lines.iter().map(|l| parse_line(l).unwrap()).collect();
-        // Planar, spatial, spatial sliding, spatial coulomb, grasp refined, grasp proof,
-        // spatial proof: each written at least once.
-        let mut kinds = [0usize; 7];
-        for (proof, support_region) in [(false, true), (true, true), (false, false)] {
-            let options = Options {
-                proof,
-                support_region,
-                ..Options::default()
-            };
-            let reports = hold_reports(&Engine::cpu(), &scenes, options).unwrap();
-            assert_eq!(reports.len(), lines.len());
-            for report in &reports {
-                match report {
-                    Report::Planar(_) => kinds[0] += 1,
-                    Report::Spatial(s) => {
-                        kinds[1] += 1;
-                        kinds[2] += usize::from(!s.sliding.is_empty());
-                        kinds[3] += usize::from(s.coulomb_uncertain.is_some());
-                        kinds[6] += usize::from(s.support_region_proof.is_some());
-                    }
-                    Report::Grasp(g) => {
-                        kinds[4] += usize::from(g.refined.is_some());
-                        kinds[5] += usize::from(g.proof.is_some());
-                    }
-                }
-                let (mut ours, mut serdes) = (Vec::new(), Vec::new());
-                report.write_json_line(&mut ours);
-                write_line(&mut serdes, report);
-                assert_eq!(
-                    String::from_utf8_lossy(&ours),
-                    String::from_utf8_lossy(&serdes)
-                );
-            }
-        }
-        assert!(kinds.iter().all(|&n| n > 0), "{kinds:?}");
-    }
 
     /// A threshold's search goes to the engine only where it stopped with its bracket open
     /// and the threshold or force closure still uncertain; a closed bracket, or one that

@@ -148,69 +148,6 @@ impl GraspReport {
         self.force_closure.is_string()
     }
 
-    /// Appends the line `io::json::write_line(out, self)` appends, byte for byte, without
-    /// serde's machinery (a third of a small grasp's time through `gate`): the same keys in
-    /// the same order, written as they are, floats and integers as serde_json writes them;
-    /// the rare parts (a proof, a refinement) by serde_json.
-    pub(crate) fn write_json_line(&self, out: &mut Vec<u8>) {
-        use crate::io::json::write_value;
-        use crate::io::json::{write_array, write_f64, write_serde, write_str, write_usize};
-        out.extend_from_slice(b"{\"id\":");
-        write_value(out, &self.id);
-        out.extend_from_slice(b",\"force_closure\":");
-        write_value(out, &self.force_closure);
-        out.extend_from_slice(b",\"q1\":");
-        write_f64(out, self.q1);
-        out.extend_from_slice(b",\"q1_lower\":");
-        write_f64(out, self.q1_lower);
-        if let Some(upper) = self.q1_upper {
-            out.extend_from_slice(b",\"q1_upper\":");
-            write_f64(out, upper);
-        }
-        out.extend_from_slice(b",\"weakest\":");
-        write_array(out, &self.weakest, write_f64);
-        out.extend_from_slice(b",\"facet\":");
-        match &self.facet {
-            Some(f) => {
-                out.extend_from_slice(b"{\"normal\":");
-                write_array(out, &f.normal, write_f64);
-                out.extend_from_slice(b",\"generators\":");
-                write_array(out, &f.generators, |out, g| write_usize(out, g as usize));
-                out.extend_from_slice(b",\"contacts\":");
-                write_array(out, &f.contacts, write_usize);
-                out.push(b'}');
-            }
-            None => out.extend_from_slice(b"null"),
-        }
-        out.extend_from_slice(if self.margin_checked {
-            b",\"margin_checked\":true,\"friction\":"
-        } else {
-            b",\"margin_checked\":false,\"friction\":"
-        });
-        write_str(out, self.friction);
-        out.extend_from_slice(b",\"pyramid\":");
-        write_usize(out, self.pyramid);
-        out.extend_from_slice(b",\"n_generators\":");
-        write_usize(out, self.n_generators);
-        if let Some(v) = &self.q1_at_least {
-            out.extend_from_slice(b",\"q1_at_least\":");
-            write_value(out, v);
-        }
-        if let Some(r) = &self.refined {
-            out.extend_from_slice(b",\"refined\":");
-            write_serde(out, r);
-        }
-        if let Some(reason) = &self.reason {
-            out.extend_from_slice(b",\"reason\":");
-            write_str(out, reason);
-        }
-        if let Some(proof) = &self.proof {
-            out.extend_from_slice(b",\"proof\":");
-            write_serde(out, proof);
-        }
-        out.extend_from_slice(b"}\n");
-    }
-
     /// How two reports on one line differ beyond tolerance (`gate --backend both`): the
     /// verdicts (unless one is uncertain) or q1 by more than 1e-6 relative to max(1, |q1|).
     pub(crate) fn disagreement(&self, other: &GraspReport) -> Option<String> {

@@ -164,21 +164,56 @@ mod plain {
         (s.numbers_into(&mut v)? == 3).then_some(v)
     }
 
-    /// `[a, b, …]` of numbers, as serde's `Value` holds it; `None` for anything else.
-    fn number_list(s: &mut Scanner<'_>) -> Option<Value> {
+    /// `[a, b, …]`, each element read by `item`, in a vector of `capacity` to start with
+    /// (the usual count: grown by pushes, a grasp's contacts cost 1 % more); `None` where
+    /// one is not.
+    fn list<T>(
+        s: &mut Scanner<'_>,
+        capacity: usize,
+        mut item: impl FnMut(&mut Scanner<'_>) -> Option<T>,
+    ) -> Option<Vec<T>> {
         s.expect(b'[')?;
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(capacity);
         if s.peek()? == b']' {
             s.at += 1;
-        } else {
-            loop {
-                items.push(number(s)?);
-                if !s.more_elements()? {
-                    break;
-                }
+            return Some(items);
+        }
+        loop {
+            items.push(item(s)?);
+            if !s.more_elements()? {
+                return Some(items);
             }
         }
-        Some(Value::Array(items))
+    }
+
+    /// `{"key": value, …}`: each member's key (plain, [`Scanner::plain_key`]) given to
+    /// `member` with the scanner at its value; `None` where `member` gives up (an empty
+    /// object too: serde words what it lacks).
+    fn members(
+        s: &mut Scanner<'_>,
+        mut member: impl FnMut(&mut Scanner<'_>, &[u8]) -> Option<()>,
+    ) -> Option<()> {
+        s.expect(b'{')?;
+        loop {
+            let key = s.plain_key()?;
+            s.expect(b':')?;
+            member(s, key)?;
+            if !s.more_members()? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A whole line, one object ([`members`]) and blanks after it.
+    fn line(text: &[u8], member: impl FnMut(&mut Scanner<'_>, &[u8]) -> Option<()>) -> Option<()> {
+        let mut s = Scanner { text, at: 0 };
+        members(&mut s, member)?;
+        s.at_end().then_some(())
+    }
+
+    /// `[a, b, …]` of numbers, as serde's `Value` holds it; `None` for anything else.
+    fn number_list(s: &mut Scanner<'_>) -> Option<Value> {
+        list(s, 3, number).map(Value::Array)
     }
 
     /// A value of [`value`]'s forms or a list of numbers ([`number_list`]).
@@ -194,29 +229,9 @@ mod plain {
     /// `spatial`, a spatial scene's contact: `"pair"` and `"slip"` too.
     fn contact(s: &mut Scanner<'_>, spatial: bool) -> Option<RawContact> {
         let mut c = RawContact::default();
-        s.expect(b'{')?;
-        if s.peek()? == b'}' {
-            return None;
-        }
-        loop {
-            let key = s.plain_key()?;
-            s.expect(b':')?;
+        members(s, |s, key| {
             match key {
-                b"points" if c.points.is_none() => {
-                    s.expect(b'[')?;
-                    let mut points = Vec::with_capacity(1);
-                    if s.peek()? == b']' {
-                        s.at += 1;
-                    } else {
-                        loop {
-                            points.push(triple(s)?);
-                            if !s.more_elements()? {
-                                break;
-                            }
-                        }
-                    }
-                    c.points = Some(points);
-                }
+                b"points" if c.points.is_none() => c.points = Some(list(s, 1, triple)?),
                 b"normal" if c.normal.is_none() => c.normal = Some(triple(s)?),
                 b"mu" if c.mu.is_none() => {
                     c.mu = if s.peek()? == b'[' {
@@ -241,59 +256,35 @@ mod plain {
                 }
                 _ => return None,
             }
-            if !s.more_members()? {
-                return Some(c);
-            }
-        }
+            Some(())
+        })?;
+        Some(c)
     }
 
     pub(super) fn grasp(text: &[u8]) -> Option<RawGrasp> {
-        let mut s = Scanner { text, at: 0 };
         let mut g = RawGrasp::default();
         let (mut dim, mut grasp) = (None, None);
         let mut seen = [false; 12];
         let mut once = |k: usize| !std::mem::replace(&mut seen[k], true);
-        s.expect(b'{')?;
-        loop {
-            let key = s.plain_key()?;
-            s.expect(b':')?;
+        line(text, |s, key| {
             match key {
-                b"id" if once(0) => g.id = optional(&mut s)?,
-                b"dim" if once(1) => dim = Some(value(&mut s)?),
-                b"grasp" if once(2) => grasp = Some(value(&mut s)?),
-                b"half_size" if once(3) => g.half_size = optional(&mut s)?,
-                b"pyramid" if once(4) => g.pyramid = optional(&mut s)?,
-                b"friction" if once(5) => g.friction = optional(&mut s)?,
-                b"q1_at_least" if once(6) => g.q1_at_least = optional(&mut s)?,
-                b"tolerance" if once(7) => g.tolerance = optional(&mut s)?,
+                b"id" if once(0) => g.id = optional(s)?,
+                b"dim" if once(1) => dim = Some(value(s)?),
+                b"grasp" if once(2) => grasp = Some(value(s)?),
+                b"half_size" if once(3) => g.half_size = optional(s)?,
+                b"pyramid" if once(4) => g.pyramid = optional(s)?,
+                b"friction" if once(5) => g.friction = optional(s)?,
+                b"q1_at_least" if once(6) => g.q1_at_least = optional(s)?,
+                b"tolerance" if once(7) => g.tolerance = optional(s)?,
                 // Labels of the public cases, read and ignored: plain values only here.
-                b"category" if once(8) => drop(value(&mut s)?),
-                b"sub" if once(9) => drop(value(&mut s)?),
-                b"scale_of" if once(10) => drop(value(&mut s)?),
-                b"contacts" if once(11) => {
-                    s.expect(b'[')?;
-                    let mut contacts = Vec::with_capacity(4);
-                    if s.peek()? == b']' {
-                        s.at += 1;
-                    } else {
-                        loop {
-                            contacts.push(contact(&mut s, false)?);
-                            if !s.more_elements()? {
-                                break;
-                            }
-                        }
-                    }
-                    g.contacts = Some(contacts);
-                }
+                b"category" if once(8) => drop(value(s)?),
+                b"sub" if once(9) => drop(value(s)?),
+                b"scale_of" if once(10) => drop(value(s)?),
+                b"contacts" if once(11) => g.contacts = Some(list(s, 4, |s| contact(s, false))?),
                 _ => return None,
             }
-            if !s.more_members()? {
-                break;
-            }
-        }
-        if !s.at_end() {
-            return None;
-        }
+            Some(())
+        })?;
         // Required by serde (a missing one is its error to word).
         g.dim = dim?;
         g.grasp = grasp?;
@@ -307,14 +298,7 @@ mod plain {
             range: None,
         };
         let (mut nominal, mut range) = (false, false);
-        s.expect(b'{')?;
-        if s.peek()? == b'}' {
-            s.at += 1;
-            return Some(m);
-        }
-        loop {
-            let key = s.plain_key()?;
-            s.expect(b':')?;
+        members(s, |s, key| {
             s.skip_ws();
             let null = s.eat(b"null");
             match key {
@@ -333,17 +317,15 @@ mod plain {
                 }
                 _ => return None,
             }
-            if !s.more_members()? {
-                return Some(m);
-            }
-        }
+            Some(())
+        })?;
+        Some(m)
     }
 
     /// A spatial scene's line in the plain form (the fields [`RawSpatial`] reads, each at
     /// most once; `com_offset` of numbers or lists of numbers), read in one pass as
     /// [`grasp`] reads a grasp's: `None` for anything else, which serde reads.
     pub(super) fn spatial(text: &[u8]) -> Option<RawSpatial> {
-        let mut s = Scanner { text, at: 0 };
         let mut g = RawSpatial {
             id: None,
             dim: Value::Null,
@@ -358,39 +340,18 @@ mod plain {
         let mut dim = None;
         let mut seen = [false; 9];
         let mut once = |k: usize| !std::mem::replace(&mut seen[k], true);
-        s.expect(b'{')?;
-        loop {
-            let key = s.plain_key()?;
-            s.expect(b':')?;
+        line(text, |s, key| {
             s.skip_ws();
             match key {
-                b"id" if once(0) => g.id = optional(&mut s)?,
-                b"dim" if once(1) => dim = Some(value(&mut s)?),
-                b"half_size" if once(2) => g.half_size = optional(&mut s)?,
-                b"pyramid" if once(3) => g.pyramid = optional(&mut s)?,
-                b"friction" if once(4) => g.friction = optional(&mut s)?,
-                b"mass" if once(5) => {
-                    g.mass = if s.eat(b"null") {
-                        None
-                    } else {
-                        Some(mass(&mut s)?)
-                    }
-                }
+                b"id" if once(0) => g.id = optional(s)?,
+                b"dim" if once(1) => dim = Some(value(s)?),
+                b"half_size" if once(2) => g.half_size = optional(s)?,
+                b"pyramid" if once(3) => g.pyramid = optional(s)?,
+                b"friction" if once(4) => g.friction = optional(s)?,
+                b"mass" if once(5) => g.mass = if s.eat(b"null") { None } else { Some(mass(s)?) },
                 b"com_offset" if once(6) => {
                     if !s.eat(b"null") {
-                        s.expect(b'[')?;
-                        let mut items = Vec::with_capacity(2);
-                        if s.peek()? == b']' {
-                            s.at += 1;
-                        } else {
-                            loop {
-                                items.push(flat_value(&mut s)?);
-                                if !s.more_elements()? {
-                                    break;
-                                }
-                            }
-                        }
-                        g.com_offset = Some(items);
+                        g.com_offset = Some(list(s, 2, flat_value)?);
                     }
                 }
                 b"margin_min" if once(7) => {
@@ -399,30 +360,12 @@ mod plain {
                         g.margin_min?;
                     }
                 }
-                b"contacts" if once(8) => {
-                    s.expect(b'[')?; // `null`: left to serde
-                    let mut contacts = Vec::with_capacity(4);
-                    if s.peek()? == b']' {
-                        s.at += 1;
-                    } else {
-                        loop {
-                            contacts.push(contact(&mut s, true)?);
-                            if !s.more_elements()? {
-                                break;
-                            }
-                        }
-                    }
-                    g.contacts = Some(contacts);
-                }
+                // `null`: left to serde.
+                b"contacts" if once(8) => g.contacts = Some(list(s, 4, |s| contact(s, true))?),
                 _ => return None,
             }
-            if !s.more_members()? {
-                break;
-            }
-        }
-        if !s.at_end() {
-            return None;
-        }
+            Some(())
+        })?;
         // Required by serde (a missing one is its error to word).
         g.dim = dim?;
         Some(g)
